@@ -1,0 +1,1 @@
+"""Distributed e-commerce crawler: Scrapy workers sharing a scrapy-redis scheduler."""

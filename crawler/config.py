@@ -1,0 +1,56 @@
+"""The environment variables a worker reads, mapped onto Scrapy settings.
+
+``REDIS_URL``, ``POSTGRES_DSN``, ``MONGO_URI``, ``MONGO_DATABASE``, ``WORKER_ID``,
+``ALLOW_PRIVATE_NETWORKS`` and ``MAX_IDLE_TIME_BEFORE_CLOSE`` are each also a
+Scrapy setting; the environment sets the project default and ``-s NAME=VALUE``
+on the command line still wins over both.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+
+ENV_SETTINGS = (
+    "REDIS_URL",
+    "POSTGRES_DSN",
+    "MONGO_URI",
+    "MONGO_DATABASE",
+    "WORKER_ID",
+    "ALLOW_PRIVATE_NETWORKS",
+    "MAX_IDLE_TIME_BEFORE_CLOSE",
+    "EMBEDDED_STORE_PATH",
+)
+
+
+def env_overrides(environ: dict[str, str] | None = None) -> dict[str, str]:
+    """The settings given in the environment (unset or empty variables are ignored)."""
+    environ = os.environ if environ is None else environ
+    return {name: environ[name] for name in ENV_SETTINGS if environ.get(name)}
+
+
+def default_worker_id() -> str:
+    return f"{socket.gethostname()}-{os.getpid()}"
+
+
+def worker_id(settings) -> str:  # type: ignore[no-untyped-def]
+    """``WORKER_ID`` or ``<hostname>-<pid>``; stable for the life of the process."""
+    return settings.get("WORKER_ID") or default_worker_id()
+
+
+def redact_dsn(dsn: str) -> str:
+    """A connection string with its password replaced by ``***`` (for logs and reports)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(dsn)
+    except ValueError:
+        return "<unparseable>"
+    if parts.password:
+        netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+        return urlunsplit(parts._replace(netloc=netloc))
+    if "password=" in dsn:
+        import re
+
+        return re.sub(r"password=\S+", "password=***", dsn)
+    return dsn

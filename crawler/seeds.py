@@ -1,0 +1,140 @@
+"""Seed validation, shared by the master (before pushing) and the workers (after popping).
+
+A seed line is either a bare URL or a JSON object ``{"url": ..., "meta": {...}}``.
+Blank lines and lines starting with ``#`` are skipped. Every other line becomes
+a :class:`Seed` or a :class:`SeedError` that says, with its line number, why it
+was refused; nothing invalid is ever pushed to Redis.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from w3lib.url import canonicalize_url
+
+MAX_URL_LENGTH = 2048
+MAX_META_BYTES = 4096
+ALLOWED_SCHEMES = ("http", "https")
+_HOST_RE = re.compile(r"^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._~%!$&'()*+,;=-]+)$")
+_SCHEME_RE = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
+
+
+@dataclass(frozen=True)
+class Seed:
+    """A valid start URL, with optional ``meta`` passed on to its request."""
+
+    url: str
+    meta: dict[str, Any] = field(default_factory=dict)
+    lineno: int = 0
+
+    @property
+    def fingerprint(self) -> str:
+        """Canonical form used to skip URLs that were seeded already."""
+        return canonicalize_url(self.url)
+
+    def to_json(self) -> str:
+        """The payload pushed to ``<spider>:start_urls`` (scrapy-redis JSON format)."""
+        data: dict[str, Any] = {"url": self.url}
+        if self.meta:
+            data["meta"] = self.meta
+        return json.dumps(data, separators=(",", ":"), sort_keys=True)
+
+
+@dataclass(frozen=True)
+class SeedError:
+    """A refused line: its number, the reason, and the text (shortened)."""
+
+    lineno: int
+    reason: str
+    text: str
+
+    def __str__(self) -> str:
+        shown = self.text if len(self.text) <= 80 else self.text[:77] + "..."
+        return f"line {self.lineno}: {self.reason}: {shown!r}"
+
+
+class InvalidSeed(ValueError):
+    """Raised by :func:`validate_url` with a human-readable reason."""
+
+
+def validate_url(url: str) -> str:
+    """Return ``url`` stripped if it is an absolute http(s) URL with a host, else raise."""
+    if not isinstance(url, str):
+        raise InvalidSeed(f"url must be a string, not {type(url).__name__}")
+    url = url.strip()
+    if not url:
+        raise InvalidSeed("empty URL")
+    if len(url) > MAX_URL_LENGTH:
+        raise InvalidSeed(f"URL longer than {MAX_URL_LENGTH} characters")
+    if any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in url):
+        raise InvalidSeed("URL contains whitespace or control characters")
+    match = _SCHEME_RE.match(url)
+    if not match or not url[match.end():].startswith("//"):
+        raise InvalidSeed("not an absolute URL (expected http:// or https://)")
+    scheme = match.group(1).lower()
+    if scheme not in ALLOWED_SCHEMES:
+        raise InvalidSeed(f"scheme {scheme!r} is not http or https")
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise InvalidSeed(f"malformed URL ({exc})") from None
+    host = parts.hostname or ""
+    if not host:
+        raise InvalidSeed("URL has no host")
+    netloc_host = parts.netloc.rsplit("@", 1)[-1]
+    if port is not None:
+        netloc_host = netloc_host.rsplit(":", 1)[0]
+    if not _HOST_RE.match(netloc_host) or host.startswith(".") or ".." in host:
+        raise InvalidSeed(f"invalid host {host!r}")
+    try:
+        host.encode("idna")
+    except UnicodeError:
+        raise InvalidSeed(f"invalid host {host!r}") from None
+    return url
+
+
+def parse_seed(text: str, lineno: int = 0) -> Seed:
+    """Parse one non-blank line (bare URL or JSON object); raise :class:`InvalidSeed`."""
+    text = text.strip()
+    meta: dict[str, Any] = {}
+    if text.startswith("{"):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InvalidSeed(f"invalid JSON ({exc.msg} at column {exc.colno})") from None
+        if not isinstance(data, dict):
+            raise InvalidSeed("JSON seed must be an object")
+        unknown = sorted(set(data) - {"url", "meta"})
+        if unknown:
+            raise InvalidSeed(f"unknown key(s) {', '.join(unknown)} (allowed: url, meta)")
+        if "url" not in data:
+            raise InvalidSeed("JSON seed has no 'url'")
+        url = data["url"]
+        meta = data.get("meta") or {}
+        if not isinstance(meta, dict):
+            raise InvalidSeed("'meta' must be a JSON object")
+        if len(json.dumps(meta)) > MAX_META_BYTES:
+            raise InvalidSeed(f"'meta' larger than {MAX_META_BYTES} bytes")
+    elif text.startswith("["):
+        raise InvalidSeed("JSON seed must be an object")
+    else:
+        url = text
+    return Seed(url=validate_url(url), meta=meta, lineno=lineno)
+
+
+def parse_seed_lines(lines: Iterable[str]) -> Iterator[Seed | SeedError]:
+    """Yield a :class:`Seed` or :class:`SeedError` per meaningful line (1-based numbers)."""
+    for lineno, raw in enumerate(lines, start=1):
+        text = raw.strip().lstrip("\ufeff")
+        if not text or text.startswith("#"):
+            continue
+        try:
+            yield parse_seed(text, lineno)
+        except InvalidSeed as exc:
+            yield SeedError(lineno=lineno, reason=str(exc), text=text)

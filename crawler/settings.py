@@ -1,0 +1,135 @@
+"""Settings of the ``ecommerce`` workers: every tunable of the project, with its default.
+
+Grouped by component. Each value can be overridden on the command line
+(``scrapy crawl ecommerce -s NAME=VALUE``); the names in ``ENV_SETTINGS`` are
+also read from the environment (see ``crawler/config.py``). ``0`` disables a
+limit or an interval wherever the comment says so.
+"""
+
+from __future__ import annotations
+
+from crawler.config import env_overrides
+
+BOT_NAME = "crawler"
+SPIDER_MODULES = ["crawler.spiders"]
+NEWSPIDER_MODULE = "crawler.spiders"
+
+# --- Scrapy core --------------------------------------------------------------
+ROBOTSTXT_OBEY = True
+ROBOTSTXT_PARSER = "scrapy.robotstxt.ProtegoRobotParser"
+CONCURRENT_REQUESTS = 16
+CONCURRENT_REQUESTS_PER_DOMAIN = 16
+DOWNLOAD_DELAY = 0
+DOWNLOAD_TIMEOUT = 30
+DOWNLOAD_MAXSIZE = 16 * 1024 * 1024        # hostile pages: refuse bodies over 16 MiB
+DOWNLOAD_WARNSIZE = 4 * 1024 * 1024
+REDIRECT_MAX_TIMES = 10
+RETRY_ENABLED = True
+RETRY_TIMES = 2
+COOKIES_ENABLED = False
+TELNETCONSOLE_ENABLED = False
+LOG_LEVEL = "INFO"
+REQUEST_FINGERPRINTER_IMPLEMENTATION = "2.7"
+TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
+FEED_EXPORT_ENCODING = "utf-8"
+AUTOTHROTTLE_ENABLED = False
+# Hostile pages: a crawl may not wander deeper than this many links from a seed (0: no limit).
+DEPTH_LIMIT = 50
+# Offsite filtering is by the seed's own host (see the spider), never by allowed_domains.
+
+# --- scrapy-redis: shared scheduler and dupefilter ----------------------------
+SCHEDULER = "crawler.scheduling.scheduler.ReliableScheduler"
+SCHEDULER_QUEUE_CLASS = "crawler.scheduling.queue.ReliablePriorityQueue"
+SCHEDULER_SERIALIZER = "crawler.scheduling.serializer"
+DUPEFILTER_CLASS = "crawler.scheduling.dupefilter.BinaryFingerprintDupeFilter"
+SCHEDULER_PERSIST = True                 # never let one closing worker wipe the shared queue
+SCHEDULER_FLUSH_ON_START = False
+REDIS_URL = "redis://localhost:6379/0"
+REDIS_START_URLS_AS_SET = False
+MAX_IDLE_TIME_BEFORE_CLOSE = 0           # seconds with no work before a worker closes; 0 never
+# Requests a worker pops for itself at once (one Redis round trip per batch).
+SCHEDULER_POP_BATCH = 8
+# In-process cache of fingerprints known to be in Redis already (saves a SADD per
+# duplicate link); 0 disables.
+DUPEFILTER_LOCAL_CACHE_SIZE = 200_000
+
+# --- Leases: requests a worker holds are never lost ---------------------------
+# A worker whose heartbeat is older than this is dead; its leased requests go back
+# to the queue (picked up by any live worker).
+LEASE_WORKER_TIMEOUT = 30
+LEASE_HEARTBEAT_INTERVAL = 5
+LEASE_RECOVERY_INTERVAL = 10
+
+# --- Worker identity, stats and report ----------------------------------------
+WORKER_ID = ""                           # default: <hostname>-<pid>
+WORKERSTATS_INTERVAL = 5                 # seconds between two records in Redis
+# Seconds between two progress lines in the log (like Scrapy's LogStats); 0 disables.
+LOGSTATS_INTERVAL = 30
+
+# --- Pause / resume -----------------------------------------------------------
+PAUSE_POLL_INTERVAL = 1.0                # seconds between two looks at <spider>:paused
+
+# --- Network safety -----------------------------------------------------------
+# Comma-separated hosts or CIDR ranges that may be crawled although they are
+# loopback or private. Unset: only public addresses are crawled.
+ALLOW_PRIVATE_NETWORKS = ""
+
+# --- User agents: scrapy-fake-useragent, rotating for real --------------------
+USER_AGENT = None
+FAKEUSERAGENT_PROVIDERS = [
+    "scrapy_fake_useragent.providers.FakeUserAgentProvider",
+    "scrapy_fake_useragent.providers.FakerProvider",
+    "scrapy_fake_useragent.providers.FixedUserAgentProvider",
+]
+# fake-useragent 2.x falls back silently to one fixed agent unless this is set.
+FAKEUSERAGENT_FALLBACK = (
+    "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/124.0 Safari/537.36"
+)
+RANDOM_UA_PER_PROXY = False
+
+DOWNLOADER_MIDDLEWARES = {
+    "scrapy.downloadermiddlewares.useragent.UserAgentMiddleware": None,
+    "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
+    "scrapy_fake_useragent.middleware.RandomUserAgentMiddleware": 400,
+    "scrapy_fake_useragent.middleware.RetryUserAgentMiddleware": 401,
+    "crawler.middlewares.network.PrivateNetworkMiddleware": 50,
+}
+
+SPIDER_MIDDLEWARES = {
+    # outermost: sees the whole output of a response before it acknowledges its lease
+    "crawler.middlewares.leases.LeaseSpiderMiddleware": 10,
+}
+
+EXTENSIONS = {
+    "scrapy.extensions.telnet.TelnetConsole": None,
+    "crawler.extensions.leases.LeaseTracker": 100,
+    "crawler.extensions.workerstats.WorkerStats": 200,
+    "crawler.extensions.pause.PauseControl": 300,
+}
+
+# --- Items: validation and storage ---------------------------------------------
+ITEM_PIPELINES = {
+    "crawler.pipelines.validation.ProductValidationPipeline": 100,
+    "crawler.pipelines.postgres.PostgresUpsertPipeline": 300,
+    "crawler.pipelines.mongo.MongoUpsertPipeline": 310,
+    "crawler.pipelines.embedded.EmbeddedStorePipeline": 320,
+}
+POSTGRES_DSN = ""                        # set: products go to PostgreSQL
+MONGO_URI = ""                           # set: products go to MongoDB
+MONGO_DATABASE = "crawler"
+# Neither set: products go to this SQLite file (shared safely by workers on one machine).
+EMBEDDED_STORE_PATH = "data/products.sqlite3"
+STORE_BATCH_SIZE = 100                   # items written per round trip
+STORE_FLUSH_INTERVAL = 1.0               # seconds a partial batch may wait
+STORE_MAX_PENDING = 5000                 # items held while the database is away, then hold the flow
+STORE_RETRY_INITIAL_DELAY = 0.5          # backoff while the database is away (doubles each time)
+STORE_RETRY_MAX_DELAY = 30.0
+VALIDATION_KEEP_INVALID = True           # keep rejected items in <spider>:invalid
+
+# --- Extraction ------------------------------------------------------------------
+# Folder of site profiles (*.json), selected by domain; see README "Site profiles".
+SITE_PROFILES_DIR = "crawler/profiles"
+
+# Environment variables win over the values above (REDIS_URL, POSTGRES_DSN, ...).
+globals().update(env_overrides())

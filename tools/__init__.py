@@ -1,0 +1,1 @@
+"""Chores and local infrastructure for the demo, the tests and the benchmarks."""

