@@ -8,6 +8,10 @@ limit or an interval wherever the comment says so.
 
 from __future__ import annotations
 
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import BusyLoadingError, ConnectionError, TimeoutError
+from redis.retry import Retry
+
 from crawler.config import env_overrides
 
 BOT_NAME = "crawler"
@@ -46,6 +50,18 @@ SCHEDULER_PERSIST = True                 # never let one closing worker wipe the
 SCHEDULER_FLUSH_ON_START = False
 REDIS_URL = "redis://localhost:6379/0"
 REDIS_START_URLS_AS_SET = False
+# Ride out a Redis restart: each command is retried for about 30 s (backoff up to
+# 2 s) before the error reaches the worker. Leases cover longer outages.
+REDIS_PARAMS = {
+    "socket_timeout": 30,
+    "socket_connect_timeout": 5,
+    "retry": Retry(ExponentialBackoff(cap=2.0, base=0.05), retries=20),
+    "retry_on_error": [ConnectionError, TimeoutError, BusyLoadingError],
+    "health_check_interval": 30,
+}
+# Seconds a starved scheduler waits before looking at Redis again (Scrapy's own
+# engine would wait 5 s); 0 disables.
+SCHEDULER_IDLE_POLL_INTERVAL = 0.25
 MAX_IDLE_TIME_BEFORE_CLOSE = 0           # seconds with no work before a worker closes; 0 never
 # Requests a worker pops for itself at once (one Redis round trip per batch).
 SCHEDULER_POP_BATCH = 8

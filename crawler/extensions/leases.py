@@ -1,0 +1,221 @@
+"""``LeaseTracker``: finishes leases when their work is done; requeues the dead's.
+
+A request popped from the shared queue is *leased* by this worker (see
+:mod:`crawler.scheduling.leases`). It is finished — its lease deleted — only
+when everything it led to is safe:
+
+* its response was parsed and every request it yielded is in the shared queue,
+  and every item it yielded was stored (signal ``items_stored``), dropped by
+  validation (kept in ``<spider>:invalid``) or failed in a pipeline; or
+* its failure was recorded as a dead letter in ``<spider>:dead``; or
+* a request derived from it (redirect, retry) was queued in its place.
+
+The tracker also beats the worker's heart (``<spider>:alive:<worker>``, TTL
+``LEASE_WORKER_TIMEOUT``) every ``LEASE_HEARTBEAT_INTERVAL`` seconds and, every
+``LEASE_RECOVERY_INTERVAL`` seconds, requeues the leases of workers whose heart
+stopped. On start it requeues what an earlier process with the same
+``WORKER_ID`` left; on close, whatever it still holds (a clean stop loses
+nothing and fetches nothing twice).
+
+Finished leases are deleted in batches (one round trip per 64, or per beat).
+
+Settings: ``LEASE_WORKER_TIMEOUT``, ``LEASE_HEARTBEAT_INTERVAL``,
+``LEASE_RECOVERY_INTERVAL``, ``WORKER_ID``.
+Stats: ``leases/finished``, ``leases/recovered``, ``leases/requeued_on_close``,
+``dead_letters``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from typing import Any
+
+from scrapy import signals
+from scrapy.exceptions import NotConfigured
+from scrapy_redis.connection import get_redis_from_settings
+from twisted.internet import task
+
+from crawler import signals as crawler_signals
+from crawler.config import worker_id
+from crawler.keys import CrawlKeys, SPIDER_NAME
+from crawler.scheduling.leases import LeaseLedger
+
+logger = logging.getLogger(__name__)
+
+_ATTR = "_ecommerce_lease_tracker"
+FINISH_BATCH = 64
+
+
+class LeaseTracker:
+    def __init__(self, crawler: Any) -> None:
+        settings = crawler.settings
+        self.crawler = crawler
+        self.stats = crawler.stats
+        self.worker_id = worker_id(settings)
+        self.timeout = settings.getint("LEASE_WORKER_TIMEOUT", 30)
+        self.beat_interval = settings.getfloat("LEASE_HEARTBEAT_INTERVAL", 5)
+        self.recovery_interval = settings.getfloat("LEASE_RECOVERY_INTERVAL", 10)
+        if self.beat_interval <= 0 or self.timeout <= self.beat_interval:
+            raise NotConfigured("LEASE_WORKER_TIMEOUT must be longer than LEASE_HEARTBEAT_INTERVAL")
+        self.server = get_redis_from_settings(settings)
+        spider_name = getattr(crawler.spidercls, "name", None) or SPIDER_NAME
+        self.keys = CrawlKeys(spider_name)
+        self.ledger = LeaseLedger(self.server, self.keys, self.worker_id)
+        self._to_finish: list[str] = []
+        self._items: dict[int, str] = {}           # id(item) -> lease
+        self._pending: dict[str, int] = {}         # lease -> items not yet safe
+        self._output_done: set[str] = set()
+        self._loop: task.LoopingCall | None = None
+        self._last_recovery = 0.0
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> LeaseTracker:
+        tracker = cls(crawler)
+        setattr(crawler, _ATTR, tracker)
+        crawler.signals.connect(tracker.spider_opened, signal=signals.spider_opened)
+        crawler.signals.connect(tracker.spider_closed, signal=signals.spider_closed)
+        crawler.signals.connect(tracker.items_stored, signal=crawler_signals.items_stored)
+        crawler.signals.connect(tracker.item_dropped, signal=signals.item_dropped)
+        crawler.signals.connect(tracker.item_error, signal=signals.item_error)
+        crawler.signals.connect(tracker.request_dropped, signal=signals.request_dropped)
+        return tracker
+
+    @classmethod
+    def of(cls, crawler: Any) -> LeaseTracker:
+        tracker = getattr(crawler, _ATTR, None)
+        if tracker is None:
+            raise RuntimeError(
+                "crawler.extensions.leases.LeaseTracker must be enabled in EXTENSIONS "
+                "for the reliable scheduler"
+            )
+        return tracker
+
+    # -- lifecycle -----------------------------------------------------------------
+    def spider_opened(self, spider: Any) -> None:
+        requeued = self.ledger.recover(self.worker_id, force=True)
+        if requeued:
+            logger.info(
+                "Requeued %d request(s) left by an earlier run of worker %s", requeued, self.worker_id
+            )
+            self.stats.inc_value("leases/recovered", requeued)
+        self.ledger.heartbeat(self.timeout)
+        self._loop = task.LoopingCall(self._tick)
+        self._loop.start(self.beat_interval, now=False)
+
+    def spider_closed(self, spider: Any, reason: str) -> None:
+        if self._loop is not None and self._loop.running:
+            self._loop.stop()
+        try:
+            self.flush()
+            requeued = self.ledger.recover(self.worker_id, force=True)
+            self.ledger.stop_beating()
+        except Exception as exc:
+            logger.error(
+                "Could not hand back leased requests (%r): other workers will requeue them "
+                "after %ss",
+                exc,
+                self.timeout,
+            )
+            return
+        if requeued:
+            logger.info("Requeued %d unfinished request(s) for other workers", requeued)
+            self.stats.set_value("leases/requeued_on_close", requeued)
+
+    def _tick(self) -> None:
+        try:
+            self.ledger.heartbeat(self.timeout)
+            self.flush()
+            now = time.monotonic()
+            if now - self._last_recovery >= self.recovery_interval:
+                self._last_recovery = now
+                for worker, count in self.ledger.recover_dead().items():
+                    logger.warning(
+                        "Worker %s stopped beating: requeued the %d request(s) it held", worker, count
+                    )
+                    self.stats.inc_value("leases/recovered", count)
+        except Exception as exc:  # Redis away: keep the loop alive, try at the next beat
+            logger.warning("Lease upkeep failed (%r); retrying in %ss", exc, self.beat_interval)
+
+    # -- finishing ---------------------------------------------------------------------
+    def finish(self, lease: str) -> None:
+        """Mark a lease finished; deleted in Redis with the next batch."""
+        if not lease:
+            return
+        self._to_finish.append(lease)
+        if len(self._to_finish) >= FINISH_BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self._to_finish:
+            return
+        leases, self._to_finish = self._to_finish, []
+        try:
+            self.ledger.finish(leases)
+        except Exception:
+            self._to_finish[:0] = leases
+            raise
+        self.stats.inc_value("leases/finished", len(leases))
+
+    def item_pending(self, item: Any, lease: str) -> None:
+        if lease:
+            self._items[id(item)] = lease
+            self._pending[lease] = self._pending.get(lease, 0) + 1
+
+    def output_done(self, lease: str) -> None:
+        if not lease:
+            return
+        if self._pending.get(lease):
+            self._output_done.add(lease)
+        else:
+            self._pending.pop(lease, None)
+            self.finish(lease)
+
+    def _item_safe(self, item: Any) -> None:
+        lease = self._items.pop(id(item), None)
+        if lease is None:
+            return
+        left = self._pending.get(lease, 1) - 1
+        if left > 0:
+            self._pending[lease] = left
+            return
+        self._pending.pop(lease, None)
+        if lease in self._output_done:
+            self._output_done.discard(lease)
+            self.finish(lease)
+
+    def items_stored(self, items: list[Any], spider: Any = None) -> None:
+        for item in items:
+            self._item_safe(item)
+
+    def item_dropped(self, item: Any, response: Any = None, exception: Any = None, spider: Any = None) -> None:
+        self._item_safe(item)
+
+    def item_error(self, item: Any, response: Any = None, spider: Any = None, failure: Any = None) -> None:
+        self._item_safe(item)
+
+    def request_dropped(self, request: Any, spider: Any = None) -> None:
+        self.finish(request.meta.get("lease", ""))
+
+    # -- dead letters ----------------------------------------------------------------
+    def dead_letter(
+        self,
+        url: str | None,
+        reason: str,
+        payload: bytes | None = None,
+        lease: str = "",
+    ) -> None:
+        """Record a request that failed for good in ``<spider>:dead``, then finish it."""
+        record = {
+            "url": url,
+            "reason": reason,
+            "worker": self.worker_id,
+            "time": time.time(),
+        }
+        if payload is not None:
+            record["request"] = payload.decode("utf-8", "replace")
+        self.server.lpush(self.keys.dead, json.dumps(record))
+        self.stats.inc_value("dead_letters")
+        logger.warning("Dead letter: %s (%s)", url or "<no url>", reason)
+        self.finish(lease)

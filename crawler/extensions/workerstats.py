@@ -1,0 +1,122 @@
+"""``WorkerStats``: each worker's elapsed time, pages, items and rate.
+
+While the worker runs, its record in the hash ``<spider>:workers`` (field: the
+worker id, value: JSON) is refreshed every ``WORKERSTATS_INTERVAL`` seconds;
+``python -m master status`` and ``report`` read it. When the worker closes it
+writes the final record and logs, at INFO::
+
+    Spider (<worker-id>) ran for 12.34 seconds.
+    Spider (<worker-id>) pages: 420, items: 360, pages/min: 2345.67, idle at end: 5.01 s, active: 7.33 s.
+
+``idle at end`` (``idle_tail``) is the time between the worker's last piece of
+work (a page parsed) and its close, i.e. mostly ``MAX_IDLE_TIME_BEFORE_CLOSE``;
+pages/min is computed over the active time, so runs with 1 and N workers compare
+fairly. The record:
+
+``worker, host, pid, state (running|paused|finished), started_at, updated_at,
+finished_at, elapsed, idle_tail, pages, items, pages_per_min, store,
+finish_reason``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+import time
+from typing import Any
+
+from scrapy import signals
+from scrapy_redis.connection import get_redis_from_settings
+from twisted.internet import task
+
+from crawler.config import worker_id
+from crawler.flow import FlowControl
+from crawler.keys import SPIDER_NAME, CrawlKeys
+
+logger = logging.getLogger(__name__)
+
+
+class WorkerStats:
+    def __init__(self, crawler: Any) -> None:
+        self.crawler = crawler
+        self.stats = crawler.stats
+        self.worker_id = worker_id(crawler.settings)
+        self.interval = crawler.settings.getfloat("WORKERSTATS_INTERVAL", 5)
+        self.server = get_redis_from_settings(crawler.settings)
+        self.keys = CrawlKeys(getattr(crawler.spidercls, "name", None) or SPIDER_NAME)
+        self.flow = FlowControl.of(crawler)
+        self.started_at = time.time()
+        self._loop: task.LoopingCall | None = None
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> WorkerStats:
+        extension = cls(crawler)
+        crawler.signals.connect(extension.spider_opened, signal=signals.spider_opened)
+        crawler.signals.connect(extension.spider_closed, signal=signals.spider_closed)
+        return extension
+
+    def figures(self, now: float, finished: bool = False) -> dict[str, Any]:
+        pages = int(self.stats.get_value("pages/parsed", 0))
+        items = int(self.stats.get_value("item_scraped_count", 0))
+        elapsed = now - self.started_at
+        idle_tail = 0.0
+        if finished:
+            last = self.stats.get_value("worker/last_activity") or self.started_at
+            idle_tail = max(0.0, now - last)
+        active = max(elapsed - idle_tail, 1e-9)
+        return {
+            "elapsed": round(elapsed, 3),
+            "idle_tail": round(idle_tail, 3),
+            "pages": pages,
+            "items": items,
+            "pages_per_min": round(pages / active * 60, 2) if pages else 0.0,
+        }
+
+    def record(self, state: str, finished: bool = False, reason: str | None = None) -> dict[str, Any]:
+        now = time.time()
+        record = {
+            "worker": self.worker_id,
+            "host": socket.gethostname(),
+            "pid": os.getpid(),
+            "state": state,
+            "started_at": self.started_at,
+            "updated_at": now,
+            "finished_at": now if finished else None,
+            "store": self.stats.get_value("store/location") or "",
+            "finish_reason": reason,
+            **self.figures(now, finished),
+        }
+        return record
+
+    def publish(self, record: dict[str, Any]) -> None:
+        try:
+            self.server.hset(self.keys.workers, self.worker_id, json.dumps(record))
+        except Exception as exc:  # Redis away: the next beat tries again
+            logger.warning("Could not publish worker stats (%r)", exc)
+
+    def spider_opened(self, spider: Any) -> None:
+        self.started_at = time.time()
+        self.publish(self.record("running"))
+        self._loop = task.LoopingCall(self._beat)
+        self._loop.start(self.interval, now=False)
+
+    def _beat(self) -> None:
+        self.publish(self.record("paused" if self.flow.held else "running"))
+
+    def spider_closed(self, spider: Any, reason: str) -> None:
+        if self._loop is not None and self._loop.running:
+            self._loop.stop()
+        record = self.record("finished", finished=True, reason=reason)
+        self.publish(record)
+        logger.info("Spider (%s) ran for %.2f seconds.", self.worker_id, record["elapsed"])
+        logger.info(
+            "Spider (%s) pages: %d, items: %d, pages/min: %.2f, idle at end: %.2f s, active: %.2f s.",
+            self.worker_id,
+            record["pages"],
+            record["items"],
+            record["pages_per_min"],
+            record["idle_tail"],
+            record["elapsed"] - record["idle_tail"],
+        )

@@ -1,0 +1,78 @@
+"""``BinaryFingerprintDupeFilter``: the shared fingerprint set, half the size.
+
+scrapy-redis stores 40-character hex SHA1 strings computed by its own function.
+This filter stores the 20 raw bytes of Scrapy's own request fingerprint (the
+crawler's ``REQUEST_FINGERPRINTER_CLASS``), in the same Redis set
+``<spider>:dupefilter``, and keeps an in-process cache of fingerprints known to
+be there already (``DUPEFILTER_LOCAL_CACHE_SIZE``, 0 disables), so the links a
+worker sees again and again (menus, breadcrumbs) cost no round trip.
+
+Unlike scrapy-redis's filter, ``close()`` never deletes the set: shared state is
+only ever deleted by ``python -m master reset``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scrapy import Request
+from scrapy_redis.dupefilter import RFPDupeFilter
+from scrapy_redis.connection import get_redis_from_settings
+
+from crawler.keys import CrawlKeys
+
+
+class BinaryFingerprintDupeFilter(RFPDupeFilter):
+    def __init__(
+        self,
+        server: Any,
+        key: str,
+        debug: bool = False,
+        fingerprinter: Any = None,
+        cache_size: int = 0,
+    ) -> None:
+        super().__init__(server, key, debug)
+        if fingerprinter is None:
+            from scrapy.utils.request import RequestFingerprinter
+
+            fingerprinter = RequestFingerprinter()
+        self.fingerprinter = fingerprinter
+        self.cache_size = cache_size
+        self._known: dict[bytes, None] = {}
+
+    @classmethod
+    def from_spider(cls, spider: Any) -> BinaryFingerprintDupeFilter:
+        settings = spider.settings
+        return cls(
+            get_redis_from_settings(settings),
+            key=CrawlKeys(spider.name).dupefilter,
+            debug=settings.getbool("DUPEFILTER_DEBUG"),
+            fingerprinter=spider.crawler.request_fingerprinter,
+            cache_size=settings.getint("DUPEFILTER_LOCAL_CACHE_SIZE", 0),
+        )
+
+    def request_fingerprint(self, request: Request) -> bytes:  # type: ignore[override]
+        return bytes(self.fingerprinter.fingerprint(request))
+
+    def known(self, fingerprint: bytes) -> bool:
+        """True when this worker already knows the fingerprint is in Redis."""
+        return fingerprint in self._known
+
+    def remember(self, fingerprint: bytes) -> None:
+        if not self.cache_size:
+            return
+        if len(self._known) >= self.cache_size:
+            del self._known[next(iter(self._known))]
+        self._known[fingerprint] = None
+
+    def request_seen(self, request: Request) -> bool:
+        fingerprint = self.request_fingerprint(request)
+        if self.known(fingerprint):
+            return True
+        added = self.server.sadd(self.key, fingerprint)
+        self.remember(fingerprint)
+        return added == 0
+
+    def close(self, reason: str = "") -> None:
+        """Keep the shared fingerprints (scrapy-redis deletes them here)."""
+        self._known.clear()

@@ -1,0 +1,177 @@
+"""The Redis side of leases: nothing a worker takes is lost if it dies.
+
+scrapy-redis pops requests destructively: a worker killed with requests in hand
+loses them. Here every pop is atomic with a record of what was taken, in the
+hash ``<spider>:inflight:<worker>`` (field: lease id, value: the raw payload).
+The worker deletes the field once the request is finished (its page parsed, its
+links queued, its items stored, or its failure recorded as a dead letter). When
+a worker stops beating (its key ``<spider>:alive:<worker>`` expires), any other
+worker moves the requests it held back to where they came from.
+
+A lease id is ``<kind>|<score>|<sha1 of payload>``: ``r`` for a request of the
+queue (``score`` is its queue score), ``s`` for a seed of ``start_urls``, so
+recovery knows where to put each one back without decoding it.
+
+All multi-step operations are Lua scripts, so they are atomic and cost one round
+trip.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import redis
+
+from crawler.keys import CrawlKeys
+
+# KEYS: queue, inflight. ARGV: n. Returns {lease1, payload1, lease2, payload2, ...}
+_POP = """
+local items = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1, 'WITHSCORES')
+if #items == 0 then return {} end
+redis.call('ZREMRANGEBYRANK', KEYS[1], 0, #items / 2 - 1)
+local out = {}
+for i = 1, #items, 2 do
+  local lease = 'r|' .. items[i + 1] .. '|' .. redis.sha1hex(items[i])
+  redis.call('HSET', KEYS[2], lease, items[i])
+  out[#out + 1] = lease
+  out[#out + 1] = items[i]
+end
+return out
+"""
+
+# KEYS: start_urls, inflight. ARGV: n. Pops seeds under lease, same reply shape.
+_POP_SEEDS = """
+local items = redis.call('LRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
+if #items == 0 then return {} end
+redis.call('LTRIM', KEYS[1], #items, -1)
+local out = {}
+for i = 1, #items do
+  local lease = 's|0|' .. redis.sha1hex(items[i])
+  redis.call('HSET', KEYS[2], lease, items[i])
+  out[#out + 1] = lease
+  out[#out + 1] = items[i]
+end
+return out
+"""
+
+# KEYS: dupefilter, queue, inflight. ARGV: fingerprint, score, payload, old lease or ''.
+# Adds the request unless its fingerprint was seen; finishes the old lease either way.
+_PUSH_IF_NEW = """
+local added = redis.call('SADD', KEYS[1], ARGV[1])
+if added == 1 then redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3]) end
+if ARGV[4] ~= '' then redis.call('HDEL', KEYS[3], ARGV[4]) end
+return added
+"""
+
+# KEYS: queue, inflight. ARGV: score, payload, old lease or ''.
+_PUSH = """
+redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
+if ARGV[3] ~= '' then redis.call('HDEL', KEYS[2], ARGV[3]) end
+return 1
+"""
+
+# KEYS: inflight, alive, queue, start_urls. ARGV: '1' to recover even if alive.
+# Puts every leased payload back where it came from. Returns the count, or -1
+# when the worker is alive.
+_RECOVER = """
+if ARGV[1] ~= '1' and redis.call('EXISTS', KEYS[2]) == 1 then return -1 end
+local entries = redis.call('HGETALL', KEYS[1])
+local n = 0
+for i = 1, #entries, 2 do
+  local lease, payload = entries[i], entries[i + 1]
+  local kind, score = string.match(lease, '^(%a)|([^|]*)|')
+  if kind == 's' then
+    redis.call('LPUSH', KEYS[4], payload)
+  else
+    redis.call('ZADD', KEYS[3], tonumber(score) or 0, payload)
+  end
+  n = n + 1
+end
+redis.call('DEL', KEYS[1])
+return n
+"""
+
+
+def _pairs(reply: Sequence[bytes]) -> list[tuple[str, bytes]]:
+    return [(reply[i].decode(), reply[i + 1]) for i in range(0, len(reply), 2)]
+
+
+class LeaseLedger:
+    """Lease operations of one worker on one crawl's keys."""
+
+    def __init__(self, server: redis.Redis, keys: CrawlKeys, worker_id: str) -> None:
+        self.server = server
+        self.keys = keys
+        self.worker_id = worker_id
+        self.inflight_key = keys.inflight(worker_id)
+        self._pop = server.register_script(_POP)
+        self._pop_seeds = server.register_script(_POP_SEEDS)
+        self._push_if_new = server.register_script(_PUSH_IF_NEW)
+        self._push = server.register_script(_PUSH)
+        self._recover = server.register_script(_RECOVER)
+
+    def pop(self, count: int) -> list[tuple[str, bytes]]:
+        """Take up to ``count`` requests of the queue, best score first, under lease."""
+        return _pairs(self._pop(keys=[self.keys.requests, self.inflight_key], args=[count]))
+
+    def pop_seeds(self, count: int) -> list[tuple[str, bytes]]:
+        """Take up to ``count`` seeds of ``start_urls`` under lease."""
+        return _pairs(
+            self._pop_seeds(keys=[self.keys.start_urls, self.inflight_key], args=[count])
+        )
+
+    def push_if_new(self, fingerprint: bytes, score: float, payload: bytes, old_lease: str = "") -> bool:
+        """Queue a request unless its fingerprint is known; finish ``old_lease`` too."""
+        added = self._push_if_new(
+            keys=[self.keys.dupefilter, self.keys.requests, self.inflight_key],
+            args=[fingerprint, score, payload, old_lease],
+        )
+        return bool(added)
+
+    def push(self, score: float, payload: bytes, old_lease: str = "") -> None:
+        """Queue a request without the fingerprint check (``dont_filter``)."""
+        self._push(keys=[self.keys.requests, self.inflight_key], args=[score, payload, old_lease])
+
+    def finish(self, leases: Iterable[str]) -> None:
+        leases = list(leases)
+        if leases:
+            self.server.hdel(self.inflight_key, *leases)
+
+    def heartbeat(self, ttl: int) -> None:
+        self.server.set(self.keys.alive(self.worker_id), b"1", ex=max(1, int(ttl)))
+
+    def stop_beating(self) -> None:
+        self.server.delete(self.keys.alive(self.worker_id))
+
+    def recover(self, worker_id: str, force: bool = False) -> int:
+        """Requeue what ``worker_id`` holds if it is dead (or if ``force``); -1 if alive."""
+        return int(
+            self._recover(
+                keys=[
+                    self.keys.inflight(worker_id),
+                    self.keys.alive(worker_id),
+                    self.keys.requests,
+                    self.keys.start_urls,
+                ],
+                args=["1" if force else "0"],
+            )
+        )
+
+    def holders(self) -> list[str]:
+        """Ids of the workers that hold leases right now."""
+        prefix = self.keys.inflight("")
+        return [
+            key.decode()[len(prefix):]
+            for key in self.server.scan_iter(match=self.keys.inflight_pattern, count=1000)
+        ]
+
+    def recover_dead(self) -> dict[str, int]:
+        """Requeue the leases of every dead worker; returns worker id -> requests requeued."""
+        recovered = {}
+        for worker in self.holders():
+            if worker == self.worker_id:
+                continue
+            count = self.recover(worker)
+            if count > 0:
+                recovered[worker] = count
+        return recovered

@@ -1,0 +1,62 @@
+"""``ReliablePriorityQueue``: scrapy-redis's priority queue, with leases.
+
+Pops go through :class:`~crawler.scheduling.leases.LeaseLedger`: a batch of
+``SCHEDULER_POP_BATCH`` requests is taken in one round trip and recorded under
+this worker until each is finished, so a worker killed mid-crawl loses nothing
+(see :mod:`crawler.extensions.leases`). Each request carries its lease id in
+``request.meta["lease"]``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from typing import Any
+
+from scrapy import Request
+from scrapy_redis.queue import PriorityQueue
+
+from crawler.scheduling.serializer import LEASE_META_KEY
+
+logger = logging.getLogger(__name__)
+
+
+class ReliablePriorityQueue(PriorityQueue):
+    """Priority queue in a Redis sorted set whose pops are leased, not destructive."""
+
+    def __init__(self, server: Any, spider: Any, key: str, serializer: Any = None) -> None:
+        super().__init__(server, spider, key, serializer)
+        from crawler.extensions.leases import LeaseTracker
+
+        self.tracker = LeaseTracker.of(spider.crawler)
+        self.ledger = self.tracker.ledger
+        self.batch_size = max(1, spider.settings.getint("SCHEDULER_POP_BATCH", 8))
+        self._buffer: deque[Request] = deque()
+
+    def __len__(self) -> int:
+        return len(self._buffer) + int(self.server.zcard(self.key))
+
+    @property
+    def buffered(self) -> int:
+        return len(self._buffer)
+
+    def encode(self, request: Request) -> bytes:
+        return self._encode_request(request)
+
+    def push(self, request: Request) -> None:
+        lease = request.meta.pop(LEASE_META_KEY, "")
+        self.ledger.push(-request.priority, self._encode_request(request), lease)
+
+    def pop(self, timeout: int = 0) -> Request | None:
+        if not self._buffer:
+            for lease, payload in self.ledger.pop(self.batch_size):
+                try:
+                    request = self._decode_request(payload)
+                except Exception as exc:  # corrupt or foreign payload: keep it, move on
+                    self.tracker.dead_letter(
+                        url=None, reason=f"undecodable request: {exc!r}", payload=payload, lease=lease
+                    )
+                    continue
+                request.meta[LEASE_META_KEY] = lease
+                self._buffer.append(request)
+        return self._buffer.popleft() if self._buffer else None

@@ -1,0 +1,129 @@
+"""``ReliableScheduler``: the scrapy-redis scheduler, safe for many workers.
+
+What it adds to :class:`scrapy_redis.scheduler.Scheduler`:
+
+* **Shared state is never deleted by a worker.** ``SCHEDULER_PERSIST`` and
+  ``SCHEDULER_FLUSH_ON_START`` cannot turn that off (a warning says they are
+  ignored); only ``python -m master reset`` deletes a crawl.
+* **One round trip per new link.** The fingerprint check and the push are one
+  Lua script, and links known to be seen cost none (see the dupefilter).
+* **Leases.** Requests are popped under lease (see :mod:`.queue`); a request
+  derived from a leased one (a redirect or a retry) takes over its lease when
+  it is queued.
+* **Flow control.** No request is handed out while a hold is active
+  (``master pause``, a storage backlog), see :class:`crawler.flow.FlowControl`.
+* **No idle latency.** Scrapy's engine looks at the scheduler again only every
+  5 seconds once it has found it empty. A worker sharing a queue would sit idle
+  while others fill it, so every ``SCHEDULER_IDLE_POLL_INTERVAL`` seconds a
+  starved scheduler looks at Redis and wakes the engine when there is work.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from scrapy import Request, signals
+from scrapy_redis.scheduler import Scheduler
+from twisted.internet import task
+
+from crawler.flow import FlowControl
+from crawler.keys import CrawlKeys
+from crawler.scheduling.serializer import LEASE_META_KEY
+
+logger = logging.getLogger(__name__)
+
+
+class ReliableScheduler(Scheduler):
+    crawler: Any
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> ReliableScheduler:
+        scheduler = super().from_crawler(crawler)
+        scheduler.crawler = crawler
+        scheduler.flow = FlowControl.of(crawler)
+        scheduler.idle_poll_interval = crawler.settings.getfloat("SCHEDULER_IDLE_POLL_INTERVAL", 0.25)
+        if not scheduler.persist:
+            logger.warning("SCHEDULER_PERSIST=False is ignored: workers never delete shared state")
+            scheduler.persist = True
+        if scheduler.flush_on_start:
+            logger.warning(
+                "SCHEDULER_FLUSH_ON_START is ignored: use `python -m master reset` to start afresh"
+            )
+            scheduler.flush_on_start = False
+        scheduler._starved = False
+        scheduler._waker = None
+        return scheduler
+
+    def open(self, spider: Any) -> None:
+        super().open(spider)
+        self.keys = CrawlKeys(spider.name)
+        self.ledger = self.queue.ledger
+        self.tracker = self.queue.tracker
+        if self.idle_poll_interval > 0:
+            self._waker = task.LoopingCall(self._wake_engine_if_work)
+            self._waker.start(self.idle_poll_interval, now=False)
+
+    def close(self, reason: str) -> None:
+        if self._waker is not None and self._waker.running:
+            self._waker.stop()
+        # persist is always on: nothing shared is deleted here. Requests still
+        # leased by this worker are requeued by the LeaseTracker on spider_closed.
+
+    def enqueue_request(self, request: Request) -> bool:
+        old_lease = request.meta.pop(LEASE_META_KEY, "")
+        payload = self.queue.encode(request)
+        score = -request.priority
+        if request.dont_filter:
+            self.ledger.push(score, payload, old_lease)
+        else:
+            fingerprint = self.df.request_fingerprint(request)
+            if self.df.known(fingerprint):
+                added = False
+                if old_lease:
+                    self.tracker.finish(old_lease)
+            else:
+                added = self.ledger.push_if_new(fingerprint, score, payload, old_lease)
+                self.df.remember(fingerprint)
+            if not added:
+                self.df.log(request, self.spider)
+                return False
+        if self.stats:
+            self.stats.inc_value("scheduler/enqueued/redis", spider=self.spider)
+        return True
+
+    def next_request(self) -> Request | None:
+        if self.flow.held:
+            self._starved = True
+            return None
+        request = self.queue.pop()
+        if request is None:
+            self._starved = True
+            return None
+        if self.stats:
+            self.stats.inc_value("scheduler/dequeued/redis", spider=self.spider)
+        return request
+
+    def has_pending_requests(self) -> bool:
+        # While held (paused, storage backlog) the worker is waiting, not idle:
+        # it must not close for idleness.
+        return self.flow.held or len(self.queue) > 0
+
+    def _wake_engine_if_work(self) -> None:
+        if not self._starved or self.flow.held:
+            return
+        engine = self.crawler.engine
+        slot = getattr(engine, "_slot", None)
+        if engine is None or slot is None or slot.closing is not None or engine.needs_backout():
+            return
+        try:
+            with self.server.pipeline(transaction=False) as pipe:
+                pipe.zcard(self.keys.requests)
+                pipe.llen(self.keys.start_urls)
+                queued, seeds = pipe.execute()
+        except Exception as exc:  # Redis away: the engine's own heartbeat retries
+            logger.debug("Idle poll failed: %r", exc)
+            return
+        if self.queue.buffered or queued or seeds:
+            self._starved = False
+            slot.nextcall.schedule()

@@ -1,0 +1,162 @@
+"""The ``ecommerce`` spider: one identical worker of a distributed crawl.
+
+Start any number with ``scrapy crawl ecommerce``; they share the Redis request
+queue and fingerprint set of scrapy-redis (keys in :mod:`crawler.keys`). Seeds
+are read from ``ecommerce:start_urls`` (``python -m master seed``), validated
+with the master's own rules, and crawled through the shared dupefilter like any
+other link, so a page is never fetched twice.
+
+From each page the spider yields at most one product (product detail pages
+only; see :mod:`crawler.extraction`) and the links that lead to more products on
+the seed's own site. Everything about parsing lives in :mod:`crawler.extraction`.
+
+A worker closes after ``MAX_IDLE_TIME_BEFORE_CLOSE`` seconds during which the
+whole crawl had nothing to do (no queued request, no seed, no request held by
+any worker); it never closes while paused. 0 means never.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Iterator
+from datetime import datetime, timezone
+from typing import Any
+from urllib.parse import urlsplit
+
+from scrapy import Request, signals
+from scrapy.exceptions import DontCloseSpider, IgnoreRequest
+from scrapy.http import TextResponse
+from scrapy.spidermiddlewares.httperror import HttpError
+from scrapy_redis.spiders import RedisSpider
+from scrapy_redis.utils import bytes_to_str
+
+from crawler.config import worker_id
+from crawler.extensions.leases import LeaseTracker
+from crawler.extraction import ProfileRegistry, discover_links, extract_product
+from crawler.flow import FlowControl
+from crawler.keys import SPIDER_NAME, CrawlKeys
+from crawler.scheduling import serializer
+from crawler.scheduling.serializer import LEASE_META_KEY
+from crawler.seeds import InvalidSeed, parse_seed
+
+BUSY_CHECK_INTERVAL = 1.0
+
+
+def site_of(url: str) -> str:
+    """The site a URL belongs to: host and port, without a leading ``www.``."""
+    netloc = urlsplit(url).netloc.lower().rsplit("@", 1)[-1]
+    return netloc[4:] if netloc.startswith("www.") else netloc
+
+
+class EcommerceSpider(RedisSpider):
+    name = SPIDER_NAME
+
+    @classmethod
+    def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> EcommerceSpider:
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        settings = crawler.settings
+        spider.keys = CrawlKeys(spider.name)
+        spider.worker_id = worker_id(settings)
+        spider.flow = FlowControl.of(crawler)
+        spider.tracker = LeaseTracker.of(crawler)
+        spider.profiles = ProfileRegistry.from_dir(settings.get("SITE_PROFILES_DIR"))
+        spider.idle_since = time.monotonic()
+        spider._busy_checked = 0.0
+        crawler.signals.connect(spider._note_activity, signal=signals.response_received)
+        return spider
+
+    # -- seeds -------------------------------------------------------------------------
+    async def start(self) -> AsyncIterator[Any]:
+        for request in self.next_requests():
+            yield request
+
+    def next_requests(self) -> Iterator[Request]:
+        """Take a batch of seeds under lease (none while paused)."""
+        if self.flow.held:
+            return
+        for lease, payload in self.tracker.ledger.pop_seeds(self.redis_batch_size):
+            request = self.make_request_from_data(payload, lease)
+            if request is not None:
+                yield request
+
+    def make_request_from_data(self, data: bytes, lease: str = "") -> Request | None:  # type: ignore[override]
+        text = bytes_to_str(data, self.redis_encoding)
+        try:
+            seed = parse_seed(text)
+        except InvalidSeed as exc:
+            self.tracker.dead_letter(url=None, reason=f"invalid seed: {exc}", payload=data, lease=lease)
+            return None
+        meta = {**seed.meta, "site": site_of(seed.url), LEASE_META_KEY: lease}
+        return Request(seed.url, callback=self.parse, errback=self.errback, meta=meta)
+
+    # -- idleness ------------------------------------------------------------------------
+    def _note_activity(self, response: Any = None, request: Any = None, spider: Any = None) -> None:
+        self.idle_since = time.monotonic()
+
+    def _crawl_busy(self) -> bool:
+        """Is there work anywhere in the crawl (queue, seeds, requests held by a worker)?"""
+        with self.server.pipeline(transaction=False) as pipe:
+            pipe.zcard(self.keys.requests)
+            pipe.llen(self.keys.start_urls)
+            queued, seeds = pipe.execute()
+        return bool(queued or seeds or self.tracker.ledger.holders())
+
+    def spider_idle(self) -> None:
+        self.schedule_next_requests()
+        now = time.monotonic()
+        if self.flow.held:
+            self.idle_since = now
+        elif now - self._busy_checked >= BUSY_CHECK_INTERVAL:
+            self._busy_checked = now
+            try:
+                if self._crawl_busy():
+                    self.idle_since = now
+            except Exception as exc:  # Redis away: wait for it rather than close
+                self.logger.warning("Redis unreachable (%r); waiting", exc)
+                self.idle_since = now
+        if self.max_idle_time and now - self.idle_since >= self.max_idle_time:
+            self.logger.info(
+                "No work in the crawl for %.0f s (MAX_IDLE_TIME_BEFORE_CLOSE=%s): closing",
+                now - self.idle_since,
+                self.max_idle_time,
+            )
+            return
+        raise DontCloseSpider
+
+    # -- pages -------------------------------------------------------------------------
+    def parse(self, response: Any, **kwargs: Any) -> Iterator[Any]:
+        site = response.meta.get("site") or site_of(response.url)
+        if site_of(response.url) != site:
+            self.crawler.stats.inc_value("offsite/redirected")
+            self.logger.debug("Not following %s: redirected off %s", response.url, site)
+            return
+        if not isinstance(response, TextResponse):
+            self.crawler.stats.inc_value("pages/not_text")
+            return
+        profile = self.profiles.for_url(response.url)
+        product = extract_product(response, profile)
+        if product is not None:
+            product["crawled_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+            product["worker"] = self.worker_id
+            yield product
+        for url in discover_links(response, profile):
+            yield Request(url, callback=self.parse, errback=self.errback, meta={"site": site})
+
+    def errback(self, failure: Any) -> None:
+        request = failure.request
+        lease = request.meta.get(LEASE_META_KEY, "")
+        if failure.check(HttpError):
+            reason = f"HTTP {failure.value.response.status}"
+        elif failure.check(IgnoreRequest):
+            # robots.txt, private network, offsite: a decision, not a failure
+            self.crawler.stats.inc_value("requests/ignored")
+            self.tracker.finish(lease)
+            return
+        else:
+            reason = f"{type(failure.value).__name__}: {failure.value}"
+        self.tracker.dead_letter(
+            url=request.url,
+            reason=reason,
+            payload=serializer.dumps(request.to_dict(spider=self)),
+            lease=lease,
+        )

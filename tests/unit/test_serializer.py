@@ -1,0 +1,44 @@
+from scrapy import Request, Spider
+
+from crawler.scheduling import serializer
+from scrapy.utils.request import request_from_dict
+
+
+class _Spider(Spider):
+    name = "ecommerce"
+
+    def parse(self, response):  # pragma: no cover - only referenced by name
+        pass
+
+    def errback(self, failure):  # pragma: no cover
+        pass
+
+
+def test_round_trip_keeps_what_matters_and_drops_the_lease():
+    spider = _Spider()
+    request = Request(
+        "http://shop.test/p/1.html?x=é",
+        callback=spider.parse,
+        errback=spider.errback,
+        headers={"Referer": "http://shop.test/"},
+        body=b"\x00\xff binary",
+        method="POST",
+        priority=3,
+        meta={"site": "shop.test", "lease": "r|0|abc", "depth": 2},
+    )
+    raw = serializer.dumps(request.to_dict(spider=spider))
+    assert b"lease" not in raw
+    back = request_from_dict(serializer.loads(raw), spider=spider)
+    assert back.url == request.url
+    assert back.callback == spider.parse and back.errback == spider.errback
+    assert back.headers.get("Referer") == b"http://shop.test/"
+    assert back.body == b"\x00\xff binary"
+    assert back.method == "POST" and back.priority == 3
+    assert back.meta == {"site": "shop.test", "depth": 2}
+
+
+def test_defaults_are_left_out():
+    spider = _Spider()
+    raw = serializer.dumps(Request("http://shop.test/", callback=spider.parse).to_dict(spider=spider))
+    assert serializer.loads(raw) == {"url": "http://shop.test/", "callback": "parse"}
+    assert len(raw) < 60

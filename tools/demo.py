@@ -1,0 +1,142 @@
+"""The demo: a distributed crawl of the bundled shop with several workers.
+
+Run through ``scripts/demo`` (which installs what is needed first). It starts a
+private Redis (unless ``--redis-url``/``REDIS_URL`` is given) and the demo shop,
+seeds the crawl with ``python -m master seed``, runs ``--workers`` real
+``scrapy crawl ecommerce`` processes in parallel, shows progress, and ends with
+``python -m master report``. Products go to PostgreSQL or MongoDB when
+``POSTGRES_DSN``/``MONGO_URI`` are set, else to the embedded SQLite store.
+Everything it writes lives in ``.demo/``. Ctrl-C stops the workers gracefully.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import redis
+
+from crawler.keys import CrawlKeys
+from demoshop.process import ShopProcess
+from tools.redis_server import RedisServer
+from tools.workers import ROOT, WorkerProcess
+
+DEMO_DIR = ROOT / ".demo"
+
+
+def master(*args: str, env: dict[str, str]) -> int:
+    return subprocess.call([sys.executable, "-m", "master", *args], cwd=ROOT, env=env)
+
+
+def progress_line(client: redis.Redis, keys: CrawlKeys, started: float) -> str:
+    with client.pipeline(transaction=False) as pipe:
+        pipe.zcard(keys.requests)
+        pipe.scard(keys.dupefilter)
+        pipe.hget(keys.stats, "items_stored")
+        queued, seen, stored = pipe.execute()
+    return (
+        f"[{time.monotonic() - started:6.1f}s] queued {queued:>5}  seen {seen:>5}  "
+        f"items stored {int(stored or 0):>5}"
+    )
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="scripts/demo",
+        description="Crawl the bundled demo shop with several workers sharing one Redis.",
+    )
+    parser.add_argument("--workers", type=int, default=3, help="worker processes (default 3)")
+    parser.add_argument("--products", type=int, default=1000, help="products in the shop (default 1000)")
+    parser.add_argument("--latency-ms", type=int, default=20, help="shop response latency (default 20)")
+    parser.add_argument(
+        "--redis-url",
+        default=os.environ.get("REDIS_URL"),
+        help="use this Redis instead of starting a private one (its crawl state is not reset)",
+    )
+    parser.add_argument("--idle", type=int, default=3, help="MAX_IDLE_TIME_BEFORE_CLOSE (default 3 s)")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    DEMO_DIR.mkdir(exist_ok=True)
+    redis_server = None
+    if args.redis_url:
+        redis_url = args.redis_url
+        print(f"demo: using Redis at {redis_url}")
+    else:
+        data_dir = DEMO_DIR / "redis"
+        for stale in data_dir.glob("appendonly*"):
+            stale.unlink() if stale.is_file() else None
+        redis_server = RedisServer(data_dir=data_dir, appendonly=True).start()
+        redis_url = redis_server.url
+        print(f"demo: started a private Redis at {redis_url} (append-only, data in {data_dir})")
+    store = DEMO_DIR / "products.sqlite3"
+    env = {
+        **os.environ,
+        "REDIS_URL": redis_url,
+        "ALLOW_PRIVATE_NETWORKS": "127.0.0.1,localhost",
+        "MAX_IDLE_TIME_BEFORE_CLOSE": str(args.idle),
+    }
+    if not (env.get("POSTGRES_DSN") or env.get("MONGO_URI")):
+        for stale in DEMO_DIR.glob("products.sqlite3*"):
+            stale.unlink()
+        env["EMBEDDED_STORE_PATH"] = str(store)
+    workers: list[WorkerProcess] = []
+    try:
+        with ShopProcess(
+            products=args.products, latency_ms=args.latency_ms, access_log=DEMO_DIR / "shop-access.log"
+        ) as shop:
+            print(f"demo: demo shop at {shop.url} ({args.products} products)")
+            seeds = DEMO_DIR / "urls.txt"
+            seeds.write_text(f"# the demo shop's home page\n{shop.url}\n")
+            print(f"demo: $ python -m master seed {seeds.relative_to(ROOT)}")
+            if master("seed", str(seeds), env=env) != 0:
+                return 1
+            print(f"demo: starting {args.workers} workers (logs in .demo/worker-N.log)")
+            started = time.monotonic()
+            workers = [
+                WorkerProcess(f"demo-worker-{n}", env, DEMO_DIR / f"worker-{n}.log")
+                for n in range(1, args.workers + 1)
+            ]
+            client = redis.Redis.from_url(redis_url)
+            keys = CrawlKeys()
+            while any(worker.running for worker in workers):
+                time.sleep(2)
+                print(progress_line(client, keys, started), flush=True)
+            failed = [w for w in workers if w.process.returncode != 0]
+            for worker in failed:
+                print(f"demo: {worker.worker_id} exited with {worker.process.returncode}:")
+                print(worker.log()[-3000:])
+            for worker in workers:
+                for line in worker.log().splitlines():
+                    if "ran for" in line or "pages/min" in line:
+                        print("  " + line.split("] ", 1)[-1])
+            print("demo: $ python -m master report")
+            master("report", env=env)
+            print(f"demo: the shop served {len(shop.read_access_log())} requests")
+            if "EMBEDDED_STORE_PATH" in env:
+                print(
+                    f"demo: products are in {store.relative_to(ROOT)} "
+                    f"(sqlite3 {store.relative_to(ROOT)} 'select url, name, price from products limit 5')"
+                )
+            return 1 if failed else 0
+    except KeyboardInterrupt:
+        print("\ndemo: stopping the workers gracefully (Ctrl-C again to force)")
+        for worker in workers:
+            worker.stop()
+        return 130
+    finally:
+        for worker in workers:
+            if worker.running:
+                worker.stop()
+        if redis_server is not None:
+            redis_server.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,69 @@
+"""Start and stop real ``scrapy crawl ecommerce`` worker processes (demo, tests, benchmarks)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class WorkerProcess:
+    """One worker, its log in a file; ``stop()`` is a graceful SIGINT, ``kill()`` a crash."""
+
+    def __init__(
+        self,
+        worker_id: str,
+        env: Mapping[str, str],
+        log_path: Path,
+        settings: Mapping[str, object] | None = None,
+    ) -> None:
+        self.worker_id = worker_id
+        self.log_path = log_path
+        args = [sys.executable, "-m", "scrapy", "crawl", "ecommerce"]
+        for name, value in (settings or {}).items():
+            args += ["-s", f"{name}={value}"]
+        full_env = {**os.environ, **env, "WORKER_ID": worker_id, "PYTHONUNBUFFERED": "1"}
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        self._log = open(log_path, "ab")
+        self.process = subprocess.Popen(
+            args, cwd=ROOT, env=full_env, stdout=self._log, stderr=subprocess.STDOUT
+        )
+
+    @property
+    def running(self) -> bool:
+        return self.process.poll() is None
+
+    def wait(self, timeout: float | None = None) -> int:
+        try:
+            return self.process.wait(timeout)
+        finally:
+            if not self.running:
+                self._log.close()
+
+    def stop(self, timeout: float = 60) -> int:
+        if self.running:
+            self.process.send_signal(signal.SIGINT)
+        try:
+            return self.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return self.kill()
+
+    def kill(self) -> int:
+        if self.running:
+            self.process.kill()
+        return self.wait()
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+
+def wait_all(workers: list[WorkerProcess], timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    for worker in workers:
+        worker.wait(max(0.1, deadline - time.monotonic()))
