@@ -32,6 +32,7 @@ RETRY_ENABLED = True
 RETRY_TIMES = 2
 COOKIES_ENABLED = False
 TELNETCONSOLE_ENABLED = False
+REMOTE_CONTROL_ENABLED = False           # no control port on the workers; the master controls them
 LOG_LEVEL = "INFO"
 REQUEST_FINGERPRINTER_IMPLEMENTATION = "2.7"
 TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
@@ -91,7 +92,9 @@ PAUSE_POLL_INTERVAL = 1.0                # seconds between two looks at <spider>
 ALLOW_PRIVATE_NETWORKS = ""
 
 # --- User agents: scrapy-fake-useragent, rotating for real --------------------
-USER_AGENT = None
+# The name robots.txt rules are matched against (RobotsTxtMiddleware runs before
+# the agent is chosen), and the last-resort agent of the fixed provider.
+USER_AGENT = "Mozilla/5.0 (compatible; ecommerce-crawler/0.1)"
 FAKEUSERAGENT_PROVIDERS = [
     "scrapy_fake_useragent.providers.FakeUserAgentProvider",
     "scrapy_fake_useragent.providers.FakerProvider",
@@ -105,11 +108,11 @@ FAKEUSERAGENT_FALLBACK = (
 RANDOM_UA_PER_PROXY = False
 
 DOWNLOADER_MIDDLEWARES = {
-    "scrapy.downloadermiddlewares.useragent.UserAgentMiddleware": None,
-    "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
-    "scrapy_fake_useragent.middleware.RandomUserAgentMiddleware": 400,
-    "scrapy_fake_useragent.middleware.RetryUserAgentMiddleware": 401,
     "crawler.middlewares.network.PrivateNetworkMiddleware": 50,
+    "scrapy.downloadermiddlewares.useragent.UserAgentMiddleware": None,
+    "crawler.middlewares.useragent.RotatingUserAgentMiddleware": 400,
+    "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
+    "crawler.middlewares.useragent.FreshAgentRetryMiddleware": 550,
 }
 
 SPIDER_MIDDLEWARES = {

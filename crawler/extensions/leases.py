@@ -5,8 +5,10 @@ A request popped from the shared queue is *leased* by this worker (see
 when everything it led to is safe:
 
 * its response was parsed and every request it yielded is in the shared queue,
-  and every item it yielded was stored (signal ``items_stored``), dropped by
-  validation (kept in ``<spider>:invalid``) or failed in a pipeline; or
+  and every item it yielded was stored (signal ``items_stored`` from a storage
+  pipeline that called :meth:`LeaseTracker.register_store`; with none, the
+  end of the pipelines), dropped by validation (kept in ``<spider>:invalid``)
+  or failed in a pipeline; or
 * its failure was recorded as a dead letter in ``<spider>:dead``; or
 * a request derived from it (redirect, retry) was queued in its place.
 
@@ -69,6 +71,7 @@ class LeaseTracker:
         self._output_done: set[str] = set()
         self._loop: task.LoopingCall | None = None
         self._last_recovery = 0.0
+        self.stores: set[str] = set()
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> LeaseTracker:
@@ -77,6 +80,7 @@ class LeaseTracker:
         crawler.signals.connect(tracker.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(tracker.spider_closed, signal=signals.spider_closed)
         crawler.signals.connect(tracker.items_stored, signal=crawler_signals.items_stored)
+        crawler.signals.connect(tracker.item_scraped, signal=signals.item_scraped)
         crawler.signals.connect(tracker.item_dropped, signal=signals.item_dropped)
         crawler.signals.connect(tracker.item_error, signal=signals.item_error)
         crawler.signals.connect(tracker.request_dropped, signal=signals.request_dropped)
@@ -184,6 +188,18 @@ class LeaseTracker:
         if lease in self._output_done:
             self._output_done.discard(lease)
             self.finish(lease)
+
+    def register_store(self, name: str) -> None:
+        """A storage pipeline announces that it sends ``items_stored`` for what it writes.
+
+        Without one, an item is safe once it went through every pipeline
+        (``item_scraped``).
+        """
+        self.stores.add(name)
+
+    def item_scraped(self, item: Any, response: Any = None, spider: Any = None) -> None:
+        if not self.stores:
+            self._item_safe(item)
 
     def items_stored(self, items: list[Any], spider: Any = None) -> None:
         for item in items:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from scrapy import Request, signals
+from scrapy import Request
 from scrapy_redis.scheduler import Scheduler
 from twisted.internet import task
 
@@ -89,7 +89,7 @@ class ReliableScheduler(Scheduler):
                 self.df.log(request, self.spider)
                 return False
         if self.stats:
-            self.stats.inc_value("scheduler/enqueued/redis", spider=self.spider)
+            self.stats.inc_value("scheduler/enqueued/redis")
         return True
 
     def next_request(self) -> Request | None:
@@ -101,7 +101,7 @@ class ReliableScheduler(Scheduler):
             self._starved = True
             return None
         if self.stats:
-            self.stats.inc_value("scheduler/dequeued/redis", spider=self.spider)
+            self.stats.inc_value("scheduler/dequeued/redis")
         return request
 
     def has_pending_requests(self) -> bool:

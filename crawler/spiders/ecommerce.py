@@ -58,12 +58,16 @@ class EcommerceSpider(RedisSpider):
         spider.keys = CrawlKeys(spider.name)
         spider.worker_id = worker_id(settings)
         spider.flow = FlowControl.of(crawler)
-        spider.tracker = LeaseTracker.of(crawler)
         spider.profiles = ProfileRegistry.from_dir(settings.get("SITE_PROFILES_DIR"))
         spider.idle_since = time.monotonic()
         spider._busy_checked = 0.0
         crawler.signals.connect(spider._note_activity, signal=signals.response_received)
         return spider
+
+    @property
+    def tracker(self) -> LeaseTracker:
+        # Extensions are built after the spider: look the tracker up when needed.
+        return LeaseTracker.of(self.crawler)
 
     # -- seeds -------------------------------------------------------------------------
     async def start(self) -> AsyncIterator[Any]:

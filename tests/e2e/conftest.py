@@ -1,0 +1,129 @@
+"""Fixtures for tests that run real worker processes against the real demo shop."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import redis
+
+from crawler.keys import CrawlKeys
+from demoshop.process import ShopProcess
+from tools.workers import ROOT, WorkerProcess
+
+KEYS = CrawlKeys()
+
+# Short timings so that a crawl of a small shop takes seconds.
+FAST_SETTINGS = {
+    "LEASE_HEARTBEAT_INTERVAL": 1,
+    "LEASE_WORKER_TIMEOUT": 4,
+    "LEASE_RECOVERY_INTERVAL": 1,
+    "WORKERSTATS_INTERVAL": 1,
+    "PAUSE_POLL_INTERVAL": 0.2,
+    "LOG_LEVEL": "INFO",
+}
+
+
+class Crawl:
+    """One crawl: a private Redis, a workspace, and the workers started in it."""
+
+    def __init__(self, redis_url: str, workdir: Path) -> None:
+        self.redis_url = redis_url
+        self.workdir = workdir
+        self.client = redis.Redis.from_url(redis_url)
+        self.workers: list[WorkerProcess] = []
+        self.env = {
+            "REDIS_URL": redis_url,
+            "ALLOW_PRIVATE_NETWORKS": "127.0.0.1",
+            "MAX_IDLE_TIME_BEFORE_CLOSE": "2",
+            "EMBEDDED_STORE_PATH": str(workdir / "products.sqlite3"),
+        }
+
+    def master(self, *args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "master", *args],
+            cwd=ROOT,
+            env={**os.environ, **self.env},
+            input=input,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    def seed(self, *urls: str) -> None:
+        result = self.master("seed", "-", input="\n".join(urls) + "\n")
+        assert result.returncode == 0, result.stderr
+
+    def start_worker(self, worker_id: str, **settings: object) -> WorkerProcess:
+        worker = WorkerProcess(
+            worker_id,
+            self.env,
+            self.workdir / f"{worker_id}.log",
+            settings={**FAST_SETTINGS, **settings},
+        )
+        self.workers.append(worker)
+        return worker
+
+    def wait_workers(self, timeout: float = 180) -> None:
+        deadline = time.monotonic() + timeout
+        for worker in self.workers:
+            try:
+                worker.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                pytest.fail(f"{worker.worker_id} did not finish in {timeout}s:\n{worker.log()[-4000:]}")
+
+    def assert_clean_logs(self) -> None:
+        for worker in self.workers:
+            log = worker.log()
+            assert "Traceback" not in log, f"{worker.worker_id}:\n{log[-6000:]}"
+            assert "Deprecat" not in log, f"{worker.worker_id}:\n{log[-6000:]}"
+
+    def cleanup(self) -> None:
+        for worker in self.workers:
+            if worker.running:
+                worker.kill()
+        self.client.close()
+
+
+@pytest.fixture
+def crawl(private_redis, tmp_path) -> Iterator[Crawl]:  # type: ignore[no-untyped-def]
+    crawl = Crawl(private_redis.url, tmp_path)
+    yield crawl
+    crawl.cleanup()
+
+
+@pytest.fixture
+def shop_factory(tmp_path) -> Iterator[Callable[..., ShopProcess]]:  # type: ignore[no-untyped-def]
+    shops: list[ShopProcess] = []
+
+    def start(**options: object) -> ShopProcess:
+        options.setdefault("access_log", tmp_path / f"access-{len(shops)}.log")
+        shop = ShopProcess(**options)  # type: ignore[arg-type]
+        shop.__enter__()
+        shops.append(shop)
+        return shop
+
+    yield start
+    for shop in shops:
+        shop.stop()
+
+
+def page_fetches(shop: ShopProcess) -> Counter[str]:
+    """How many times each page (not robots.txt) was requested, from the shop's access log."""
+    return Counter(
+        entry.path for entry in shop.read_access_log() if entry.path != "/robots.txt"
+    )
+
+
+def wait_until(predicate: Callable[[], bool], timeout: float, message: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout}s waiting for: {message}")
+        time.sleep(0.1)
