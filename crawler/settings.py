@@ -76,6 +76,7 @@ DUPEFILTER_LOCAL_CACHE_SIZE = 200_000
 LEASE_WORKER_TIMEOUT = 30
 LEASE_HEARTBEAT_INTERVAL = 5
 LEASE_RECOVERY_INTERVAL = 10
+LEASE_FINISH_INTERVAL = 0.5              # finished leases are deleted in batches this often
 
 # --- Worker identity, stats and report ----------------------------------------
 WORKER_ID = ""                           # default: <hostname>-<pid>

@@ -19,10 +19,12 @@ stopped. On start it requeues what an earlier process with the same
 ``WORKER_ID`` left; on close, whatever it still holds (a clean stop loses
 nothing and fetches nothing twice).
 
-Finished leases are deleted in batches (one round trip per 64, or per beat).
+Finished leases are deleted in batches: one round trip per 64, and at least
+every ``LEASE_FINISH_INTERVAL`` seconds (what a killed worker's successor
+fetches again is what it held plus at most that much finished work).
 
 Settings: ``LEASE_WORKER_TIMEOUT``, ``LEASE_HEARTBEAT_INTERVAL``,
-``LEASE_RECOVERY_INTERVAL``, ``WORKER_ID``.
+``LEASE_RECOVERY_INTERVAL``, ``LEASE_FINISH_INTERVAL``, ``WORKER_ID``.
 Stats: ``leases/finished``, ``leases/recovered``, ``leases/requeued_on_close``,
 ``dead_letters``.
 """
@@ -59,6 +61,7 @@ class LeaseTracker:
         self.timeout = settings.getint("LEASE_WORKER_TIMEOUT", 30)
         self.beat_interval = settings.getfloat("LEASE_HEARTBEAT_INTERVAL", 5)
         self.recovery_interval = settings.getfloat("LEASE_RECOVERY_INTERVAL", 10)
+        self.finish_interval = settings.getfloat("LEASE_FINISH_INTERVAL", 0.5)
         if self.beat_interval <= 0 or self.timeout <= self.beat_interval:
             raise NotConfigured("LEASE_WORKER_TIMEOUT must be longer than LEASE_HEARTBEAT_INTERVAL")
         self.server = get_redis_from_settings(settings)
@@ -71,6 +74,7 @@ class LeaseTracker:
         self._output_done: set[str] = set()
         self._loop: task.LoopingCall | None = None
         self._last_recovery = 0.0
+        self._last_beat = 0.0
         self.stores: set[str] = set()
 
     @classmethod
@@ -105,8 +109,9 @@ class LeaseTracker:
             )
             self.stats.inc_value("leases/recovered", requeued)
         self.ledger.heartbeat(self.timeout)
+        self._last_beat = time.monotonic()
         self._loop = task.LoopingCall(self._tick)
-        self._loop.start(self.beat_interval, now=False)
+        self._loop.start(min(self.finish_interval, self.beat_interval), now=False)
 
     def spider_closed(self, spider: Any, reason: str) -> None:
         if self._loop is not None and self._loop.running:
@@ -129,9 +134,11 @@ class LeaseTracker:
 
     def _tick(self) -> None:
         try:
-            self.ledger.heartbeat(self.timeout)
             self.flush()
             now = time.monotonic()
+            if now - self._last_beat >= self.beat_interval:
+                self._last_beat = now
+                self.ledger.heartbeat(self.timeout)
             if now - self._last_recovery >= self.recovery_interval:
                 self._last_recovery = now
                 for worker, count in self.ledger.recover_dead().items():

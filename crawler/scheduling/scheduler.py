@@ -24,6 +24,7 @@ import logging
 from typing import Any
 
 from scrapy import Request
+from scrapy.utils.misc import load_object
 from scrapy_redis.scheduler import Scheduler
 from twisted.internet import task
 
@@ -56,7 +57,19 @@ class ReliableScheduler(Scheduler):
         return scheduler
 
     def open(self, spider: Any) -> None:
-        super().open(spider)
+        # scrapy-redis's open(), without its flush and its deprecated Spider.log().
+        self.spider = spider
+        self.queue = load_object(self.queue_cls)(
+            server=self.server,
+            spider=spider,
+            key=self.queue_key % {"spider": spider.name},
+            serializer=self.serializer,
+        )
+        if not self.df:
+            self.df = load_object(self.dupefilter_cls).from_spider(spider)
+        queued = len(self.queue)
+        if queued:
+            logger.info("Resuming crawl (%d requests queued)", queued)
         self.keys = CrawlKeys(spider.name)
         self.ledger = self.queue.ledger
         self.tracker = self.queue.tracker
