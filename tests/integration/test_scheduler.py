@@ -1,0 +1,127 @@
+"""The reliable scheduler on a real Redis, driven directly (no engine)."""
+
+from __future__ import annotations
+
+import pytest
+from scrapy import Request, Spider
+from scrapy.utils.test import get_crawler
+
+from crawler.extensions.leases import LeaseTracker
+from crawler.flow import FlowControl
+from crawler.keys import CrawlKeys
+from crawler.scheduling.scheduler import ReliableScheduler
+
+KEYS = CrawlKeys("ecommerce")
+
+
+class _Spider(Spider):
+    name = "ecommerce"
+
+    def parse(self, response):  # pragma: no cover - referenced by name only
+        pass
+
+
+@pytest.fixture
+def scheduler(redis_url):
+    from crawler import settings as project_settings
+
+    settings = {
+        name: getattr(project_settings, name)
+        for name in dir(project_settings)
+        if name.isupper()
+    }
+    settings.update(REDIS_URL=redis_url, WORKER_ID="w1", SCHEDULER_IDLE_POLL_INTERVAL=0)
+    crawler = get_crawler(_Spider, settings_dict=settings)
+    LeaseTracker.from_crawler(crawler)
+    spider = _Spider.from_crawler(crawler)
+    crawler.spider = spider
+    scheduler = ReliableScheduler.from_crawler(crawler)
+    scheduler.open(spider)
+    yield scheduler
+    scheduler.close("finished")
+
+
+def _calls(client, command="evalsha"):
+    stats = client.info("commandstats")
+    return stats.get(f"cmdstat_{command}", {}).get("calls", 0)
+
+
+def test_duplicates_are_filtered_with_binary_fingerprints(scheduler, redis_client):
+    spider = scheduler.spider
+    assert scheduler.enqueue_request(Request("http://shop.test/a", callback=spider.parse))
+    assert not scheduler.enqueue_request(Request("http://shop.test/a", callback=spider.parse))
+    assert scheduler.enqueue_request(Request("http://shop.test/a", dont_filter=True))
+    [member] = redis_client.smembers(KEYS.dupefilter)
+    assert len(member) == 20  # raw SHA1 digest, not 40 hex characters
+    assert redis_client.zcard(KEYS.requests) == 2
+
+
+def test_known_duplicates_cost_no_round_trip(scheduler, redis_client):
+    spider = scheduler.spider
+    scheduler.enqueue_request(Request("http://shop.test/menu", callback=spider.parse))
+    before = _calls(redis_client)
+    for _ in range(50):
+        assert not scheduler.enqueue_request(Request("http://shop.test/menu", callback=spider.parse))
+    assert _calls(redis_client) == before
+
+
+def test_popped_requests_are_leased_and_carry_their_lease(scheduler, redis_client):
+    spider = scheduler.spider
+    for i in range(3):
+        scheduler.enqueue_request(Request(f"http://shop.test/{i}", callback=spider.parse, priority=i))
+    request = scheduler.next_request()
+    assert request.url == "http://shop.test/2"  # highest priority first
+    assert request.callback == spider.parse
+    lease = request.meta["lease"]
+    assert redis_client.hexists(KEYS.inflight("w1"), lease)
+    assert scheduler.has_pending_requests()
+
+
+def test_a_redirect_takes_over_the_lease_of_its_request(scheduler, redis_client):
+    spider = scheduler.spider
+    scheduler.enqueue_request(Request("http://shop.test/old", callback=spider.parse))
+    request = scheduler.next_request()
+    redirected = request.replace(url="http://shop.test/new")
+    assert scheduler.enqueue_request(redirected)
+    # the queued redirect replaces the finished original: nothing leased, one queued
+    assert not redis_client.exists(KEYS.inflight("w1"))
+    assert redis_client.zcard(KEYS.requests) == 1
+    assert b"lease" not in redis_client.zrange(KEYS.requests, 0, -1)[0]
+
+
+def test_no_request_is_handed_out_while_held(scheduler):
+    spider = scheduler.spider
+    scheduler.enqueue_request(Request("http://shop.test/x", callback=spider.parse))
+    flow = FlowControl.of(scheduler.crawler)
+    flow.hold("test")
+    assert scheduler.next_request() is None
+    assert scheduler.has_pending_requests()  # held is waiting, not idle
+    flow.release("test")
+    assert scheduler.next_request().url == "http://shop.test/x"
+
+
+def test_closing_never_deletes_shared_state(redis_url, redis_client):
+    from scrapy.utils.test import get_crawler as make
+
+    crawler = make(
+        _Spider,
+        settings_dict={
+            "REDIS_URL": redis_url,
+            "SCHEDULER_PERSIST": False,
+            "SCHEDULER_FLUSH_ON_START": True,
+            "SCHEDULER_QUEUE_CLASS": "crawler.scheduling.queue.ReliablePriorityQueue",
+            "SCHEDULER_SERIALIZER": "crawler.scheduling.serializer",
+            "DUPEFILTER_CLASS": "crawler.scheduling.dupefilter.BinaryFingerprintDupeFilter",
+            "SCHEDULER_IDLE_POLL_INTERVAL": 0,
+        },
+    )
+    redis_client.zadd(KEYS.requests, {b'{"url":"http://shop.test/q"}': 0})
+    redis_client.sadd(KEYS.dupefilter, b"x" * 20)
+    LeaseTracker.from_crawler(crawler)
+    spider = _Spider.from_crawler(crawler)
+    scheduler = ReliableScheduler.from_crawler(crawler)
+    scheduler.open(spider)
+    scheduler.close("finished")
+    scheduler.df.close("finished")
+    assert redis_client.zcard(KEYS.requests) == 1
+    assert redis_client.scard(KEYS.dupefilter) == 1
