@@ -1,7 +1,7 @@
 """Every Redis key of a crawl, in one place.
 
 The master and the workers both build their key names from :class:`CrawlKeys`,
-so the layout below is the single reference (see also ``docs/redis-layout.md``).
+so the layout below is the single reference (see also ``docs/architecture.md``).
 All keys of the spider ``ecommerce`` start with ``ecommerce:``.
 
 ============================  ======  =====================================================
