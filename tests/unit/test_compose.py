@@ -1,0 +1,386 @@
+"""The deployment files: docker-compose.yml, the Dockerfiles, .env.example, .dockerignore.
+
+No Docker engine is needed: the files are parsed and their structure checked. When
+a compose implementation is installed (the ``docker compose`` plugin, or the older
+``docker-compose``), ``config --quiet`` also validates the file against the Compose
+Specification with the placeholders of ``.env.example``; otherwise that one test is
+skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+COMPOSE_FILE = ROOT / "docker-compose.yml"
+ENV_EXAMPLE = ROOT / ".env.example"
+DOCKERIGNORE = ROOT / ".dockerignore"
+DOCKERFILES = {
+    "worker": ROOT / "docker" / "worker.Dockerfile",
+    "master": ROOT / "docker" / "master.Dockerfile",
+}
+
+# ${NAME}, ${NAME:-default}, ${NAME:?message}, ... but not the escaped $${NAME}.
+VARIABLE = re.compile(r"(?<!\$)\$\{([A-Za-z_][A-Za-z0-9_]*)")
+# A value that is exactly one variable reference.
+REFERENCE = re.compile(r"^\$\{[A-Za-z_][A-Za-z0-9_]*(?:(?::?[-?+])[^}]*)?\}$")
+SECRET_NAME = re.compile(r"password|passwd|secret|token|auth|api_?key", re.IGNORECASE)
+# The password of a URL's user info: scheme://user:PASSWORD@host
+URL_PASSWORD = re.compile(r"://(?:\$\{[^}]*\}|[^/:@\s]*):(\$\{[^}]*\}|[^@\s/]+)@")
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict[str, Any]:
+    return yaml.safe_load(COMPOSE_FILE.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def services(compose: dict[str, Any]) -> dict[str, Any]:
+    return compose["services"]
+
+
+def env_example() -> dict[str, str]:
+    values = {}
+    for line in ENV_EXAMPLE.read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        name, sep, value = line.partition("=")
+        assert sep, f".env.example: not NAME=value: {line!r}"
+        values[name.strip()] = value.strip()
+    return values
+
+
+def environment(service: dict[str, Any]) -> dict[str, str]:
+    """A service's environment, whether written as a mapping or as a list."""
+    env = service.get("environment") or {}
+    if isinstance(env, list):
+        env = dict(item.partition("=")[::2] for item in env)
+    return {name: "" if value is None else str(value) for name, value in env.items()}
+
+
+def command(service: dict[str, Any]) -> list[str]:
+    cmd = service.get("command") or []
+    return cmd.split() if isinstance(cmd, str) else [str(part) for part in cmd]
+
+
+def depends_on(service: dict[str, Any]) -> dict[str, str]:
+    deps = service.get("depends_on") or {}
+    if isinstance(deps, list):
+        return dict.fromkeys(deps, "service_started")
+    return {name: (spec or {}).get("condition", "service_started") for name, spec in deps.items()}
+
+
+def mounts(service: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """A service's volumes: target -> (source, mode), short or long syntax."""
+    result = {}
+    for volume in service.get("volumes") or []:
+        if isinstance(volume, dict):
+            mode = "ro" if volume.get("read_only") else "rw"
+            result[volume["target"]] = (str(volume.get("source", "")), mode)
+            continue
+        # ${VAR:-default} holds colons of its own: hide them while splitting.
+        masked = re.sub(r"\$\{[^}]*\}", lambda m: m.group().replace(":", "\0"), str(volume))
+        parts = [part.replace("\0", ":") for part in masked.split(":")]
+        source, target = (parts[0], parts[1]) if len(parts) > 1 else ("", parts[0])
+        result[target] = (source, parts[2] if len(parts) > 2 else "rw")
+    return result
+
+
+def seconds(duration: str) -> float:
+    """A compose duration (``1m30s``, ``60s``, ``500ms``) in seconds."""
+    units = {"h": 3600, "m": 60, "s": 1, "ms": 0.001, "us": 1e-6}
+    parts = re.findall(r"(\d+(?:\.\d+)?)(ms|us|h|m|s)", duration)
+    assert parts and "".join(n + u for n, u in parts) == duration, duration
+    return sum(float(n) * units[u] for n, u in parts)
+
+
+# --- docker-compose.yml -----------------------------------------------------------
+
+
+def test_compose_file_has_the_five_services_and_no_version_key(compose: dict[str, Any]) -> None:
+    assert "version" not in compose, "the Compose Specification has no `version:` key"
+    assert set(compose["services"]) == {"redis", "postgres", "mongo", "master", "worker"}
+
+
+def test_databases_are_official_images_with_named_volumes(
+    compose: dict[str, Any], services: dict[str, Any]
+) -> None:
+    expected = {"redis": "/data", "postgres": "/var/lib/postgresql/data", "mongo": "/data/db"}
+    for name, target in expected.items():
+        service = services[name]
+        assert service["image"].split(":")[0] == name, f"{name}: the official image"
+        assert "build" not in service
+        volumes = mounts(service)
+        assert target in volumes, f"{name}: no volume at {target}"
+        assert volumes[target][0] in compose["volumes"], f"{name}: {target} is not a named volume"
+        assert "healthcheck" in service, f"{name}: depends_on conditions need a healthcheck"
+
+
+def test_redis_is_durable_and_needs_a_password(services: dict[str, Any]) -> None:
+    redis = services["redis"]
+    cmd = command(redis)
+    assert cmd[0] == "redis-server"
+    assert cmd[cmd.index("--appendonly") + 1] == "yes"
+    assert cmd[cmd.index("--appendfsync") + 1] == "everysec"
+    password = cmd[cmd.index("--requirepass") + 1]
+    assert re.match(r"^\$\{REDIS_PASSWORD:\?.+\}$", password), password
+    # The healthcheck authenticates through REDISCLI_AUTH, not `-a PASSWORD` on its
+    # command line, and checks for PONG (redis-cli exits 0 on NOAUTH too).
+    test = " ".join(redis["healthcheck"]["test"])
+    assert "redis-cli" in test and "PONG" in test
+    assert " -a " not in f" {test} " and "REDIS_PASSWORD" not in test
+    assert environment(redis)["REDISCLI_AUTH"].startswith("${REDIS_PASSWORD")
+
+
+def test_postgres_password_is_required(services: dict[str, Any]) -> None:
+    postgres = services["postgres"]
+    assert re.match(r"^\$\{POSTGRES_PASSWORD:\?.+\}$", environment(postgres)["POSTGRES_PASSWORD"])
+    assert "pg_isready" in " ".join(postgres["healthcheck"]["test"])
+
+
+def test_mongo_is_optional(services: dict[str, Any]) -> None:
+    mongo = services["mongo"]
+    assert mongo["profiles"] == ["mongo"]
+    env = environment(mongo)
+    assert env["MONGO_INITDB_ROOT_USERNAME"].startswith("${")
+    assert env["MONGO_INITDB_ROOT_PASSWORD"].startswith("${")
+    for name, service in services.items():
+        assert "mongo" not in depends_on(service), f"{name} would pull in the optional mongo"
+
+
+def test_master_seeds_once_and_exits(services: dict[str, Any]) -> None:
+    master = services["master"]
+    assert command(master) == ["seed", "/seeds/urls.txt"]
+    assert str(master["restart"]) == "no"
+    assert depends_on(master) == {"redis": "service_healthy"}
+    source, mode = mounts(master)["/seeds"]
+    assert source.startswith("${SEEDS_DIR:-./seeds}") or source.startswith("./seeds")
+    assert mode == "ro", "the seeds folder is mounted read-only"
+    assert environment(master)["REDIS_URL"].startswith("redis://:${REDIS_PASSWORD")
+    assert "container_name" not in master and "ports" not in master
+
+
+def test_worker_can_be_scaled(services: dict[str, Any]) -> None:
+    worker = services["worker"]
+    # `docker compose up --scale worker=3`: replicas cannot share a name or a host port.
+    assert "container_name" not in worker
+    assert "ports" not in worker
+    assert worker["restart"] == "unless-stopped"
+    assert depends_on(worker) == {"redis": "service_healthy", "postgres": "service_healthy"}
+    env = environment(worker)
+    assert "WORKER_ID" not in env, "each replica is named <hostname>-<pid>"
+    assert env["REDIS_URL"] == "redis://:${REDIS_PASSWORD:?set REDIS_PASSWORD in .env}@redis:6379/0"
+    assert re.fullmatch(
+        r"postgresql://\$\{POSTGRES_USER:-crawler\}:\$\{POSTGRES_PASSWORD(:\?[^}]*)?\}"
+        r"@postgres:5432/\$\{POSTGRES_DB:-crawler\}",
+        env["POSTGRES_DSN"],
+    ), env["POSTGRES_DSN"]
+    assert env["MAX_IDLE_TIME_BEFORE_CLOSE"] == "${MAX_IDLE_TIME_BEFORE_CLOSE:-0}"
+
+
+def test_worker_stops_gracefully(services: dict[str, Any]) -> None:
+    worker = services["worker"]
+    assert worker.get("stop_signal", "SIGINT") in {"SIGINT", "SIGTERM"}
+    grace = str(worker["stop_grace_period"])
+    default = re.fullmatch(r"\$\{[A-Za-z_0-9]+:-([^}]+)\}", grace)
+    assert seconds(default.group(1) if default else grace) >= 30
+
+
+def test_every_variable_is_listed_in_env_example() -> None:
+    used = set(VARIABLE.findall(COMPOSE_FILE.read_text(encoding="utf-8")))
+    assert {"REDIS_PASSWORD", "POSTGRES_PASSWORD", "BASE_IMAGE"} <= used
+    missing = used - set(env_example())
+    assert not missing, f"not in .env.example: {sorted(missing)}"
+
+
+def test_env_example_holds_placeholders_only() -> None:
+    for name, value in env_example().items():
+        if SECRET_NAME.search(name):
+            assert value == "" or "CHANGE_ME" in value, f".env.example: {name}={value!r}"
+    gitignore = (ROOT / ".gitignore").read_text(encoding="utf-8").split()
+    assert {".env", "/.env"} & set(gitignore), ".env must be git-ignored"
+
+
+def test_no_literal_secret_in_compose(services: dict[str, Any]) -> None:
+    for name, service in services.items():
+        for key, value in environment(service).items():
+            if SECRET_NAME.search(key):
+                assert REFERENCE.match(value), f"{name}: {key} is not a ${{...}} reference"
+            if "://" in value and "@" in value:
+                assert URL_PASSWORD.search(value), f"{name}: {key}: unexpected URL form"
+            for password in URL_PASSWORD.findall(value):
+                assert REFERENCE.match(password), f"{name}: {key} has a literal password"
+        cmd = command(service)
+        for i, part in enumerate(cmd[:-1]):
+            if SECRET_NAME.search(part) or part == "--requirepass":
+                assert REFERENCE.match(cmd[i + 1]), f"{name}: {part} is followed by a literal"
+
+
+def test_images_are_built_from_the_dockerfiles_with_a_base_image_arg(
+    services: dict[str, Any],
+) -> None:
+    for name, dockerfile in DOCKERFILES.items():
+        build = services[name]["build"]
+        assert (ROOT / build.get("context", ".")).resolve() == ROOT
+        assert (ROOT / build["dockerfile"]).resolve() == dockerfile.resolve()
+        assert dockerfile.is_file()
+        args = build["args"]
+        if isinstance(args, list):
+            args = dict(item.partition("=")[::2] for item in args)
+        assert args["BASE_IMAGE"] == "${BASE_IMAGE:-python:3.11-slim}"
+
+
+# --- Dockerfiles --------------------------------------------------------------------
+
+
+def instructions(path: Path) -> list[tuple[str, str]]:
+    """(INSTRUCTION, arguments) of a Dockerfile, continuation lines joined."""
+    result: list[tuple[str, str]] = []
+    pending = ""
+    for raw in path.read_text(encoding="utf-8").splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.endswith("\\"):
+            pending += line[:-1] + " "
+            continue
+        line, pending = pending + line, ""
+        keyword, _, args = line.partition(" ")
+        result.append((keyword.upper(), args.strip()))
+    assert not pending, f"{path.name}: dangling continuation line"
+    return result
+
+
+def copy_sources(args: str) -> list[str]:
+    parts = [p for p in args.split() if not p.startswith("--")]
+    if args.startswith("["):
+        parts = json.loads(args)
+    return [p.rstrip("/") for p in parts[:-1]]
+
+
+def exec_form(args: str) -> list[str]:
+    assert args.startswith("["), f"shell form would not get the stop signal: {args}"
+    return json.loads(args)
+
+
+@pytest.mark.parametrize("role", sorted(DOCKERFILES))
+def test_dockerfile_builds_from_a_base_image_arg(role: str) -> None:
+    steps = instructions(DOCKERFILES[role])
+    first_from = next(i for i, (kw, _) in enumerate(steps) if kw == "FROM")
+    assert ("ARG", "BASE_IMAGE=python:3.11-slim") in steps[:first_from]
+    assert steps[first_from] == ("FROM", "${BASE_IMAGE}")
+
+
+@pytest.mark.parametrize("role", sorted(DOCKERFILES))
+def test_dockerfile_installs_runtime_requirements_before_the_code(role: str) -> None:
+    steps = instructions(DOCKERFILES[role])
+    copies = [
+        (i, copy_sources(args)) for i, (kw, args) in enumerate(steps) if kw in {"COPY", "ADD"}
+    ]
+    sources = [src for _, srcs in copies for src in srcs]
+    assert "requirements-dev.txt" not in sources
+    assert not any(src in {".", "tests"} for src in sources), "copies only what it needs"
+    requirements = next(i for i, srcs in copies if "requirements.txt" in srcs)
+    code = min(i for i, srcs in copies if {"crawler", "master"} & set(srcs))
+    install = next(
+        i for i, (kw, args) in enumerate(steps) if kw == "RUN" and "-r requirements.txt" in args
+    )
+    assert requirements < install < code, "dependencies in a layer before the code"
+    no_cache = "--no-cache-dir" in steps[install][1] or any(
+        kw == "ENV" and "PIP_NO_CACHE_DIR" in args for kw, args in steps[:install]
+    )
+    assert no_cache, "pip's cache would stay in the image"
+    assert any(kw == "ENV" and "PYTHONUNBUFFERED=1" in args for kw, args in steps)
+    ignored = dockerignore()
+    for src in sources:
+        assert (ROOT / src).exists(), f"COPY {src}: no such path"
+        assert src.split("/")[0] not in ignored, f"COPY {src}: excluded by .dockerignore"
+
+
+@pytest.mark.parametrize("role", sorted(DOCKERFILES))
+def test_dockerfile_runs_as_a_non_root_user(role: str) -> None:
+    users = [args for kw, args in instructions(DOCKERFILES[role]) if kw == "USER"]
+    assert users, "no USER: the container would run as root"
+    assert users[-1].split(":")[0] not in {"root", "0"}
+
+
+def test_worker_dockerfile() -> None:
+    steps = instructions(DOCKERFILES["worker"])
+    copied = {src for kw, args in steps if kw == "COPY" for src in copy_sources(args)}
+    assert {"scrapy.cfg", "crawler"} <= copied
+    assert ("WORKDIR", "/app") in steps
+    cmd = [args for kw, args in steps if kw == "CMD"][-1]
+    assert exec_form(cmd) == ["scrapy", "crawl", "ecommerce"]
+    assert [args for kw, args in steps if kw == "STOPSIGNAL"][-1] in {"SIGINT", "SIGTERM"}
+
+
+def test_master_dockerfile() -> None:
+    steps = instructions(DOCKERFILES["master"])
+    copied = {src for kw, args in steps if kw == "COPY" for src in copy_sources(args)}
+    assert {"scrapy.cfg", "crawler", "master"} <= copied
+    assert ("WORKDIR", "/app") in steps
+    assert exec_form([a for kw, a in steps if kw == "ENTRYPOINT"][-1]) == [
+        "python",
+        "-m",
+        "master",
+    ]
+    assert exec_form([a for kw, a in steps if kw == "CMD"][-1]) == ["--help"]
+
+
+# --- .dockerignore ------------------------------------------------------------------
+
+
+def dockerignore() -> set[str]:
+    entries = set()
+    for line in DOCKERIGNORE.read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if line and not line.startswith(("#", "!")):
+            entries.add(line.strip("/"))
+    return entries
+
+
+def test_dockerignore_keeps_the_context_small_and_secret_free() -> None:
+    assert {".venv", ".git", "data", "tests", ".env"} <= dockerignore()
+
+
+# --- a real compose implementation, when there is one -------------------------------
+
+
+def compose_command() -> list[str] | None:
+    """``docker compose`` if the plugin works, else ``docker-compose``, else None."""
+    if shutil.which("docker"):
+        probe = subprocess.run(
+            ["docker", "compose", "version"], capture_output=True, text=True, timeout=30
+        )
+        if probe.returncode == 0:
+            return ["docker", "compose"]
+    if shutil.which("docker-compose"):
+        return ["docker-compose"]
+    return None
+
+
+def test_compose_config_is_valid_with_env_example() -> None:
+    cmd = compose_command()
+    if cmd is None:
+        pytest.skip("no compose implementation: no docker compose plugin, no docker-compose")
+    # Only .env.example may supply the variables (and the project name).
+    env = {k: v for k, v in os.environ.items() if k not in env_example()}
+    result = subprocess.run(
+        [*cmd, "--env-file", ".env.example", "-f", "docker-compose.yml", "config", "--quiet"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr or result.stdout
