@@ -1,0 +1,147 @@
+"""``python -m demoshop``: run the demo shop on a loopback port until SIGINT or SIGTERM."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import sys
+import time
+from collections.abc import Sequence
+
+LISTENING_FORMAT = "demoshop listening on {url} ({products} products, {pages} pages)"
+
+
+def loopback_host(value: str) -> str:
+    """argparse type: a loopback address (``localhost`` means 127.0.0.1); anything else fails."""
+    if value == "localhost":
+        return "127.0.0.1"
+    try:
+        address = ipaddress.ip_address(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not an IP address: the demo shop listens on loopback only "
+            "(127.0.0.1, ::1 or localhost)"
+        ) from None
+    if not address.is_loopback:
+        raise argparse.ArgumentTypeError(
+            f"refusing to listen on {value}: the demo shop listens on loopback only "
+            "(127.0.0.1, ::1 or localhost)"
+        )
+    return str(address)
+
+
+def _non_negative(kind: type) -> object:
+    def parse(value: str) -> object:
+        try:
+            number = kind(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+        if number < 0:
+            raise argparse.ArgumentTypeError(f"must be >= 0: {value}")
+        return number
+
+    parse.__name__ = kind.__name__
+    return parse
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m demoshop",
+        description=(
+            "A deterministic local e-commerce site: the target of the demo, the tests and "
+            "the benchmarks. Every page is rendered at start-up. The first line on stdout is "
+            "'demoshop listening on http://HOST:PORT/ (P products, N pages)', where N is the "
+            "number of pages a correct crawler fetches. Stops cleanly on SIGINT or SIGTERM."
+        ),
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument(
+        "--host", type=loopback_host, default="127.0.0.1",
+        help="loopback address to listen on (any non-loopback address is refused)",
+    )
+    parser.add_argument(
+        "--port", type=_non_negative(int), default=0, help="TCP port; 0 picks a free one"
+    )
+    parser.add_argument(
+        "--products", type=_non_negative(int), default=200, help="number of products"
+    )
+    parser.add_argument(
+        "--seed", type=int, default=1, help="catalogue seed: same seed, same shop"
+    )
+    parser.add_argument(
+        "--price-version", type=_non_negative(int), default=0,
+        help="0 is the original prices; each other value reprices about a third of the "
+        "products and flips the stock of a few (a later visit to the same shop)",
+    )
+    parser.add_argument(
+        "--page-size", type=int, default=12, help="products per listing page (at least 1)"
+    )
+    parser.add_argument(
+        "--latency-ms", type=_non_negative(float), default=0.0,
+        help="delay every response by this many milliseconds (non-blocking)",
+    )
+    parser.add_argument(
+        "--jitter-ms", type=_non_negative(float), default=0.0,
+        help="add a random delay of 0 to this many milliseconds (seeded by --seed)",
+    )
+    parser.add_argument(
+        "--access-log", metavar="PATH", default=None,
+        help="append one tab-separated line per request to PATH: "
+        "epoch_seconds, METHOD, path_with_query, status, user_agent",
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.page_size < 1:
+        build_parser().error("--page-size must be at least 1")
+
+    from twisted.internet import reactor
+
+    from demoshop.accesslog import AccessLogWriter
+    from demoshop.catalog import Catalog
+    from demoshop.server import ShopServerFactory
+    from demoshop.site import ShopSite
+
+    started = time.monotonic()
+    catalog = Catalog.build(
+        products=args.products, seed=args.seed, price_version=args.price_version,
+        page_size=args.page_size,
+    )
+    site = ShopSite(catalog)
+    access_log = AccessLogWriter(args.access_log) if args.access_log else None
+    factory = ShopServerFactory(
+        site, access_log, latency=args.latency_ms / 1000, jitter=args.jitter_ms / 1000,
+        seed=args.seed, reactor=reactor,
+    )
+    try:
+        port = reactor.listenTCP(  # type: ignore[attr-defined]
+            args.port, factory, backlog=1024, interface=args.host
+        )
+    except Exception as exc:  # CannotListenError: the port is taken
+        print(f"demoshop: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        return 1
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    url = f"http://{host}:{port.getHost().port}/"
+    print(
+        LISTENING_FORMAT.format(url=url, products=len(catalog.products), pages=site.page_count),
+        flush=True,
+    )
+    print(
+        f"demoshop: {len(catalog.categories)} categories, {len(catalog.leaves())} leaves, "
+        f"rendered in {time.monotonic() - started:.2f}s; "
+        f"access log: {args.access_log or 'off'}",
+        file=sys.stderr,
+        flush=True,
+    )
+    try:
+        reactor.run()  # type: ignore[attr-defined]  # SIGINT/SIGTERM stop it
+    finally:
+        if access_log is not None:
+            access_log.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

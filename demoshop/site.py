@@ -1,0 +1,174 @@
+"""Routing of the demo shop: request target -> prepared response (no I/O, no Twisted).
+
+Every page a crawler should fetch is rendered once, at start-up, into bytes with
+its header block; serving it is one dictionary look-up. Variants that a good
+crawler never fetches (sort and view variants of listings) are rendered on first
+use and cached; the small pages (cart, login, search, 404) are rendered per request.
+
+Routes:
+
+=================================  =========================================================
+``/``                              home (query ignored)
+``/robots.txt``                    disallows ``/cart``, ``/account`` and ``/search``
+``/c/<top>/``                      top-level category (``?page=`` other than 1 is a 404)
+``/c/<top>/<sub>/``                leaf listing; ``?page=N`` (2..last), ``?sort=``, ``?view=``;
+                                   ``?page=1`` redirects (301) to the bare URL
+``/p/<slug>-<id>.html``            product page (query ignored)
+``/cart``, ``/cart/add``           tiny pages, 200
+``/account/login``                 tiny page, 200
+``/search``                        tiny page, 200
+``/img/...``                       a 1x1 PNG
+anything else                      404
+=================================  =========================================================
+
+Methods: GET and HEAD; anything else is answered 405.
+"""
+
+from __future__ import annotations
+
+import base64
+from http import HTTPStatus
+from urllib.parse import parse_qs
+
+from demoshop.catalog import Catalog, Category
+from demoshop.pages import ROBOTS_TXT, SORTS, VIEWS, PageRenderer
+
+HTML = "text/html; charset=utf-8"
+PNG_1X1 = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9"
+    "awAAAABJRU5ErkJggg=="
+)
+
+
+class Response:
+    """A ready response: ``head`` holds the status line and the fixed headers, as bytes.
+
+    The server adds ``Date`` and ``Connection`` and the blank line, then ``body``.
+    """
+
+    __slots__ = ("status", "body", "head")
+
+    def __init__(
+        self, status: int, body: bytes, content_type: str = HTML, location: str | None = None
+    ) -> None:
+        self.status = status
+        self.body = body
+        reason = HTTPStatus(status).phrase
+        lines = [
+            f"HTTP/1.1 {status} {reason}",
+            f"Content-Type: {content_type}",
+            f"Content-Length: {len(body)}",
+            "Server: demoshop",
+        ]
+        if location:
+            lines.append(f"Location: {location}")
+        if status == 405:
+            lines.append("Allow: GET, HEAD")
+        self.head = ("\r\n".join(lines) + "\r\n").encode("latin-1")
+
+
+class ShopSite:
+    """All the pages of one catalogue, and the router from request targets to them."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+        self.pages = PageRenderer(catalog)
+        self._static: dict[str, Response] = {}
+        self._variants: dict[tuple[str, int, str, str], Response] = {}
+        self._categories: dict[str, Category] = {c.path: c for c in catalog.all_categories()}
+        self._render_all()
+        self.not_found = self._html(404, self.pages.simple("Page not found", "No such page."))
+        self.not_allowed = self._html(
+            405, self.pages.simple("Method not allowed", "Use GET or HEAD.")
+        )
+        self.image = Response(200, PNG_1X1, "image/png")
+
+    @staticmethod
+    def _html(status: int, text: str, location: str | None = None) -> Response:
+        return Response(status, text.encode("utf-8"), HTML, location)
+
+    def _render_all(self) -> None:
+        catalog, pages, static = self.catalog, self.pages, self._static
+        static["/"] = self._html(200, pages.home())
+        static["/robots.txt"] = Response(200, ROBOTS_TXT.encode(), "text/plain; charset=utf-8")
+        for category in catalog.all_categories():
+            if not category.is_leaf:
+                static[category.path] = self._html(200, pages.parent_category(category))
+                continue
+            for page in range(1, category.page_count(catalog.page_size) + 1):
+                static[category.page_path(page)] = self._html(200, pages.listing(category, page))
+        for product in catalog.products:
+            static[product.path] = self._html(200, pages.product(product))
+        static["/cart"] = self._html(200, pages.simple("Your cart", "Your cart is empty."))
+        static["/account/login"] = self._html(200, pages.login())
+
+    @property
+    def page_count(self) -> int:
+        """Pages a correct crawler fetches (the catalogue's ``crawlable_paths``)."""
+        return self.catalog.page_count
+
+    def resolve(self, method: str, target: str) -> Response:
+        """The response to ``method target`` (``target`` as on the request line)."""
+        if method not in ("GET", "HEAD"):
+            return self.not_allowed
+        found = self._static.get(target)
+        if found is not None:
+            return found
+        if target.startswith(("http://", "https://")):  # absolute-form request target
+            rest = target.split("://", 1)[1]
+            target = "/" + rest.split("/", 1)[1] if "/" in rest else "/"
+            found = self._static.get(target)
+            if found is not None:
+                return found
+        path, _, query = target.partition("?")
+        path = path.split("#", 1)[0]
+        params = parse_qs(query, keep_blank_values=True) if query else {}
+
+        category = self._categories.get(path)
+        if category is not None:
+            return self._category(category, params)
+        if path.startswith("/p/"):
+            page = self._static.get(path)
+            return page if page is not None and path.endswith(".html") else self.not_found
+        if path.startswith("/img/") and len(path) > 5:
+            return self.image
+        if path in ("/", "/cart", "/account/login"):
+            return self._static[path]
+        if path == "/cart/add":
+            what = params.get("id", ["?"])[0]
+            return self._html(200, self.pages.simple("Added to cart", f"Added item {what}."))
+        if path == "/search":
+            words = params.get("q", [""])[0]
+            return self._html(
+                200, self.pages.simple("Search", f"No results for “{words}” in the demo shop.")
+            )
+        return self.not_found
+
+    def _category(self, category: Category, params: dict[str, list[str]]) -> Response:
+        pages = category.page_count(self.catalog.page_size)
+        raw_page = params.get("page", [None])[0]
+        page = 1
+        if raw_page is not None:
+            if not raw_page.isdigit() or not 1 <= int(raw_page) <= pages:
+                return self.not_found
+            page = int(raw_page)
+        sort = params.get("sort", [""])[0]
+        sort = sort if sort in SORTS else ""
+        view = params.get("view", [""])[0]
+        view = view if view in VIEWS else ""
+        if not category.is_leaf:
+            if raw_page is not None and page == 1:
+                return self._html(301, "", location=category.path)
+            return self._static[category.path]
+        if raw_page is not None and page == 1:
+            query = "&".join(f"{k}={v}" for k, v in (("sort", sort), ("view", view)) if v)
+            location = category.path + (f"?{query}" if query else "")
+            return self._html(301, "", location=location)
+        if not sort and not view:
+            return self._static[category.page_path(page)]
+        key = (category.path, page, sort, view)
+        found = self._variants.get(key)
+        if found is None:
+            found = self._html(200, self.pages.listing(category, page, sort, view))
+            self._variants[key] = found
+        return found
