@@ -1,0 +1,28 @@
+"""Zero-configuration product extraction, site profiles and link discovery.
+
+Pure functions from a Scrapy response to data; no spider state:
+
+* :func:`extract_product` -- the product of a product detail page, or None;
+* :func:`discover_links` -- the URLs of a page worth following;
+* :class:`ProfileRegistry` / :class:`SiteProfile` -- per-site overrides loaded
+  from ``crawler/profiles/*.json`` (:data:`PROFILES_DIR`).
+
+See ``docs/extraction.md``.
+"""
+
+from __future__ import annotations
+
+from .links import discover_links
+from .product import PRODUCT_FIELDS, extract_product, extract_product_from_html
+from .profiles import PROFILES_DIR, ProfileError, ProfileRegistry, SiteProfile
+
+__all__ = [
+    "PRODUCT_FIELDS",
+    "PROFILES_DIR",
+    "ProfileError",
+    "ProfileRegistry",
+    "SiteProfile",
+    "discover_links",
+    "extract_product",
+    "extract_product_from_html",
+]

@@ -1,0 +1,651 @@
+"""What a shopper sees: the visible page, read without structured data.
+
+:func:`read_visible_page` walks the lxml tree once and finds
+
+* the main heading (one ``<h1>``, outside headers, navs and product cards);
+* price elements (``itemprop=price``, classes containing ``price``/``amount``),
+  grouped into *grids*: three or more sibling blocks that each hold a price are
+  product cards of a listing or of a "related products" strip;
+* the selling price shown right after the heading, outside any grid: in its
+  price box a sale price (``ins``, ``.special-price``, ``.sale-price``...) beats
+  list prices (``del``, ``s``, ``.old-price``, ``.was-price``,
+  ``.regular-price``...);
+* stock wording, product-code rows (SKU, UPC, EAN, GTIN, MPN, brand),
+  breadcrumb trails, gallery images, the description block and add-to-cart
+  controls.
+
+The result is a :class:`VisiblePage`; :mod:`crawler.extraction.product` decides
+what wins.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from lxml.html import HtmlElement
+
+from .normalize import (
+    availability_from_text,
+    normalize_gtin,
+    normalize_identifier,
+    normalize_text,
+    parse_price,
+)
+
+_PRICE_CLASS = re.compile(r"price|amount", re.I)
+_NOT_PRICE_CLASS = re.compile(
+    r"label|unit|per-?(?:kg|item|100|l\b)|excl|excluding|installment|instalment|klarna|"
+    r"afterpay|saving|save|discount|percent|off\b|range|filter|slider|currency-?code|"
+    r"tax-?info|points|shipping",
+    re.I,
+)
+_HARD_LIST_TAGS = frozenset({"del", "s", "strike"})
+_HARD_LIST_CLASS = re.compile(
+    r"old-?price|price-?old|was-?price|price-?was|\bwas\b|list-?price|price-?list|"
+    r"compare-?at|price--?compare|compare-?price|strike|crossed|price-?before|"
+    r"original-?price|price--?original|rrp|msrp|retail-?price",
+    re.I,
+)
+_SOFT_LIST_CLASS = re.compile(r"regular-?price|price--?regular|price-item--regular", re.I)
+_SALE_CLASS = re.compile(
+    r"special-?price|sale-?price|price--?sale|price-item--sale|final-?price|current-?price|"
+    r"price--?current|price-?new|new-?price|\bnow\b|price-?now|offer-?price|our-?price",
+    re.I,
+)
+_EXCLUDED_SECTION = re.compile(
+    r"related|upsell|up-sell|cross-?sell|recommend|recently|similar|also-(?:bought|viewed|like)|"
+    r"you-may|minicart|mini-cart|cart-drawer|site-header|site-footer",
+    re.I,
+)
+_EXCLUDED_TAGS = frozenset({"header", "footer", "nav", "aside"})
+_SKIPPED_TAGS = frozenset(
+    {"script", "style", "noscript", "template", "option", "select", "textarea", "svg"}
+)
+_ADD_TO_CART_TEXT = re.compile(
+    r"add to (?:cart|bag|basket|trolley|order)|buy (?:it )?now|pre-?order now|"
+    r"añadir al carrito|agregar al carrito|comprar|in den warenkorb|ajouter au panier|"
+    r"adicionar ao carrinho|aggiungi al carrello|in winkelwagen|lägg i varukorgen",
+    re.I,
+)
+_ADD_TO_CART_ATTR = re.compile(
+    r"add-?to-?cart|addtocart|add_to_cart|btn-cart|tocart|product-form__submit|"
+    r"single_add_to_cart_button|buy-?now",
+    re.I,
+)
+_CART_FORM_ACTION = re.compile(r"cart/add|checkout/cart/add|add-?to-?cart|basket/add", re.I)
+_MONEY_TEXT = re.compile(
+    r"(?:[$€£¥₹₩₽₺]|R\$|\b(?:USD|EUR|GBP|CAD|AUD|CLP|BRL|MXN|ARS|COP|JPY|CHF|SEK|NOK|DKK|PLN)\b)"
+    r"\s?\d[\d.,\s]*\d|\d[\d.,]*\s?(?:€|zł|kr|\b(?:EUR|USD|GBP|CHF|SEK|NOK|DKK|PLN|CLP)\b)"
+)
+_NEGATIVE_HEADING = re.compile(
+    r"shopping (?:cart|bag|basket)|your (?:cart|bag|basket)|^(?:cart|basket|bag|checkout)$|"
+    r"checkout|search results|results for|wish ?list|sign in|log ?in|my account|"
+    r"page not found|\b404\b",
+    re.I,
+)
+_BREADCRUMB_SEPARATORS = re.compile(r"\s+[/>|›»→·]\s+|^[/>|›»→·]+|[/>|›»→·]+$")
+_GALLERY = re.compile(
+    r"gallery|product-?image|product-?media|product-?photo|main-?image|zoom|"
+    r"product__media|woocommerce-product-gallery|fotorama|swiper",
+    re.I,
+)
+_BAD_IMAGE = re.compile(r"logo|icon|sprite|placeholder|spinner|loading|blank|pixel|badge", re.I)
+_DESCRIPTION = re.compile(r"description|^desc$|^product-?desc$", re.I)
+_NOT_DESCRIPTION = re.compile(r"short|title|heading|toggle|label|link|tab$|meta", re.I)
+_RATING_CLASS = re.compile(r"rating|review|stars", re.I)
+_RATING_VALUE = re.compile(
+    r"(\d+(?:[.,]\d+)?)\s*(?:out of|of|/)\s*(5|10|100)\b|(?:rated|rating:?)\s*(\d(?:[.,]\d+)?)\b",
+    re.I,
+)
+_RATING_COUNT = re.compile(r"(\d[\d,.]*)\s*(?:customer\s+)?(?:reviews?|ratings?|votes?)\b", re.I)
+_STOCK_CLASS = re.compile(r"stock|availability|inventory|delivery-(?:information|status)", re.I)
+_CODE_LABELS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"^(?:gtin(?:-?\d+)?|ean(?:-?13)?|upc(?:-?a)?|barcode|isbn(?:-?13)?|jan)$"),
+     "gtin"),
+    (re.compile(r"^(?:mpn|manufacturer part (?:number|no)|part (?:number|no))$"), "mpn"),
+    (
+        re.compile(
+            r"^(?:sku|item|item (?:number|no|code|#)|product (?:code|number|no|id|sku)|"
+            r"article (?:number|no)|art\.?-?\s?nr|artikelnummer|reference|ref|code|"
+            r"style(?: number| no)?|model)$"
+        ),
+        "sku",
+    ),
+    (re.compile(r"^(?:brand|manufacturer|marca|marke|marque|hersteller|fabricante|made by)$"),
+     "brand"),
+]
+_LABEL_VALUE = re.compile(r"^\s*([A-Za-z][A-Za-z .#\-]{1,30}?)\s*[:#]\s*(\S[^:]{0,80}?)\s*$")
+
+_MAX_H1_TO_PRICE = 150  # elements between the heading and the selling price
+
+
+def _classes(el: HtmlElement) -> str:
+    return (el.get("class") or "") + " " + (el.get("id") or "")
+
+
+def _text(el: HtmlElement) -> str:
+    return normalize_text(" ".join(_visible_strings(el))) or ""
+
+
+def _visible_strings(el: HtmlElement) -> list[str]:
+    out: list[str] = []
+    if el.text:
+        out.append(el.text)
+    for child in el:
+        if isinstance(child.tag, str) and child.tag not in _SKIPPED_TAGS:
+            out.extend(_visible_strings(child))
+        if child.tail:
+            out.append(child.tail)
+    return out
+
+
+def _hidden(el: HtmlElement) -> bool:
+    style = (el.get("style") or "").replace(" ", "").lower()
+    return el.get("hidden") is not None or "display:none" in style
+
+
+@dataclass
+class VisiblePage:
+    """The product as the visible page shows it (every field may be missing)."""
+
+    name: str | None = None
+    price: Decimal | None = None
+    price_text: str | None = None
+    #: True when one selling price stands out in the price box after the heading.
+    price_clear: bool = False
+    availability: str | None = None
+    #: True when a dedicated stock element (``.stock``, ``.availability``) said it.
+    availability_clear: bool = False
+    codes: dict[str, str] = field(default_factory=dict)
+    breadcrumbs: list[str] = field(default_factory=list)
+    images: list[str] = field(default_factory=list)
+    description: str | None = None
+    rating: dict[str, float | int] | None = None
+    add_to_cart: bool = False
+    #: Number of cards in the largest grid of priced blocks (0: no grid).
+    grid_cards: int = 0
+    #: The page is a cart, checkout, search, account or error page.
+    negative: bool = False
+
+    @property
+    def product_signals(self) -> int:
+        return sum(
+            (self.add_to_cart, bool(self.codes.get("sku") or self.codes.get("gtin")),
+             self.availability is not None)
+        )
+
+
+class _Index:
+    """One walk of the tree: document order, price elements and grids."""
+
+    def __init__(self, root: HtmlElement) -> None:
+        self.elements: list[HtmlElement] = []
+        self.order: dict[HtmlElement, int] = {}
+        self.prices: list[HtmlElement] = []
+        self.h1s: list[HtmlElement] = []
+        stack = [root]
+        while stack:  # document order, skipping hidden and non-content subtrees
+            el = stack.pop()
+            tag = el.tag if isinstance(el.tag, str) else ""
+            if not tag or tag in _SKIPPED_TAGS or _hidden(el):
+                continue
+            self.order[el] = len(self.elements)
+            self.elements.append(el)
+            if tag == "h1":
+                self.h1s.append(el)
+            elif self._is_price(el, tag):
+                self.prices.append(el)
+            stack.extend(reversed(el))
+        # innermost price elements only
+        price_set = set(self.prices)
+        outer = {a for p in self.prices for a in p.iterancestors() if a in price_set}
+        self.prices = [p for p in self.prices if p not in outer]
+        self.excluded: set[HtmlElement] = set()
+        self.in_grid: dict[HtmlElement, int] = {}
+        self.cards: set[HtmlElement] = set()
+        self._excluded: dict[HtmlElement, bool] = {}
+
+    @staticmethod
+    def _inside(el: HtmlElement, ancestor: HtmlElement) -> bool:
+        return any(a is ancestor for a in el.iterancestors())
+
+    @staticmethod
+    def _is_price(el: HtmlElement, tag: str) -> bool:
+        if tag in ("meta", "link", "input", "form", "img", "body", "html", "table", "ul"):
+            return False
+        cls = el.get("class") or ""
+        if (
+            el.get("itemprop") != "price"
+            and not _PRICE_CLASS.search(cls)
+            and not _SALE_CLASS.search(cls)
+            and tag not in ("ins", "del", "s")
+        ):
+            return False
+        if _NOT_PRICE_CLASS.search(cls):
+            return False
+        text = el.text_content()
+        if len(text) > 80 or not any(ch.isdigit() for ch in text) or "%" in text:
+            return False
+        return True
+
+    def find_grids(self, h1: HtmlElement | None) -> int:
+        """Mark prices that sit in repeated priced cards; return the largest grid size."""
+        containing: set[HtmlElement] = set()
+        for p in self.prices:
+            containing.add(p)
+            containing.update(p.iterancestors())
+        h1_ancestors = set(h1.iterancestors()) if h1 is not None else set()
+        largest = 0
+        counts: dict[tuple[HtmlElement, str], int] = {}
+        for p in self.prices:
+            node = p
+            for _ in range(8):
+                parent = node.getparent()
+                if parent is None or node in h1_ancestors or node is h1:
+                    break
+                key = (parent, node.tag)
+                if key not in counts:
+                    siblings = [c for c in parent if c.tag == node.tag and c in containing]
+                    blocked = any(c in h1_ancestors for c in siblings)
+                    counts[key] = 0 if blocked else len(siblings)
+                if counts[key] >= 3:
+                    self.in_grid[p] = counts[key]
+                    self.cards.add(node)
+                    largest = max(largest, counts[key])
+                    break
+                node = parent
+        self._excluded.clear()
+        return largest
+
+    def is_excluded(self, el: HtmlElement) -> bool:
+        """Inside a grid card, a site header/footer, a nav/aside or a related-products block."""
+        cached = self._excluded.get(el)
+        if cached is not None:
+            return cached
+        result = el in self.cards or bool(_EXCLUDED_SECTION.search(_classes(el)))
+        if not result and el.tag in _EXCLUDED_TAGS:
+            # <header> inside <article>/<main> is the product's own header
+            result = el.tag in ("nav", "aside") or not any(
+                a.tag in ("main", "article") for a in el.iterancestors()
+            )
+        if not result:
+            parent = el.getparent()
+            result = parent is not None and self.is_excluded(parent)
+        self._excluded[el] = result
+        return result
+
+
+def _class_tokens(el: HtmlElement) -> str:
+    """Class tokens, minus state modifiers such as ``with-list-price`` or ``has-sale``."""
+    return " ".join(
+        t for t in (el.get("class") or "").split() if not t.startswith(("with-", "has-", "is-"))
+    )
+
+
+def _is_hard_list(el: HtmlElement, box: HtmlElement) -> bool:
+    for a in [el, *el.iterancestors()]:
+        if a.tag in _HARD_LIST_TAGS or _HARD_LIST_CLASS.search(_class_tokens(a)):
+            return True
+        if (a.get("data-price-type") or "").lower() == "oldprice":
+            return True
+        if a is box:
+            break
+    return False
+
+
+def _has_class(el: HtmlElement, box: HtmlElement, pattern: re.Pattern[str]) -> bool:
+    for a in [el, *el.iterancestors()]:
+        if a.tag == "ins" and pattern is _SALE_CLASS:
+            return True
+        if pattern.search(_class_tokens(a)) or (
+            pattern is _SALE_CLASS and (a.get("data-price-type") or "") == "finalPrice"
+        ):
+            return True
+        if a is box:
+            break
+    return False
+
+
+def _price_box(first: HtmlElement) -> HtmlElement:
+    """The small block around the first price: climbs while it stays price-sized."""
+    box = first
+    for _ in range(3):
+        parent = box.getparent()
+        if parent is None or parent.tag in ("body", "html", "form", "main"):
+            break
+        if len(_text(parent)) > 160 or parent.find(".//h1") is not None:
+            break
+        box = parent
+    return box
+
+
+def _select_price(
+    idx: _Index, h1: HtmlElement, h1_pos: int
+) -> tuple[Decimal | None, str | None, bool]:
+    candidates = [
+        p for p in idx.prices
+        if idx.order[p] > h1_pos
+        and idx.order[p] - h1_pos <= _MAX_H1_TO_PRICE
+        and p not in idx.in_grid
+        and not idx.is_excluded(p)
+    ]
+    if candidates:
+        box = _price_box(candidates[0])
+        in_box = [p for p in candidates if p is box or _Index._inside(p, box)] or candidates[:1]
+        sale = [p for p in in_box if not _is_hard_list(p, box) and _has_class(p, box, _SALE_CLASS)]
+        regular = [
+            p for p in in_box
+            if not _is_hard_list(p, box) and not _has_class(p, box, _SOFT_LIST_CLASS)
+        ]
+        soft = [p for p in in_box if not _is_hard_list(p, box)]
+        for group in (sale, regular, soft):
+            parsed = [(p, parse_price(_price_value(p))) for p in group]
+            parsed = [(p, v) for p, v in parsed if v is not None]
+            if parsed:
+                values = {v for _, v in parsed}
+                el, value = parsed[0]
+                return value, _text(el) or el.get("content"), len(values) == 1
+        return None, None, False
+    if idx.prices:
+        return None, None, False  # the site marks prices up, and none follows the heading
+    # No price element at all: look for money written in the text right after the heading.
+    for el in idx.elements[h1_pos + 1 : h1_pos + 60]:
+        if el.tag in _HARD_LIST_TAGS or idx.is_excluded(el):
+            continue
+        own = normalize_text(el.text) or ""
+        match = _MONEY_TEXT.search(own)
+        if match and not any(a.tag in _HARD_LIST_TAGS for a in el.iterancestors()):
+            value = parse_price(match.group(0))
+            if value is not None:
+                return value, match.group(0), True
+    return None, None, False
+
+
+def _price_value(el: HtmlElement) -> str:
+    content = el.get("content") or el.get("data-price-amount") or el.get("data-price")
+    if content and el.get("itemprop") == "price":
+        return content
+    return _text(el)
+
+
+def _select_h1(idx: _Index) -> HtmlElement | None:
+    h1s = [h for h in idx.h1s if _text(h) and not idx.is_excluded(h)]
+    if len(h1s) == 1:
+        return h1s[0]
+    preferred = [
+        h for h in h1s
+        if h.get("itemprop") == "name" or re.search(r"product|title|name", _classes(h), re.I)
+    ]
+    return preferred[0] if len(preferred) == 1 else None
+
+
+def _availability(idx: _Index, h1_pos: int) -> tuple[str | None, bool]:
+    # 1. a dedicated stock element
+    for el in idx.elements:
+        cls = _classes(el)
+        if el.get("itemprop") == "availability" or _STOCK_CLASS.search(cls):
+            if idx.is_excluded(el) or el.tag in ("link", "meta", "input", "body", "html"):
+                continue
+            text = _text(el)
+            found = availability_from_text(text) if len(text) <= 120 else None
+            if found is None:
+                lowered = cls.lower()
+                if re.search(r"out-?of-?stock|outofstock|sold-?out", lowered):
+                    found = "OutOfStock"
+                elif re.search(r"backorder", lowered):
+                    found = "BackOrder"
+                elif re.search(r"\bin-?stock\b|\binstock\b", lowered):
+                    found = "InStock"
+            if found:
+                return found, True
+    # 2. stock wording in short texts after the heading
+    if h1_pos >= 0:
+        for el in idx.elements[h1_pos + 1 : h1_pos + 200]:
+            if idx.is_excluded(el):
+                continue
+            own = normalize_text(el.text)
+            if own and len(own) <= 60:
+                found = availability_from_text(own)
+                if found:
+                    return found, False
+            if el.tag in ("button", "input") and (
+                el.get("disabled") is not None and _ADD_TO_CART_ATTR.search(_classes(el))
+            ):
+                found = availability_from_text(_text(el) or el.get("value"))
+                if found:
+                    return found, False
+    return None, False
+
+
+def _codes(idx: _Index) -> dict[str, str]:
+    codes: dict[str, str] = {}
+
+    def add(label: str, value: str | None) -> None:
+        label = re.sub(r"[:#.\s]+$", "", label.strip().lower())
+        label = re.sub(r"\s+", " ", label)
+        if not value:
+            return
+        for pattern, key in _CODE_LABELS:
+            if pattern.match(label):
+                if key == "gtin":
+                    gtin = normalize_gtin(value)
+                    if gtin:
+                        codes.setdefault("gtin", gtin)
+                else:
+                    ident = normalize_identifier(value)
+                    if ident:
+                        codes.setdefault(key, ident)
+                return
+
+    for el in idx.elements:
+        tag = el.tag
+        if tag == "tr":
+            cells = [c for c in el if c.tag in ("th", "td")]
+            if len(cells) == 2 and not idx.is_excluded(el):
+                add(_text(cells[0]), _text(cells[1]))
+        elif tag == "dt":
+            dd = el.getnext()
+            if dd is not None and dd.tag == "dd" and not idx.is_excluded(el):
+                add(_text(el), _text(dd))
+        elif tag in ("li", "p", "span", "div") and len(el) <= 3:
+            cls = (el.get("class") or "").lower().split()
+            if "sku" in cls and not idx.is_excluded(el):
+                ident = normalize_identifier(_text(el))
+                if ident:
+                    codes.setdefault("sku", ident)
+                continue
+            raw = el.text_content()
+            if len(raw) > 400 or ":" not in raw:
+                continue
+            text = _text(el)
+            if 3 < len(text) <= 90 and ":" in text:
+                match = _LABEL_VALUE.match(text)
+                if match and not idx.is_excluded(el):
+                    add(match.group(1), match.group(2))
+    return codes
+
+
+def _breadcrumbs(idx: _Index) -> list[str]:
+    for el in idx.elements:
+        marker = " ".join(
+            [el.get("class") or "", el.get("id") or "", el.get("aria-label") or ""]
+        ).lower()
+        if "breadcrumb" not in marker or el.tag in ("li", "a", "span", "meta"):
+            continue
+        items = el.findall(".//li")
+        if items:
+            chunks = [_text(li) for li in items]
+        else:
+            chunks = []
+            for piece in _visible_strings(el):
+                chunks.extend(_BREADCRUMB_SEPARATORS.split(piece.strip()))
+        crumbs = []
+        for chunk in chunks:
+            chunk = normalize_text(_BREADCRUMB_SEPARATORS.sub("", chunk or ""))
+            if chunk and not re.fullmatch(r"[/>|›»→·]+", chunk) and not re.match(
+                r"(?i)you are here", chunk
+            ):
+                crumbs.append(chunk)
+        if crumbs:
+            return crumbs
+    return []
+
+
+def _image_src(img: HtmlElement) -> str | None:
+    for attr in ("data-zoom-image", "data-large_image", "data-src", "src"):
+        value = img.get(attr)
+        if value and not value.startswith("data:"):
+            return value
+    return None
+
+
+def _images(idx: _Index, h1: HtmlElement | None) -> list[str]:
+    found: list[str] = []
+
+    def take(imgs: list[HtmlElement]) -> None:
+        for img in imgs:
+            src = _image_src(img)
+            if not src or _BAD_IMAGE.search(src + " " + _classes(img) + (img.get("alt") or "")):
+                continue
+            if re.search(r"\.(?:svg|gif)(?:\?|$)", src, re.I) or idx.is_excluded(img):
+                continue
+            if src not in found:
+                found.append(src)
+
+    for el in idx.elements:
+        if _GALLERY.search(_classes(el)) and not idx.is_excluded(el):
+            take(el.findall(".//img") if el.tag != "img" else [el])
+            if found:
+                return found
+    if h1 is not None:
+        node = h1
+        for _ in range(4):
+            node = node.getparent()
+            if node is None or node.tag in ("body", "html"):
+                break
+            imgs = node.findall(".//img")
+            if imgs:
+                take(imgs)
+                if found:
+                    return found
+    return found
+
+
+def _description(idx: _Index) -> str | None:
+    for el in idx.elements:
+        if el.get("itemprop") == "description" or any(
+            _DESCRIPTION.search(token) and not _NOT_DESCRIPTION.search(token)
+            for token in _classes(el).split()
+        ):
+            if idx.is_excluded(el) or el.tag in ("meta", "body", "html"):
+                continue
+            parts = []
+            for child_text in _block_texts(el):
+                parts.append(child_text)
+            text = normalize_text(" ".join(parts))
+            if text:
+                text = re.sub(r"^(?:product )?description:?(?:\s+|$)", "", text, flags=re.I)
+                if len(text) >= 10:
+                    return text
+    return None
+
+
+def _block_texts(el: HtmlElement) -> list[str]:
+    """Text of a block, dropping a leading "Description" heading."""
+    out = []
+    first = True
+    if el.text and el.text.strip():
+        first = False
+        out.append(el.text)
+    for child in el:
+        if not isinstance(child.tag, str) or child.tag in _SKIPPED_TAGS:
+            if child.tail:
+                out.append(child.tail)
+            continue
+        if first and child.tag in ("h2", "h3", "h4") and len(_text(child)) < 40:
+            first = False
+        else:
+            first = False
+            out.append(" ".join(_visible_strings(child)))
+        if child.tail:
+            out.append(child.tail)
+    return out
+
+
+def _rating(idx: _Index) -> dict[str, float | int] | None:
+    """"4.5 out of 5 (12 reviews)" in rating/review blocks; both parts are required."""
+    value: float | None = None
+    count: int | None = None
+    for el in idx.elements:
+        if not _RATING_CLASS.search(_classes(el)) or idx.is_excluded(el):
+            continue
+        text = " ".join(
+            t for t in (_text(el), el.get("title"), el.get("aria-label")) if t
+        )
+        if len(text) > 200:
+            continue
+        if value is None:
+            match = _RATING_VALUE.search(text)
+            if match:
+                value = float((match.group(1) or match.group(3)).replace(",", "."))
+        if count is None:
+            match = _RATING_COUNT.search(text)
+            if match:
+                count = int(re.sub(r"\D", "", match.group(1)))
+        if value is not None and count is not None:
+            return {"value": value, "count": count}
+    return None
+
+
+def _add_to_cart(idx: _Index) -> bool:
+    for el in idx.elements:
+        tag = el.tag
+        if tag == "form":
+            if _CART_FORM_ACTION.search(el.get("action") or "") and not idx.is_excluded(el):
+                return True
+        elif tag in ("button", "input", "a"):
+            if tag == "input" and (el.get("type") or "").lower() not in ("submit", "button"):
+                continue
+            label = (_text(el) if tag != "input" else el.get("value") or "")[:60]
+            attrs = " ".join(
+                [el.get("class") or "", el.get("id") or "", el.get("name") or ""]
+            )
+            if (_ADD_TO_CART_TEXT.search(label) or _ADD_TO_CART_ATTR.search(attrs)) and (
+                not idx.is_excluded(el)
+            ):
+                return True
+    return False
+
+
+def read_visible_page(root: HtmlElement, url_path: str = "/") -> VisiblePage:
+    """Read the visible product fields of a parsed page."""
+    page = VisiblePage()
+    body = root.find(".//body")
+    idx = _Index(body if body is not None else root)
+    h1 = _select_h1(idx)
+    page.grid_cards = idx.find_grids(h1)
+    if h1 is not None:
+        page.name = _text(h1)
+        h1_pos = idx.order[h1]
+        page.price, page.price_text, page.price_clear = _select_price(idx, h1, h1_pos)
+    else:
+        h1_pos = -1
+    page.availability, page.availability_clear = _availability(idx, h1_pos)
+    page.codes = _codes(idx)
+    page.breadcrumbs = _breadcrumbs(idx)
+    page.images = _images(idx, h1)
+    page.description = _description(idx)
+    page.rating = _rating(idx)
+    page.add_to_cart = _add_to_cart(idx)
+    page.negative = bool(
+        (page.name and _NEGATIVE_HEADING.search(page.name))
+        or re.search(
+            r"/(?:cart|checkout|basket|search|catalogsearch|wishlist|account|login|my-account)"
+            r"(?:/|$|\.)",
+            url_path,
+            re.I,
+        )
+    )
+    return page
