@@ -41,6 +41,10 @@ _NOT_PRICE_CLASS = re.compile(
     r"tax-?info|points|shipping",
     re.I,
 )
+_NOT_PRICE_CONTEXT = re.compile(
+    r"excl|excluding|installment|instalment|klarna|afterpay|saving|unit-?price|price-?per",
+    re.I,
+)
 _HARD_LIST_TAGS = frozenset({"del", "s", "strike"})
 _HARD_LIST_CLASS = re.compile(
     r"old-?price|price-?old|was-?price|price-?was|\bwas\b|list-?price|price-?list|"
@@ -100,6 +104,7 @@ _RATING_VALUE = re.compile(
     re.I,
 )
 _RATING_COUNT = re.compile(r"(\d[\d,.]*)\s*(?:customer\s+)?(?:reviews?|ratings?|votes?)\b", re.I)
+_LOGO = re.compile(r"logo|site-?title|site-?name|site-?brand|masthead", re.I)
 _STOCK_CLASS = re.compile(r"stock|availability|inventory|delivery-(?:information|status)", re.I)
 _CODE_LABELS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^(?:gtin(?:-?\d+)?|ean(?:-?13)?|upc(?:-?a)?|barcode|isbn(?:-?13)?|jan)$"),
@@ -225,6 +230,13 @@ class _Index:
             return False
         if _NOT_PRICE_CLASS.search(cls):
             return False
+        parent = el.getparent()
+        for _ in range(3):  # "<span class=price-excluding-tax><span class=price>"
+            if parent is None:
+                break
+            if _NOT_PRICE_CONTEXT.search(parent.get("class") or ""):
+                return False
+            parent = parent.getparent()
         text = el.text_content()
         if len(text) > 80 or not any(ch.isdigit() for ch in text) or "%" in text:
             return False
@@ -324,13 +336,22 @@ def _price_box(first: HtmlElement) -> HtmlElement:
 def _select_price(
     idx: _Index, h1: HtmlElement, h1_pos: int
 ) -> tuple[Decimal | None, str | None, bool]:
+    usable = [p for p in idx.prices if p not in idx.in_grid and not idx.is_excluded(p)]
     candidates = [
-        p for p in idx.prices
-        if idx.order[p] > h1_pos
-        and idx.order[p] - h1_pos <= _MAX_H1_TO_PRICE
-        and p not in idx.in_grid
-        and not idx.is_excluded(p)
+        p for p in usable
+        if 0 < idx.order[p] - h1_pos <= _MAX_H1_TO_PRICE and not _in_titled_block(p, h1)
     ]
+    if not candidates:
+        # Some themes put the price above the heading, in the same small block.
+        near = h1.getparent()
+        before = [
+            p for p in usable
+            if 0 < h1_pos - idx.order[p] <= 30
+            and near is not None
+            and _Index._inside(p, near)
+            and not _in_titled_block(p, h1)
+        ]
+        candidates = before[-1:]
     if candidates:
         box = _price_box(candidates[0])
         in_box = [p for p in candidates if p is box or _Index._inside(p, box)] or candidates[:1]
@@ -363,6 +384,20 @@ def _select_price(
     return None, None, False
 
 
+def _in_titled_block(price: HtmlElement, h1: HtmlElement) -> bool:
+    """The price sits in a block with a heading of its own (a featured product,
+    a bundle offer...), not under the page heading."""
+    h1_ancestors = set(h1.iterancestors())
+    block = price
+    for ancestor in price.iterancestors():
+        if ancestor in h1_ancestors:
+            break
+        block = ancestor
+    else:
+        return False
+    return any(_text(h) for h in block.iter("h2", "h3", "h4"))
+
+
 def _price_value(el: HtmlElement) -> str:
     content = el.get("content") or el.get("data-price-amount") or el.get("data-price")
     if content and el.get("itemprop") == "price":
@@ -372,6 +407,12 @@ def _price_value(el: HtmlElement) -> str:
 
 def _select_h1(idx: _Index) -> HtmlElement | None:
     h1s = [h for h in idx.h1s if _text(h) and not idx.is_excluded(h)]
+    if len(h1s) > 1:  # drop logo headings, then prefer the main content's
+        h1s = [h for h in h1s if not _LOGO.search(_classes(h))] or h1s
+    if len(h1s) > 1:
+        h1s = [
+            h for h in h1s if any(a.tag in ("main", "article") for a in h.iterancestors())
+        ] or h1s
     if len(h1s) == 1:
         return h1s[0]
     preferred = [
@@ -405,15 +446,15 @@ def _availability(idx: _Index, h1_pos: int) -> tuple[str | None, bool]:
         for el in idx.elements[h1_pos + 1 : h1_pos + 200]:
             if idx.is_excluded(el):
                 continue
+            if el.tag in ("button", "input") and (
+                el.get("disabled") is not None or _ADD_TO_CART_ATTR.search(_classes(el))
+            ):
+                found = availability_from_text(_text(el) or el.get("value"))
+                if found in ("OutOfStock", "PreOrder", "BackOrder", "Discontinued"):
+                    return found, True  # the buy button itself says so
             own = normalize_text(el.text)
             if own and len(own) <= 60:
                 found = availability_from_text(own)
-                if found:
-                    return found, False
-            if el.tag in ("button", "input") and (
-                el.get("disabled") is not None and _ADD_TO_CART_ATTR.search(_classes(el))
-            ):
-                found = availability_from_text(_text(el) or el.get("value"))
                 if found:
                     return found, False
     return None, False

@@ -214,3 +214,105 @@ def test_rating_without_count_keeps_the_value() -> None:
                  "aggregateRating": {"@type": "AggregateRating", "ratingValue": 4.5}})
     product = extract_product(page("<h1>Widget</h1>", markup))
     assert product is not None and product["rating"] == {"value": 4.5, "count": None}
+
+
+# ------------------------------------------------------------ layouts seen in the wild
+
+
+def test_shopify_dawn_price_blocks() -> None:
+    body = (
+        "<h1>Tee</h1><div class='price price--on-sale'>"
+        "<div class='price__regular'>"
+        "<span class='price-item price-item--regular'>$30.00</span></div>"
+        "<div class='price__sale'><s class='price-item price-item--regular'>$30.00</s>"
+        "<span class='price-item price-item--sale'>$20.00</span></div></div>"
+        "<button name='add'>Add to cart</button>"
+    )
+    product = extract_product(page(body))
+    assert product is not None and product["price"] == Decimal("20.00")
+
+
+def test_price_just_above_the_heading() -> None:
+    body = (
+        "<div class='product'><div class='price'>$20.00</div><h1>Tee</h1>"
+        "<button>Add to cart</button></div>"
+    )
+    product = extract_product(page(body))
+    assert product is not None and product["price"] == Decimal("20.00")
+
+
+def test_instalments_savings_and_tax_excluded_prices_are_not_the_price() -> None:
+    for extra in (
+        "<p class='afterpay'>or 4 payments of <span class='afterpay-amount'>$12.50</span></p>",
+        "<span class='price-save'>Save $20.00</span>",
+        "<span class='price-excluding-tax'><span class='price'>$41.67</span></span>",
+    ):
+        body = f"<h1>Tee</h1>{extra}<span class='price'>$50.00</span><button>Add to cart</button>"
+        product = extract_product(page(body))
+        assert product is not None and product["price"] == Decimal("50.00"), extra
+
+
+def test_category_with_a_featured_deal_is_not_a_product() -> None:
+    body = (
+        "<h1>Shirts</h1><div class='featured'><h2>Deal of the day</h2>"
+        "<span class='price'>$9.99</span><button>Add to cart</button></div><div class='grid'>"
+        + "".join(card(f"p{i}", f"${i}.00") for i in range(1, 7))
+        + "</div>"
+    )
+    assert extract_product(page(body, url="https://shop.example/c/shirts")) is None
+
+
+def test_logo_heading_is_ignored() -> None:
+    body = (
+        "<h1 class='logo'>Shop</h1><main><h1>Tee</h1><span class='price'>$5.00</span>"
+        "<button>Add to cart</button></main>"
+    )
+    product = extract_product(page(body))
+    assert product is not None and product["name"] == "Tee"
+
+
+def test_sold_out_buy_button_beats_stale_markup() -> None:
+    markup = ld({"@context": "https://schema.org", "@type": "Product", "name": "Tee",
+                 "offers": {"price": "5", "priceCurrency": "USD", "availability": "InStock"}})
+    body = (
+        "<h1>Tee</h1><span class='price'>$5.00</span>"
+        "<button class='add-to-cart' disabled>Sold out</button>"
+    )
+    product = extract_product(page(body, markup))
+    assert product is not None and product["availability"] == "OutOfStock"
+
+
+def test_article_quoting_prices_is_not_a_product() -> None:
+    markup = ld({"@context": "https://schema.org", "@type": "Article", "headline": "Best"})
+    body = (
+        "<h1>Best headphones</h1><p>The NC700 costs $39.99.</p>"
+        "<p class='price'>Our pick: $39.99</p>"
+    )
+    assert extract_product(page(body, markup, url="https://shop.example/blog/best")) is None
+
+
+def test_messy_structured_data() -> None:
+    broken = (
+        '<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product",'
+        '"name":"Tee","offers":{"@type":"Offer","price":"20.00","priceCurrency":"USD",},}</script>'
+    )
+    product = extract_product(page("<h1>Tee</h1>", broken))
+    assert product is not None and product["price"] == Decimal("20.00")
+    typed = ld({"@context": "https://schema.org", "@type": ["Product", "Thing"], "name": "Tee",
+                "offers": {"price": "5", "priceCurrency": "USD",
+                           "availability": "http://schema.org/InStock "}})
+    product = extract_product(page("<h1>Tee</h1>", typed))
+    assert product is not None and product["availability"] == "InStock"
+    wrapped = ld({"@context": "https://schema.org", "@type": "ItemPage",
+                  "mainEntity": {"@type": "Product", "name": "Tee",
+                                 "offers": {"price": "5", "priceCurrency": "GBP"}}})
+    product = extract_product(page("<h1>Tee</h1>", wrapped))
+    assert product is not None and product["currency"] == "GBP"
+    micro = (
+        "<div itemscope itemtype='https://schema.org/Product'><h1 itemprop='name'>Mantel</h1>"
+        "<div itemprop='offers' itemscope itemtype='https://schema.org/Offer'>"
+        "<span itemprop='price' content='1.299,00'>1.299,00 €</span>"
+        "<meta itemprop='priceCurrency' content='EUR'></div></div>"
+    )
+    product = extract_product(page(micro))
+    assert product is not None and product["price"] == Decimal("1299.00")
