@@ -149,7 +149,8 @@ VALIDATION_KEEP_INVALID = True           # keep rejected items in <spider>:inval
 
 # --- Extraction ------------------------------------------------------------------
 # Folder of site profiles (*.json), selected by domain; see README "Site profiles".
-SITE_PROFILES_DIR = "crawler/profiles"
+# Empty: the profiles shipped in crawler/profiles/.
+SITE_PROFILES_DIR = ""
 
 # Environment variables win over the values above (REDIS_URL, POSTGRES_DSN, ...).
 globals().update(env_overrides())

@@ -58,7 +58,10 @@ class EcommerceSpider(RedisSpider):
         spider.keys = CrawlKeys(spider.name)
         spider.worker_id = worker_id(settings)
         spider.flow = FlowControl.of(crawler)
-        spider.profiles = ProfileRegistry.from_dir(settings.get("SITE_PROFILES_DIR"))
+        profiles_dir = settings.get("SITE_PROFILES_DIR")
+        spider.profiles = (
+            ProfileRegistry.from_dir(profiles_dir) if profiles_dir else ProfileRegistry.from_dir()
+        )
         spider.idle_since = time.monotonic()
         spider._busy_checked = 0.0
         crawler.signals.connect(spider._note_activity, signal=signals.response_received)
