@@ -65,7 +65,7 @@ class LeaseSpiderMiddleware:
 
     def process_spider_exception(self, response: Any, exception: Exception, spider: Any = None) -> None:
         request = response.request
-        payload = serializer.dumps(request.to_dict(spider=spider)) if request else None
+        payload = serializer.encode_request(request, self.crawler.spider) if request else None
         self.tracker.dead_letter(
             url=response.url,
             reason=f"spider error: {type(exception).__name__}: {exception}",

@@ -16,7 +16,7 @@ from typing import Any
 from scrapy import Request
 from scrapy_redis.queue import PriorityQueue
 
-from crawler.scheduling.serializer import LEASE_META_KEY
+from crawler.scheduling.serializer import LEASE_META_KEY, request_to_dict
 
 logger = logging.getLogger(__name__)
 
@@ -39,6 +39,9 @@ class ReliablePriorityQueue(PriorityQueue):
     @property
     def buffered(self) -> int:
         return len(self._buffer)
+
+    def _encode_request(self, request: Request) -> bytes:
+        return self.serializer.dumps(request_to_dict(request, self.spider))
 
     def encode(self, request: Request) -> bytes:
         return self._encode_request(request)

@@ -85,17 +85,17 @@ class ReliableScheduler(Scheduler):
 
     def enqueue_request(self, request: Request) -> bool:
         old_lease = request.meta.pop(LEASE_META_KEY, "")
-        payload = self.queue.encode(request)
         score = -request.priority
         if request.dont_filter:
-            self.ledger.push(score, payload, old_lease)
+            self.ledger.push(score, self.queue.encode(request), old_lease)
         else:
             fingerprint = self.df.request_fingerprint(request)
-            if self.df.known(fingerprint):
+            if self.df.known(fingerprint):  # seen, and known to this worker: no round trip
                 added = False
                 if old_lease:
                     self.tracker.finish(old_lease)
             else:
+                payload = self.queue.encode(request)
                 added = self.ledger.push_if_new(fingerprint, score, payload, old_lease)
                 self.df.remember(fingerprint)
             if not added:

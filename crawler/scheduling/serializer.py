@@ -16,6 +16,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from scrapy import Request
+
 LEASE_META_KEY = "lease"
 
 _DEFAULTS: dict[str, Any] = {
@@ -62,3 +64,39 @@ def loads(raw: bytes | str) -> dict[str, Any]:
     if "body" in data:
         data["body"] = data["body"].encode("latin-1")
     return data
+
+
+def _own_method(spider: Any, func: Any) -> bool:
+    return getattr(func, "__self__", None) is spider and getattr(
+        type(spider), func.__name__, None
+    ) is getattr(func, "__func__", None)
+
+
+def request_to_dict(request: Request, spider: Any) -> dict[str, Any]:
+    """``request.to_dict(spider=spider)``, without its scan of every spider member.
+
+    Scrapy finds the name of a callback with ``inspect.getmembers(spider)`` for
+    each request, which costs more than the rest of the serialization; a bound
+    method of the spider's own class is named directly.
+    """
+    callback, errback = request.callback, request.errback
+    if (callback is None or _own_method(spider, callback)) and (
+        errback is None or _own_method(spider, errback)
+    ):
+        data: dict[str, Any] = {
+            "url": request.url,
+            "callback": callback.__name__ if callback is not None else None,
+            "errback": errback.__name__ if errback is not None else None,
+            "headers": dict(request.headers),
+        }
+        for attr in request.attributes:
+            data.setdefault(attr, getattr(request, attr))
+        if type(request) is not Request:
+            data["_class"] = f"{type(request).__module__}.{type(request).__name__}"
+        return data
+    return request.to_dict(spider=spider)
+
+
+def encode_request(request: Request, spider: Any) -> bytes:
+    """The payload of a request in the shared queue."""
+    return dumps(request_to_dict(request, spider))

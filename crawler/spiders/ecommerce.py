@@ -164,6 +164,6 @@ class EcommerceSpider(RedisSpider):
         self.tracker.dead_letter(
             url=request.url,
             reason=reason,
-            payload=serializer.dumps(request.to_dict(spider=self)),
+            payload=serializer.encode_request(request, self),
             lease=lease,
         )

@@ -42,3 +42,23 @@ def test_defaults_are_left_out():
     raw = serializer.dumps(Request("http://shop.test/", callback=spider.parse).to_dict(spider=spider))
     assert serializer.loads(raw) == {"url": "http://shop.test/", "callback": "parse"}
     assert len(raw) < 60
+
+
+def test_fast_request_to_dict_matches_scrapy():
+    from scrapy.http import FormRequest
+
+    spider = _Spider()
+    for request in [
+        Request("http://shop.test/", callback=spider.parse, errback=spider.errback, meta={"a": 1}),
+        Request("http://shop.test/", callback=None),
+        FormRequest("http://shop.test/f", formdata={"q": "x"}, callback=spider.parse),
+    ]:
+        assert serializer.request_to_dict(request, spider) == request.to_dict(spider=spider)
+
+
+def test_foreign_callbacks_fall_back_to_scrapy():
+    import pytest
+
+    spider = _Spider()
+    with pytest.raises(ValueError):
+        serializer.request_to_dict(Request("http://shop.test/", callback=lambda r: None), spider)
