@@ -1,0 +1,17 @@
+"""``python -m master COMMAND``: the master's command line (see :mod:`master.cli`)."""
+
+from __future__ import annotations
+
+import sys
+
+
+def _run() -> int:
+    try:
+        from master.cli import main
+    except KeyboardInterrupt:  # Ctrl-C while still importing
+        return 130
+    return main(prog="python -m master")
+
+
+if __name__ == "__main__":
+    sys.exit(_run())

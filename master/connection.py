@@ -1,0 +1,68 @@
+"""The master's Redis client, and one-line explanations of Redis failures.
+
+The URL comes from ``--redis-url``, else the environment variable ``REDIS_URL``,
+else ``redis://localhost:6379/0`` (the workers' default). Passwords never
+appear in messages: URLs are shown through :func:`crawler.config.redact_dsn`.
+"""
+
+from __future__ import annotations
+
+import os
+
+import redis
+
+from crawler.config import redact_dsn
+
+DEFAULT_REDIS_URL = "redis://localhost:6379/0"
+CONNECT_TIMEOUT = 5.0  # seconds to reach Redis before saying it is unreachable
+COMMAND_TIMEOUT = 60.0  # seconds one command may take (SCAN batches, Lua batches)
+CLIENT_NAME = "master"  # how the master's connections show in CLIENT LIST
+
+
+class MasterRedisError(Exception):
+    """Redis could not be used; ``str()`` is the one line shown to the user."""
+
+
+def resolve_redis_url(option: str | None, environ: dict[str, str] | None = None) -> str:
+    environ = dict(os.environ) if environ is None else environ
+    return option or environ.get("REDIS_URL") or DEFAULT_REDIS_URL
+
+
+def connect(url: str) -> redis.Redis:
+    """A client for ``url`` that has answered a PING (raises :class:`MasterRedisError`)."""
+    try:
+        client = redis.Redis.from_url(
+            url,
+            socket_connect_timeout=CONNECT_TIMEOUT,
+            socket_timeout=COMMAND_TIMEOUT,
+            decode_responses=False,
+            client_name=CLIENT_NAME,
+        )
+    except ValueError as exc:
+        raise MasterRedisError(
+            f"invalid Redis URL {redact_dsn(url)!r}: {exc} "
+            "(expected redis://[:password@]host:port/db or rediss://...)"
+        ) from None
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        client.close()
+        raise explain(exc, url) from None
+    return client
+
+
+def explain(exc: redis.RedisError, url: str) -> MasterRedisError:
+    """Turn a redis-py exception into the one line the user reads."""
+    shown = redact_dsn(url)
+    reason = str(exc).strip() or type(exc).__name__
+    if isinstance(exc, redis.AuthenticationError) or "NOAUTH" in reason or "WRONGPASS" in reason:
+        return MasterRedisError(
+            f"Redis at {shown} refused the credentials ({reason}); "
+            "put the right password in --redis-url or REDIS_URL"
+        )
+    if isinstance(exc, (redis.ConnectionError, redis.TimeoutError)):
+        return MasterRedisError(
+            f"cannot reach Redis at {shown} ({reason}); start Redis there, "
+            "or point --redis-url / REDIS_URL at the crawl's Redis"
+        )
+    return MasterRedisError(f"Redis at {shown} failed: {reason}")

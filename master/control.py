@@ -1,0 +1,115 @@
+"""Pause, resume and reset: the master's only writes to the crawl's control state.
+
+``pause`` sets ``<spider>:paused`` to ``{"since": epoch, "by": "user@host"}``;
+every worker polls that key (about once a second, ``PAUSE_POLL_INTERVAL``) and
+stops taking requests while it exists, without stopping its process.
+``resume`` deletes the key. Both are idempotent.
+
+``reset`` deletes every key of the crawl (``<spider>:*``) with SCAN and UNLINK
+in batches; the command line asks for confirmation first and refuses while
+live workers exist unless forced.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import socket
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import redis
+
+from crawler.keys import CrawlKeys
+from master.inspection import count_inflight, load_workers, parse_pause_marker, read_pause
+
+SCAN_COUNT = 1000
+UNLINK_BATCH = 500
+
+
+def operator() -> str:
+    """``user@host`` of whoever runs the master, for the pause marker."""
+    try:
+        user = getpass.getuser()
+    except Exception:  # no passwd entry, no USER variable (containers)
+        user = "unknown"
+    return f"{user}@{socket.gethostname()}"
+
+
+def live_worker_ids(client: redis.Redis, keys: CrawlKeys) -> list[str]:
+    return [w.worker for w in load_workers(client, keys) if w.live]
+
+
+@dataclass
+class PauseResult:
+    changed: bool  # False: it already was in the requested state
+    marker: dict[str, Any] | None  # the pause marker (new, existing, or removed)
+    live_workers: list[str]
+
+
+def pause(client: redis.Redis, keys: CrawlKeys, by: str | None = None) -> PauseResult:
+    """Set the pause marker unless it is set already (the first pause's time is kept)."""
+    marker = {"since": time.time(), "by": by or operator()}
+    created = client.set(keys.paused, json.dumps(marker), nx=True)
+    if not created:
+        marker = read_pause(client, keys) or marker
+    return PauseResult(bool(created), marker, live_worker_ids(client, keys))
+
+
+def resume(client: redis.Redis, keys: CrawlKeys) -> PauseResult:
+    """Delete the pause marker; ``changed`` is False when the crawl was not paused."""
+    pipe = client.pipeline(transaction=True)
+    pipe.get(keys.paused)
+    pipe.delete(keys.paused)
+    raw, deleted = pipe.execute()
+    marker = parse_pause_marker(raw) if deleted else None
+    return PauseResult(bool(deleted), marker, live_worker_ids(client, keys))
+
+
+@dataclass
+class ResetPlan:
+    """What ``reset`` would delete: the keys, and the sizes of the well-known ones."""
+
+    keys: list[bytes]
+    counts: dict[str, int] = field(default_factory=dict)
+    live_workers: list[str] = field(default_factory=list)
+
+
+def plan_reset(client: redis.Redis, keys: CrawlKeys) -> ResetPlan:
+    found = sorted(client.scan_iter(match=keys.all_pattern, count=SCAN_COUNT))
+    pipe = client.pipeline(transaction=False)
+    pipe.zcard(keys.requests)
+    pipe.llen(keys.start_urls)
+    pipe.scard(keys.seeded)
+    pipe.scard(keys.dupefilter)
+    pipe.hlen(keys.workers)
+    pipe.llen(keys.dead)
+    pipe.llen(keys.invalid)
+    queued, pending, seeded, seen, workers, dead, invalid = pipe.execute()
+    counts = {
+        "keys": len(found),
+        "queued_requests": int(queued),
+        "pending_seeds": int(pending),
+        "seeded_urls": int(seeded),
+        "seen_fingerprints": int(seen),
+        "in_flight": count_inflight(client, keys),
+        "worker_records": int(workers),
+        "dead_letters": int(dead),
+        "invalid_items": int(invalid),
+    }
+    return ResetPlan(found, counts, live_worker_ids(client, keys))
+
+
+def reset(client: redis.Redis, keys: CrawlKeys) -> int:
+    """Delete every key matching ``<spider>:*`` (SCAN, UNLINK in batches); return how many."""
+    deleted = 0
+    batch: list[bytes] = []
+    for name in client.scan_iter(match=keys.all_pattern, count=SCAN_COUNT):
+        batch.append(name)
+        if len(batch) >= UNLINK_BATCH:
+            deleted += int(client.unlink(*batch))
+            batch = []
+    if batch:
+        deleted += int(client.unlink(*batch))
+    return deleted

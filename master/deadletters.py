@@ -1,0 +1,174 @@
+"""Dead letters (``<spider>:dead``) and invalid items (``<spider>:invalid``).
+
+A dead letter is JSON ``{"url", "reason", "worker", "time", "request"?}`` where
+``request`` is the serialized request as the queue stores it. ``requeue`` puts
+each record back to work: its ``request`` into the request queue with ``ZADD
+<spider>:requests 0 <request>``, or, without one, its URL into
+``<spider>:start_urls`` as a seed (validated, bypassing the "already seeded"
+check). Each record is moved by one Lua call that removes it from the list
+and queues it atomically, so two masters requeueing at once never queue a
+record twice, and a crash never loses one.
+
+An invalid item is JSON ``{"item", "errors", "worker", "url", "time"}``: a
+product the schema rejected, kept so the site's problem can be seen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import redis
+
+from crawler.keys import CrawlKeys
+from crawler.seeds import InvalidSeed, Seed, validate_url
+from master.inspection import as_text, loads_json
+
+BATCH = 500
+
+# KEYS[1] = <spider>:dead, KEYS[2] = <spider>:requests, KEYS[3] = <spider>:start_urls
+# ARGV[1] = the dead letter as stored, ARGV[2] = "request" | "seed", ARGV[3] = payload
+REQUEUE_LUA = """
+if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 0 then
+    return 0
+end
+if ARGV[2] == 'request' then
+    redis.call('ZADD', KEYS[2], 0, ARGV[3])
+else
+    redis.call('RPUSH', KEYS[3], ARGV[3])
+end
+return 1
+"""
+
+
+def _record(index: int, raw: bytes) -> dict[str, Any]:
+    data = loads_json(raw)
+    if not isinstance(data, dict):
+        return {"index": index, "malformed": True, "raw": as_text(raw)[:500]}
+    out = dict(data)  # as the worker wrote it ("time": epoch or RFC 3339 text)
+    out["index"] = index
+    return out
+
+
+def _page(client: redis.Redis, key: str, limit: int, start: int) -> tuple[int, list[bytes]]:
+    total = int(client.llen(key))
+    stop = -1 if limit <= 0 else start + limit - 1
+    raws = cast("list[bytes]", client.lrange(key, start, stop)) if total else []
+    return total, raws
+
+
+def list_dead(
+    client: redis.Redis, keys: CrawlKeys, limit: int = 50, start: int = 0
+) -> dict[str, Any]:
+    """Dead letters from position ``start`` (``limit`` 0: all), as dicts with their ``index``."""
+    total, raws = _page(client, keys.dead, limit, start)
+    return {"total": total, "records": [_record(start + i, r) for i, r in enumerate(raws)]}
+
+
+def list_invalid(
+    client: redis.Redis, keys: CrawlKeys, limit: int = 50, start: int = 0
+) -> dict[str, Any]:
+    """Invalid items from position ``start`` (``limit`` 0: all), with their ``index``."""
+    total, raws = _page(client, keys.invalid, limit, start)
+    records = []
+    for i, raw in enumerate(raws, start=start):
+        record = _record(i, raw)
+        item = record.get("item")
+        if not record.get("url") and isinstance(item, dict):
+            record["url"] = item.get("url")
+        records.append(record)
+    return {"total": total, "records": records}
+
+
+def format_errors(errors: Any) -> str:
+    """Validation errors on one line.
+
+    The workers write a list of ``{"field": ..., "message": ...}``; a dict
+    field -> messages, a list of strings or a string are shown too.
+    """
+    if isinstance(errors, dict) and set(errors) <= {"field", "message"} and "message" in errors:
+        field_name = errors.get("field")
+        return f"{field_name}: {errors['message']}" if field_name else str(errors["message"])
+    if isinstance(errors, dict):
+        parts = []
+        for name, messages in errors.items():
+            if isinstance(messages, list):
+                messages = ", ".join(str(m) for m in messages)
+            parts.append(f"{name}: {messages}")
+        return "; ".join(parts)
+    if isinstance(errors, list):
+        return "; ".join(
+            format_errors(e) if isinstance(e, (dict, list)) else str(e) for e in errors
+        )
+    return "" if errors is None else str(errors)
+
+
+@dataclass
+class RequeueResult:
+    requests: int = 0  # pushed back to <spider>:requests
+    seeds: int = 0  # re-seeded into <spider>:start_urls
+    skipped: list[dict[str, Any]] = field(default_factory=list)  # left in the list, and why
+    vanished: int = 0  # removed by someone else meanwhile
+    remaining: int = 0  # dead letters left afterwards
+
+    @property
+    def requeued(self) -> int:
+        return self.requests + self.seeds
+
+
+def _target(raw: bytes) -> tuple[str, str] | str:
+    """("request"|"seed", payload) for a dead letter, or the reason it cannot be requeued."""
+    data = loads_json(raw)
+    if not isinstance(data, dict):
+        return "not a JSON object"
+    request = data.get("request")
+    if isinstance(request, str) and request:
+        return "request", request
+    url = data.get("url")
+    if not isinstance(url, str) or not url:
+        return "has neither 'request' nor 'url'"
+    try:
+        return "seed", Seed(url=validate_url(url)).to_json()
+    except InvalidSeed as exc:
+        return f"url is not a valid seed: {exc}"
+
+
+def requeue(client: redis.Redis, keys: CrawlKeys, limit: int = 0) -> RequeueResult:
+    """Move dead letters back to work (``limit`` 0: all of them), one atomic call each."""
+    script = client.register_script(REQUEUE_LUA)
+    result = RequeueResult()
+    stop = -1 if limit <= 0 else limit - 1
+    raws = cast("list[bytes]", client.lrange(keys.dead, 0, stop))  # decode_responses=False
+    script_keys = [keys.dead, keys.requests, keys.start_urls]
+    for offset in range(0, len(raws), BATCH):
+        chunk = list(enumerate(raws[offset : offset + BATCH], start=offset))
+        pipe = client.pipeline(transaction=False)
+        planned = []
+        for index, raw in chunk:
+            target = _target(raw)
+            if isinstance(target, str):
+                data = loads_json(raw)
+                url = data.get("url") if isinstance(data, dict) else None
+                result.skipped.append({"index": index, "url": url, "reason": target})
+                continue
+            kind, payload = target
+            script(keys=script_keys, args=[raw, kind, payload], client=pipe)
+            planned.append(kind)
+        for kind, moved in zip(planned, pipe.execute() if planned else [], strict=True):
+            if not moved:
+                result.vanished += 1
+            elif kind == "request":
+                result.requests += 1
+            else:
+                result.seeds += 1
+    result.remaining = int(client.llen(keys.dead))
+    return result
+
+
+def clear_dead(client: redis.Redis, keys: CrawlKeys) -> int:
+    """Delete the dead-letter list; return how many records it held."""
+    pipe = client.pipeline(transaction=True)
+    pipe.llen(keys.dead)
+    pipe.delete(keys.dead)
+    count, _ = pipe.execute()
+    return int(count)

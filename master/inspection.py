@@ -1,0 +1,377 @@
+"""Reading the crawl's state for ``status`` and ``report``; everything returned is a plain dict.
+
+Nothing here writes to Redis. Worker records are the JSON values of the hash
+``<spider>:workers`` (field = worker id), written by the workers' stats
+extension; missing or malformed fields are tolerated (old or partial records).
+A worker is *live* while its heartbeat key ``<spider>:alive:<id>`` exists.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from contextlib import closing
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import redis
+
+from crawler.config import redact_dsn
+from crawler.keys import CrawlKeys
+
+SCAN_COUNT = 1000
+REPO_ROOT = Path(__file__).resolve().parent.parent
+ACTIVE_STATES = ("running", "paused")
+
+
+def as_text(value: Any) -> str:
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return str(value)
+
+
+def as_float(value: Any) -> float | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if number == number else None  # NaN -> None
+
+
+def as_epoch(value: Any) -> float | None:
+    """Seconds since the epoch from a number or an ISO 8601 / RFC 3339 text, else ``None``."""
+    number = as_float(value)
+    if number is not None or not isinstance(value, str):
+        return number
+    try:
+        moment = datetime.fromisoformat(value.strip())
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp()
+
+
+def as_int(value: Any) -> int:
+    number = as_float(value)
+    return int(number) if number is not None else 0
+
+
+def loads_json(raw: Any) -> Any:
+    """JSON from a Redis value, or ``None`` when it is not JSON."""
+    try:
+        return json.loads(as_text(raw))
+    except (ValueError, TypeError):
+        return None
+
+
+@dataclass
+class WorkerRecord:
+    """One worker's record, normalised; ``live`` says whether its heartbeat exists."""
+
+    worker: str
+    host: str = ""
+    pid: int = 0
+    state: str = "unknown"
+    started_at: float | None = None
+    updated_at: float | None = None
+    finished_at: float | None = None
+    elapsed: float = 0.0
+    idle_tail: float = 0.0
+    pages: int = 0
+    items: int = 0
+    pages_per_min: float = 0.0
+    store: str = ""
+    finish_reason: str | None = None
+    live: bool = False
+
+    @classmethod
+    def parse(
+        cls, field: Any, raw: Any, live: bool = False, now: float | None = None
+    ) -> WorkerRecord:
+        data = loads_json(raw)
+        if not isinstance(data, dict):
+            data = {}
+        worker = str(data.get("worker") or as_text(field))
+        started = as_float(data.get("started_at"))
+        updated = as_float(data.get("updated_at"))
+        finished = as_float(data.get("finished_at"))
+        elapsed = as_float(data.get("elapsed"))
+        if elapsed is None:
+            end = finished or updated or (now if live else None)
+            elapsed = max(0.0, end - started) if end is not None and started is not None else 0.0
+        idle_tail = min(max(0.0, as_float(data.get("idle_tail")) or 0.0), elapsed)
+        pages = as_int(data.get("pages"))
+        rate = as_float(data.get("pages_per_min"))
+        if rate is None:
+            active = elapsed - idle_tail
+            rate = pages * 60.0 / active if active > 0 else 0.0
+        reason = data.get("finish_reason")
+        return cls(
+            worker=worker,
+            host=str(data.get("host") or ""),
+            pid=as_int(data.get("pid")),
+            state=str(data.get("state") or "unknown"),
+            started_at=started,
+            updated_at=updated,
+            finished_at=finished,
+            elapsed=elapsed,
+            idle_tail=idle_tail,
+            pages=pages,
+            items=as_int(data.get("items")),
+            pages_per_min=rate,
+            store=str(data.get("store") or ""),
+            finish_reason=str(reason) if reason is not None else None,
+            live=live,
+        )
+
+    @property
+    def active(self) -> float:
+        """Seconds spent working: elapsed minus the idle time before closing."""
+        return max(0.0, self.elapsed - self.idle_tail)
+
+    @property
+    def lost(self) -> bool:
+        """The record says the worker is at work, but its heartbeat has expired."""
+        return not self.live and self.state not in ("finished",)
+
+    def end_time(self, now: float) -> float | None:
+        """When this worker stopped (finished_at), or now while live, or its last update."""
+        if self.finished_at is not None:
+            return self.finished_at
+        if self.live:
+            return now
+        return self.updated_at
+
+
+def load_workers(
+    client: redis.Redis, keys: CrawlKeys, now: float | None = None
+) -> list[WorkerRecord]:
+    """Every worker record, with its liveness, sorted by start time then id."""
+    now = time.time() if now is None else now
+    raw = client.hgetall(keys.workers)
+    fields = sorted(raw, key=as_text)
+    pipe = client.pipeline(transaction=False)
+    for field in fields:
+        pipe.exists(keys.alive(as_text(field)))
+    alive = pipe.execute() if fields else []
+    records = [
+        WorkerRecord.parse(field, raw[field], live=bool(flag), now=now)
+        for field, flag in zip(fields, alive, strict=True)
+    ]
+    records.sort(
+        key=lambda r: (r.started_at if r.started_at is not None else float("inf"), r.worker)
+    )
+    return records
+
+
+def count_inflight(client: redis.Redis, keys: CrawlKeys) -> int:
+    """Requests leased by workers and not yet finished (sum of HLEN over the inflight hashes)."""
+    names = list(client.scan_iter(match=keys.inflight_pattern, count=SCAN_COUNT))
+    if not names:
+        return 0
+    pipe = client.pipeline(transaction=False)
+    for name in names:
+        pipe.hlen(name)
+    return sum(int(n) for n in pipe.execute())
+
+
+def parse_pause_marker(raw: Any) -> dict[str, Any] | None:
+    """The pause marker as ``{"since": epoch|None, "by": str}`` (``None`` for no value)."""
+    if raw is None:
+        return None
+    data = loads_json(raw)
+    if not isinstance(data, dict):
+        return {"since": None, "by": as_text(raw)[:200]}
+    return {"since": as_float(data.get("since")), "by": str(data.get("by") or "")}
+
+
+def read_pause(client: redis.Redis, keys: CrawlKeys) -> dict[str, Any] | None:
+    """The pause marker, or ``None`` when the crawl is not paused."""
+    return parse_pause_marker(client.get(keys.paused))
+
+
+def crawl_state(
+    paused: bool, live: list[WorkerRecord], known: int, queued: int, pending: int, inflight: int
+) -> tuple[str, str]:
+    """(state, explanation): ``paused``, ``running``, ``idle`` or ``finished``."""
+    waiting = queued + pending
+    workers = f"{len(live)} live worker" + ("" if len(live) == 1 else "s")
+    if paused:
+        return "paused", f"{workers} hold; resume with `master resume`"
+    if any(w.state not in ("idle", "finished") for w in live) or (live and inflight):
+        return "running", f"{workers} at work"
+    if live:
+        if waiting:
+            return "idle", "live workers report idle although work is queued"
+        return "idle", "live workers wait for work; seed more URLs to continue"
+    if inflight:
+        return (
+            "idle",
+            f"no live worker; {inflight} request(s) leased by dead workers await recovery",
+        )
+    if waiting:
+        return "idle", "no live worker; start workers to crawl what is queued"
+    if known:
+        return "finished", "no live worker and nothing left to crawl"
+    return "idle", "nothing seeded yet; run `master seed FILE`"
+
+
+def gather_status(client: redis.Redis, keys: CrawlKeys, now: float | None = None) -> dict[str, Any]:
+    """The crawl at a glance (the data behind ``master status``)."""
+    now = time.time() if now is None else now
+    pipe = client.pipeline(transaction=False)
+    pipe.zcard(keys.requests)
+    pipe.llen(keys.start_urls)
+    pipe.scard(keys.dupefilter)
+    pipe.scard(keys.seeded)
+    pipe.hmget(keys.stats, ["items_stored", "items_invalid"])
+    pipe.llen(keys.dead)
+    pipe.llen(keys.invalid)
+    queued, pending, seen, seeded, (stored, invalid_count), dead, invalid = pipe.execute()
+    inflight = count_inflight(client, keys)
+    workers = load_workers(client, keys, now)
+    live = [w for w in workers if w.live]
+    pause = read_pause(client, keys)
+    state, detail = crawl_state(pause is not None, live, len(workers), queued, pending, inflight)
+    return {
+        "spider": keys.spider,
+        "state": state,
+        "detail": detail,
+        "paused": pause,
+        "queued_requests": int(queued),
+        "pending_seeds": int(pending),
+        "seeded_urls": int(seeded),
+        "seen_fingerprints": int(seen),
+        "in_flight": inflight,
+        "live_workers": len(live),
+        "known_workers": len(workers),
+        "pages_per_min": round(sum(w.pages_per_min for w in live), 2),
+        "workers": [
+            {
+                "worker": w.worker,
+                "host": w.host,
+                "state": w.state,
+                "pages": w.pages,
+                "items": w.items,
+                "pages_per_min": round(w.pages_per_min, 2),
+                "updated_ago": round(now - w.updated_at, 1) if w.updated_at is not None else None,
+            }
+            for w in live
+        ],
+        "items_stored": as_int(stored),
+        "items_invalid": as_int(invalid_count),
+        "dead_letters": int(dead),
+        "invalid_items": int(invalid),
+        "time": now,
+    }
+
+
+def _rate(pages: int, seconds: float) -> float:
+    return round(pages * 60.0 / seconds, 2) if seconds > 0 else 0.0
+
+
+def build_report(workers: list[WorkerRecord], now: float) -> dict[str, Any]:
+    """Per-worker rows and the crawl's totals (pure: the data behind ``master report``).
+
+    A worker's pages/min is its pages over its *active* minutes (elapsed minus
+    the idle tail before it closed). The total's elapsed is the crawl's wall
+    time, from the first start to the last end (``finished_at``, or now for a
+    live worker, or the last update of a worker whose heartbeat is gone); its
+    active window ends when the last worker stopped working (end minus idle
+    tail), and its pages/min is all pages over that window.
+    """
+    rows = []
+    for w in workers:
+        row = asdict(w)
+        row["elapsed"] = round(w.elapsed, 2)
+        row["idle_tail"] = round(w.idle_tail, 2)
+        row["active"] = round(w.active, 2)
+        row["pages_per_min"] = _rate(w.pages, w.active)
+        rows.append(row)
+    starts: list[float] = []
+    ends: list[tuple[float, float]] = []  # (end, idle tail) of each worker with a start
+    for w in workers:
+        end = w.end_time(now)
+        if w.started_at is not None and end is not None:
+            starts.append(w.started_at)
+            ends.append((end, w.idle_tail))
+    pages = sum(w.pages for w in workers)
+    total: dict[str, Any] = {
+        "workers": len(workers),
+        "live": sum(1 for w in workers if w.live),
+        "started_at": min(starts) if starts else None,
+        "ended_at": None,
+        "elapsed": 0.0,
+        "idle_tail": 0.0,
+        "active": 0.0,
+        "pages": pages,
+        "items": sum(w.items for w in workers),
+        "pages_per_min": 0.0,
+    }
+    if starts and ends:
+        first = min(starts)
+        last = max(end for end, _ in ends)
+        last_active = max(end - idle for end, idle in ends)
+        wall = max(0.0, last - first)
+        active = min(wall, max(0.0, last_active - first))
+        total.update(
+            ended_at=last,
+            elapsed=round(wall, 2),
+            idle_tail=round(wall - active, 2),
+            active=round(active, 2),
+            pages_per_min=_rate(pages, active),
+        )
+    stores = sorted({w.store for w in workers if w.store})
+    return {
+        "workers": rows,
+        "total": total,
+        "stores": [describe_store(store) for store in stores],
+        "time": now,
+    }
+
+
+def sqlite_path(store: str) -> Path | None:
+    """The file of a ``sqlite:/path`` (or ``sqlite:///path``, ``sqlite:relative``) store."""
+    if not store.startswith("sqlite:"):
+        return None
+    rest = store[len("sqlite:") :]
+    if rest.startswith("//"):
+        rest = rest[2:]
+    return Path(rest) if rest else None
+
+
+def describe_store(store: str) -> dict[str, Any]:
+    """A store string, and for a SQLite file on this machine the number of products in it."""
+    info: dict[str, Any] = {"store": redact_dsn(store), "products": None, "note": ""}
+    path = sqlite_path(store)
+    if path is None:
+        return info
+    candidates = [path] if path.is_absolute() else [Path.cwd() / path, REPO_ROOT / path]
+    found = next((p for p in candidates if p.is_file()), None)
+    if found is None:
+        info["note"] = "not found on this machine"
+        return info
+    uri = f"file:{quote(str(found.resolve()))}?mode=ro"
+    try:
+        with closing(sqlite3.connect(uri, uri=True, timeout=5)) as conn:
+            (count,) = conn.execute("SELECT count(*) FROM products").fetchone()
+    except sqlite3.Error as exc:
+        info["note"] = f"cannot count products ({exc})"
+        return info
+    info["products"] = int(count)
+    info["path"] = str(found.resolve())
+    return info
+
+
+def gather_report(client: redis.Redis, keys: CrawlKeys, now: float | None = None) -> dict[str, Any]:
+    now = time.time() if now is None else now
+    report = build_report(load_workers(client, keys, now), now)
+    report["spider"] = keys.spider
+    return report

@@ -1,0 +1,153 @@
+"""Seeding: validate a seed file and push the new start URLs, one round trip per batch.
+
+Every line goes through :func:`crawler.seeds.parse_seed_lines`, the validation
+the workers apply too. A refused line is reported (number and reason) and never
+pushed. A valid seed is skipped when its :attr:`~crawler.seeds.Seed.fingerprint`
+was seeded before (set ``<spider>:seeded``) or appeared earlier in the same
+input; the others are pushed to ``<spider>:start_urls`` as
+:meth:`~crawler.seeds.Seed.to_json`.
+
+Each batch is one call of a Lua script, registered once, that for every seed
+does ``SADD seeded fp`` and, only when the fingerprint is new, ``RPUSH
+start_urls payload``: the check and the push are atomic, so two masters seeding
+the same file at once still push every URL once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import BinaryIO
+
+import redis
+
+from crawler.keys import CrawlKeys
+from crawler.seeds import Seed, SeedError, parse_seed_lines
+
+DEFAULT_BATCH_SIZE = 500
+PROGRESS_EVERY = 10_000  # lines between two progress lines on stderr
+
+# KEYS[1] = <spider>:seeded, KEYS[2] = <spider>:start_urls
+# ARGV = fp1, payload1, fp2, payload2, ...  -> number of seeds pushed
+SEED_BATCH_LUA = """
+local added = 0
+for i = 1, #ARGV, 2 do
+    if redis.call('SADD', KEYS[1], ARGV[i]) == 1 then
+        redis.call('RPUSH', KEYS[2], ARGV[i + 1])
+        added = added + 1
+    end
+end
+return added
+"""
+
+
+@dataclass
+class SeedCounts:
+    """What happened to the lines of one input, so far."""
+
+    accepted: int = 0
+    already_seeded: int = 0  # seeded before, or a duplicate within this input
+    rejected: int = 0
+    lines: int = 0
+
+    @property
+    def valid(self) -> int:
+        return self.accepted + self.already_seeded
+
+    def summary(self) -> str:
+        return (
+            f"accepted {self.accepted}, already seeded {self.already_seeded}, "
+            f"rejected {self.rejected}"
+        )
+
+
+class SeedLoader:
+    """Reads seed lines, reports refused ones through ``on_error``, pushes the rest.
+
+    ``client=None`` is a dry run: lines are validated and duplicates within the
+    input counted, but Redis is neither read nor written (the valid, unique
+    seeds are counted as ``accepted``).
+    """
+
+    def __init__(
+        self,
+        client: redis.Redis | None,
+        keys: CrawlKeys,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        on_error: Callable[[SeedError], None] = lambda error: None,
+        on_progress: Callable[[SeedCounts], None] = lambda counts: None,
+        progress_every: int = PROGRESS_EVERY,
+    ) -> None:
+        if batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
+        self.client = client
+        self.keys = keys
+        self.batch_size = batch_size
+        self.on_error = on_error
+        self.on_progress = on_progress
+        self.progress_every = progress_every
+        self.counts = SeedCounts()
+        self._seen: set[str] = set()
+        self._batch: list[tuple[str, str]] = []
+        self._script = client.register_script(SEED_BATCH_LUA) if client is not None else None
+
+    def load_stream(self, stream: BinaryIO) -> SeedCounts:
+        """Seed every line of a binary stream (a file, or ``sys.stdin.buffer``)."""
+        return self.load_lines(self._decoded(stream))
+
+    def load_lines(self, lines: Iterable[str]) -> SeedCounts:
+        for entry in parse_seed_lines(lines):
+            if isinstance(entry, SeedError):
+                self._reject(entry)
+            else:
+                self._add(entry)
+        self.flush()
+        return self.counts
+
+    def flush(self) -> None:
+        """Push the pending batch (one round trip)."""
+        if not self._batch:
+            return
+        batch, self._batch = self._batch, []
+        if self._script is None:
+            added = len(batch)
+        else:
+            args = [part for pair in batch for part in pair]
+            added = int(self._script(keys=[self.keys.seeded, self.keys.start_urls], args=args))
+        self.counts.accepted += added
+        self.counts.already_seeded += len(batch) - added
+
+    def _add(self, seed: Seed) -> None:
+        try:
+            fingerprint = seed.fingerprint
+        except Exception as exc:  # canonicalize_url on an exotic URL
+            self._reject(SeedError(seed.lineno, f"cannot canonicalize URL ({exc})", seed.url))
+            return
+        if fingerprint in self._seen:
+            self.counts.already_seeded += 1
+            return
+        self._seen.add(fingerprint)
+        self._batch.append((fingerprint, seed.to_json()))
+        if len(self._batch) >= self.batch_size:
+            self.flush()
+
+    def _reject(self, error: SeedError) -> None:
+        self.counts.rejected += 1
+        self.on_error(error)
+
+    def _decoded(self, stream: BinaryIO) -> Iterator[str]:
+        """Lines as text, numbered as an editor numbers them (split on ``\\n`` only).
+
+        A line that is not UTF-8 is refused here and replaced by a blank line,
+        so the numbers of the following lines stay right.
+        """
+        for lineno, raw in enumerate(stream, start=1):
+            self.counts.lines = lineno
+            if lineno % self.progress_every == 0:
+                self.on_progress(self.counts)
+            try:
+                yield raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                text = raw.decode("utf-8", "replace").strip()
+                self._reject(SeedError(lineno, f"not valid UTF-8 (byte {exc.start})", text))
+                yield ""

@@ -1,0 +1,337 @@
+"""``master status`` and ``master report`` on crawl state built directly in Redis."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+
+from crawler.keys import CrawlKeys
+from master.cli import main
+
+KEYS = CrawlKeys()
+
+
+def worker_record(worker: str, **fields: Any) -> dict[str, Any]:
+    now = time.time()
+    record = {
+        "worker": worker,
+        "host": "box",
+        "pid": 1,
+        "state": "running",
+        "started_at": now - 100,
+        "updated_at": now,
+        "finished_at": None,
+        "elapsed": 100.0,
+        "idle_tail": 0.0,
+        "pages": 0,
+        "items": 0,
+        "pages_per_min": 0.0,
+        "store": "",
+        "finish_reason": None,
+    }
+    record.update(fields)
+    return record
+
+
+def add_worker(client: redis.Redis, record: dict[str, Any], live: bool) -> None:
+    client.hset(KEYS.workers, record["worker"], json.dumps(record))
+    if live:
+        client.set(KEYS.alive(record["worker"]), "1", ex=60)
+
+
+def run(capsys: pytest.CaptureFixture[str], redis_url: str, *args: str) -> tuple[int, str, str]:
+    code = main(["--redis-url", redis_url, *args], prog="master")
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.fixture
+def busy_crawl(redis_client: redis.Redis) -> redis.Redis:
+    c = redis_client
+    c.zadd(KEYS.requests, {b"r1": 0, b"r2": 0, b"r3": -1})
+    c.rpush(KEYS.start_urls, '{"url":"https://a.example/"}', '{"url":"https://b.example/"}')
+    c.sadd(KEYS.dupefilter, b"\x01" * 20, b"\x02" * 20, b"\xff" * 20, b"\x00" * 20)
+    c.hset(KEYS.inflight("w1"), mapping={"lease1": "req", "lease2": "req"})
+    c.hset(KEYS.inflight("w2"), mapping={"lease3": "req"})
+    c.hset(KEYS.inflight("gone"), mapping={"lease4": "req"})
+    c.hset(KEYS.stats, mapping={"items_stored": 120, "items_invalid": 4})
+    c.rpush(KEYS.dead, json.dumps({"url": "https://a.example/x", "reason": "500"}))
+    c.rpush(KEYS.invalid, json.dumps({"url": "https://a.example/y", "errors": ["name"]}))
+    c.rpush(KEYS.invalid, json.dumps({"url": "https://a.example/z", "errors": ["price"]}))
+    add_worker(c, worker_record("w1", pages=300, items=100, pages_per_min=180.0), live=True)
+    add_worker(
+        c, worker_record("w2", pages=50, items=20, pages_per_min=30.5, state="idle"), live=True
+    )
+    add_worker(c, worker_record("gone", pages=10, state="running"), live=False)
+    return c
+
+
+def test_status_json(
+    capsys: pytest.CaptureFixture[str], redis_url: str, busy_crawl: redis.Redis
+) -> None:
+    code, out, err = run(capsys, redis_url, "status", "--json")
+    assert code == 0, err
+    status = json.loads(out)
+    assert status["state"] == "running"
+    assert status["paused"] is None
+    assert status["queued_requests"] == 3
+    assert status["pending_seeds"] == 2
+    assert status["seen_fingerprints"] == 4
+    assert status["in_flight"] == 4
+    assert status["live_workers"] == 2
+    assert status["known_workers"] == 3
+    assert [w["worker"] for w in status["workers"]] == ["w1", "w2"]
+    assert status["workers"][0]["pages_per_min"] == 180.0
+    assert status["pages_per_min"] == 210.5
+    assert status["items_stored"] == 120
+    assert status["items_invalid"] == 4
+    assert status["dead_letters"] == 1
+    assert status["invalid_items"] == 2
+
+
+def test_status_table(
+    capsys: pytest.CaptureFixture[str], redis_url: str, busy_crawl: redis.Redis
+) -> None:
+    code, out, _ = run(capsys, redis_url, "status")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == f"crawl 'ecommerce' on {redis_url}: running"
+    figures = {
+        "queued requests": "3",
+        "pending seeds": "2",
+        "seen fingerprints": "4",
+        "requests in flight": "4",
+        "live workers": "2",
+        "items stored": "120",
+        "items invalid": "4",
+        "dead letters": "1",
+        "invalid items kept": "2",
+    }
+    for label, value in figures.items():
+        row = next(line for line in lines if line.strip().startswith(label))
+        assert row.split()[len(label.split())] == value, row
+    assert "210.50 pages/min" in out
+    # the value column is aligned
+    value_ends = {len(line.rstrip().split("  (")[0]) for line in lines[3:12]}
+    assert len(value_ends) == 1, lines[3:12]
+    header = next(line for line in lines if line.startswith("worker"))
+    assert header.split() == ["worker", "host", "state", "pages", "items", "pages/min", "updated"]
+    w1 = next(line for line in lines if line.startswith("w1 "))
+    assert w1.split()[:6] == ["w1", "box", "running", "300", "100", "180.00"]
+    assert not any(line.startswith("gone") for line in lines)
+
+
+def test_status_paused(
+    capsys: pytest.CaptureFixture[str], redis_url: str, busy_crawl: redis.Redis
+) -> None:
+    since = time.time() - 90
+    busy_crawl.set(KEYS.paused, json.dumps({"since": since, "by": "ops@desk"}))
+    _, out, _ = run(capsys, redis_url, "status", "--json")
+    status = json.loads(out)
+    assert status["state"] == "paused"
+    assert status["paused"] == {"since": pytest.approx(since), "by": "ops@desk"}
+    _, out, _ = run(capsys, redis_url, "status")
+    assert out.splitlines()[0].startswith(f"crawl 'ecommerce' on {redis_url}: paused since ")
+    assert "by ops@desk" in out.splitlines()[0]
+
+
+def test_status_states(
+    capsys: pytest.CaptureFixture[str], redis_url: str, redis_client: redis.Redis
+) -> None:
+    def state() -> str:
+        _, out, _ = run(capsys, redis_url, "status", "--json")
+        return str(json.loads(out)["state"])
+
+    assert state() == "idle"  # nothing at all yet
+    redis_client.rpush(KEYS.start_urls, '{"url":"https://a.example/"}')
+    assert state() == "idle"  # work waits, no worker
+    add_worker(redis_client, worker_record("w1", state="idle"), live=True)
+    assert state() == "idle"
+    add_worker(redis_client, worker_record("w1", state="running"), live=True)
+    assert state() == "running"
+    redis_client.delete(KEYS.start_urls, KEYS.alive("w1"))
+    add_worker(
+        redis_client, worker_record("w1", state="finished", finished_at=time.time()), live=False
+    )
+    assert state() == "finished"
+
+
+def test_status_tolerates_partial_records(
+    capsys: pytest.CaptureFixture[str], redis_url: str, redis_client: redis.Redis
+) -> None:
+    redis_client.hset(KEYS.workers, mapping={"broken": "not json", "old": json.dumps({"pages": 5})})
+    redis_client.set(KEYS.alive("old"), "1")
+    redis_client.set(KEYS.paused, "yes")
+    code, out, _ = run(capsys, redis_url, "status", "--json")
+    assert code == 0
+    status = json.loads(out)
+    assert status["live_workers"] == 1
+    assert status["workers"][0]["worker"] == "old"
+    assert status["paused"]["since"] is None
+    code, out, _ = run(capsys, redis_url, "report")
+    assert code == 0
+    assert "broken" in out and "old" in out
+
+
+def test_spider_option_selects_other_keys(
+    capsys: pytest.CaptureFixture[str], redis_url: str, busy_crawl: redis.Redis
+) -> None:
+    busy_crawl.zadd("books:requests", {b"x": 0})
+    _, out, _ = run(capsys, redis_url, "status", "--json", "--spider", "books")
+    status = json.loads(out)
+    assert status["spider"] == "books"
+    assert status["queued_requests"] == 1
+    assert status["in_flight"] == 0
+
+
+@pytest.fixture
+def finished_crawl(redis_client: redis.Redis, tmp_path: Path) -> Path:
+    store = tmp_path / "products.sqlite3"
+    with sqlite3.connect(store) as db:
+        db.execute("CREATE TABLE products (url TEXT PRIMARY KEY, data TEXT)")
+        db.executemany("INSERT INTO products VALUES (?, '{}')", [(f"u{i}",) for i in range(17)])
+    db.close()
+    t0 = 1_800_000_000.0
+    add_worker(
+        redis_client,
+        worker_record(
+            "w1",
+            state="finished",
+            started_at=t0,
+            updated_at=t0 + 130,
+            finished_at=t0 + 130,
+            elapsed=130.0,
+            idle_tail=10.0,
+            pages=600,
+            items=400,
+            pages_per_min=300.0,
+            store=f"sqlite:{store}",
+            finish_reason="finished",
+        ),
+        live=False,
+    )
+    add_worker(
+        redis_client,
+        worker_record(
+            "w2",
+            state="finished",
+            started_at=t0 + 20,
+            updated_at=t0 + 150,
+            finished_at=t0 + 150,
+            elapsed=130.0,
+            idle_tail=30.0,
+            pages=200,
+            items=100,
+            pages_per_min=120.0,
+            store=f"sqlite:{store}",
+            finish_reason="finished",
+        ),
+        live=False,
+    )
+    return store
+
+
+def test_report_json(
+    capsys: pytest.CaptureFixture[str], redis_url: str, finished_crawl: Path
+) -> None:
+    code, out, err = run(capsys, redis_url, "report", "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    w1, w2 = report["workers"]
+    assert (w1["worker"], w1["elapsed"], w1["idle_tail"], w1["active"]) == (
+        "w1",
+        130.0,
+        10.0,
+        120.0,
+    )
+    assert (w1["pages"], w1["items"], w1["pages_per_min"]) == (600, 400, 300.0)
+    assert (w2["active"], w2["pages_per_min"]) == (100.0, 120.0)
+    total = report["total"]
+    assert total["elapsed"] == 150.0  # first start (w1) to last end (w2)
+    assert total["active"] == 120.0  # ... to the last moment of work (w1 at t0+120)
+    assert total["idle_tail"] == 30.0
+    assert (total["pages"], total["items"]) == (800, 500)
+    assert total["pages_per_min"] == 400.0  # 800 pages in 2 active minutes
+    assert report["stores"] == [
+        {
+            "store": f"sqlite:{finished_crawl}",
+            "products": 17,
+            "note": "",
+            "path": str(finished_crawl.resolve()),
+        }
+    ]
+
+
+def test_report_table(
+    capsys: pytest.CaptureFixture[str], redis_url: str, finished_crawl: Path
+) -> None:
+    code, out, _ = run(capsys, redis_url, "report")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].split() == [
+        "worker",
+        "state",
+        "elapsed",
+        "s",
+        "idle",
+        "tail",
+        "s",
+        "active",
+        "s",
+        "pages",
+        "items",
+        "pages/min",
+    ]
+    assert lines[1].split() == [
+        "w1",
+        "finished",
+        "130.00",
+        "10.00",
+        "120.00",
+        "600",
+        "400",
+        "300.00",
+    ]
+    assert lines[2].split() == [
+        "w2",
+        "finished",
+        "130.00",
+        "30.00",
+        "100.00",
+        "200",
+        "100",
+        "120.00",
+    ]
+    assert lines[3].split()[0] == "TOTAL"
+    assert lines[3].split()[-6:] == ["150.00", "30.00", "120.00", "800", "500", "400.00"]
+    assert len({len(line) for line in lines[:4]}) == 1  # right-aligned numbers end together
+    assert f"products: sqlite:{finished_crawl} (17 products)" in lines
+
+
+def test_report_store_elsewhere(
+    capsys: pytest.CaptureFixture[str], redis_url: str, redis_client: redis.Redis
+) -> None:
+    add_worker(
+        redis_client, worker_record("w1", store="sqlite:/nowhere/products.sqlite3"), live=True
+    )
+    add_worker(
+        redis_client, worker_record("w2", store="postgresql://crawler:***@db:5432/shop"), live=True
+    )
+    _, out, _ = run(capsys, redis_url, "report")
+    assert "products: postgresql://crawler:***@db:5432/shop" in out
+    assert "products: sqlite:/nowhere/products.sqlite3 (not found on this machine)" in out
+
+
+def test_report_without_workers(
+    capsys: pytest.CaptureFixture[str], redis_url: str, redis_client: redis.Redis
+) -> None:
+    code, out, _ = run(capsys, redis_url, "report", "--json")
+    assert code == 0
+    report = json.loads(out)
+    assert report["workers"] == [] and report["total"]["pages"] == 0
