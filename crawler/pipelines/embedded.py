@@ -1,0 +1,217 @@
+"""Products kept in an embedded SQLite file when no database server is configured."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import sqlite3
+import time
+from decimal import Decimal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from crawler.pipelines.batching import (
+    BatchingStorePipeline,
+    ErrorKind,
+    ProductRecord,
+    latest_by_url,
+)
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.settings import Settings
+
+logger = logging.getLogger(__name__)
+
+BUSY_TIMEOUT_SECONDS = 30.0
+
+SCHEMA_SQL = """
+CREATE TABLE IF NOT EXISTS products (
+    url          TEXT PRIMARY KEY,
+    name         TEXT NOT NULL,
+    price        TEXT,
+    currency     TEXT,
+    availability TEXT,
+    sku          TEXT,
+    worker       TEXT,
+    data         TEXT NOT NULL,
+    first_seen   TEXT NOT NULL,
+    last_seen    TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS product_price_history (
+    id           INTEGER PRIMARY KEY,
+    url          TEXT NOT NULL,
+    price        TEXT,
+    currency     TEXT,
+    availability TEXT,
+    worker       TEXT,
+    seen_at      TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS product_price_history_url_seen_at
+    ON product_price_history (url, seen_at);
+"""
+
+_SELECT_OFFER = "SELECT price, currency, availability FROM products WHERE url = ?"
+_UPSERT = """
+INSERT INTO products
+    (url, name, price, currency, availability, sku, worker, data, first_seen, last_seen)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (url) DO UPDATE SET
+    name = excluded.name,
+    price = excluded.price,
+    currency = excluded.currency,
+    availability = excluded.availability,
+    sku = excluded.sku,
+    worker = excluded.worker,
+    data = excluded.data,
+    last_seen = excluded.last_seen
+"""
+_HISTORY = """
+INSERT INTO product_price_history (url, price, currency, availability, worker, seen_at)
+VALUES (?, ?, ?, ?, ?, ?)
+"""
+
+
+def decimal_text(value: Decimal | None) -> str | None:
+    """A price as exact decimal text, never in exponent form (``Decimal("1E+2")`` -> ``"100"``)."""
+    return None if value is None else format(value, "f")
+
+
+class EmbeddedStorePipeline(BatchingStorePipeline):
+    """Keeps products in a SQLite file when neither ``POSTGRES_DSN`` nor ``MONGO_URI`` is set.
+
+    The file is ``EMBEDDED_STORE_PATH`` (default ``data/products.sqlite3``,
+    relative to the working directory), created with its parent folders. It has
+    the same tables as PostgreSQL (``products``, ``product_price_history``)
+    with SQLite types: ``price`` is exact decimal TEXT (``"19.90"``; sort with
+    ``CAST(price AS REAL)``), ``data`` is the item as JSON text (query it with
+    ``json_extract``), times are ISO 8601 UTC text.
+
+    Several worker processes on one machine share the file safely: WAL journal
+    (readers never block the writer), ``busy_timeout`` of 30 s, and each batch
+    is one ``BEGIN IMMEDIATE`` transaction, which takes the write lock before
+    reading the previous offers, so the history is right with concurrent
+    writers. ``synchronous=FULL``: a committed batch survives a power cut.
+
+    Outages: ``OperationalError`` (locked for longer than the busy timeout,
+    disk full, I/O error). Refused data: ``IntegrityError``, ``DataError``,
+    ``InterfaceError`` and encoding errors (e.g. a lone surrogate).
+    """
+
+    backend = "embedded"
+
+    def __init__(self, crawler: Crawler, **kwargs: Any) -> None:
+        super().__init__(crawler, **kwargs)
+        configured = crawler.settings.get("EMBEDDED_STORE_PATH") or "data/products.sqlite3"
+        self.path = Path(configured).expanduser().resolve()
+        self.conn: sqlite3.Connection | None = None
+
+    @classmethod
+    def is_configured(cls, settings: Settings) -> bool:
+        return not settings.get("POSTGRES_DSN") and not settings.get("MONGO_URI")
+
+    def store_location(self) -> str:
+        return f"sqlite:{self.path}"
+
+    def connect(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(
+            self.path,
+            timeout=BUSY_TIMEOUT_SECONDS,
+            isolation_level=None,  # transactions are explicit (BEGIN IMMEDIATE)
+            check_same_thread=False,  # used by one worker thread at a time
+        )
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
+            self._set_wal(conn)
+            conn.execute("PRAGMA synchronous = FULL")
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                for statement in SCHEMA_SQL.split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            if conn.in_transaction:
+                conn.execute("COMMIT")
+        except BaseException:
+            conn.close()
+            raise
+        self.conn = conn
+
+    @staticmethod
+    def _set_wal(conn: sqlite3.Connection) -> None:
+        # Switching a new file to WAL needs a moment alone with it: retry while
+        # another process does the same.
+        deadline = time.monotonic() + BUSY_TIMEOUT_SECONDS
+        while True:
+            try:
+                mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+                break
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+        if str(mode).lower() != "wal":
+            logger.warning("SQLite store is in journal mode %s, not WAL", mode)
+
+    def disconnect(self) -> None:
+        conn, self.conn = self.conn, None
+        if conn is not None:
+            conn.close()
+
+    def error_kind(self, exc: BaseException) -> ErrorKind | None:
+        if isinstance(
+            exc,
+            (
+                sqlite3.IntegrityError,
+                sqlite3.DataError,
+                sqlite3.InterfaceError,
+                ValueError,
+                OverflowError,
+            ),
+        ):
+            return ErrorKind.DATA
+        if isinstance(exc, sqlite3.OperationalError):
+            return ErrorKind.OUTAGE
+        return None
+
+    def write_records(self, records: list[ProductRecord]) -> dict[str, str]:
+        conn = self.conn
+        assert conn is not None, "write_records() before connect()"
+        now = dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for r in latest_by_url(records):
+                old = conn.execute(_SELECT_OFFER, (r.url,)).fetchone()
+                price = decimal_text(r.price)
+                conn.execute(
+                    _UPSERT,
+                    (
+                        r.url,
+                        r.name,
+                        price,
+                        r.currency,
+                        r.availability,
+                        r.sku,
+                        r.worker,
+                        r.data_json,
+                        now,
+                        now,
+                    ),
+                )
+                if old is None or not r.same_offer(*old):
+                    conn.execute(
+                        _HISTORY, (r.url, price, r.currency, r.availability, r.worker, now)
+                    )
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                try:
+                    conn.execute("ROLLBACK")
+                except sqlite3.Error:
+                    logger.debug("ROLLBACK failed", exc_info=True)
+            raise
+        return {}

@@ -1,0 +1,248 @@
+"""Products upserted into MongoDB, with a price history."""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar
+from urllib.parse import urlsplit
+
+import bson.errors
+import pymongo
+import pymongo.errors
+from bson import Decimal128, ObjectId
+from bson.decimal128 import create_decimal128_context
+from pymongo import ASCENDING, InsertOne, UpdateOne
+
+from crawler.config import redact_dsn
+from crawler.pipelines.batching import (
+    BatchingStorePipeline,
+    ErrorKind,
+    ProductRecord,
+    latest_by_url,
+)
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.settings import Settings
+
+logger = logging.getLogger(__name__)
+
+DUPLICATE_KEY_CODES = (11000, 11001)
+CONFLICT_ROUNDS = 5
+_OFFER_FIELDS = {"_id": 0, "url": 1, "price": 1, "currency": 1, "availability": 1}
+
+
+class WriteConflict(Exception):
+    """Other workers kept changing the same products; the batch is retried later."""
+
+
+def connect_mongo(uri: str) -> Any:
+    """The default client: fails fast when the server is away, returns aware datetimes."""
+    return pymongo.MongoClient(
+        uri,
+        serverSelectionTimeoutMS=10_000,
+        connectTimeoutMS=10_000,
+        socketTimeoutMS=60_000,
+        tz_aware=True,
+        appname="ecommerce-crawler",
+    )
+
+
+def to_decimal128(value: decimal.Decimal | None) -> Decimal128 | None:
+    """A price as ``Decimal128`` (exact up to 34 significant digits, then rounded)."""
+    if value is None:
+        return None
+    with decimal.localcontext(create_decimal128_context()) as context:
+        return Decimal128(context.create_decimal(value))
+
+
+class MongoUpsertPipeline(BatchingStorePipeline):
+    """Writes products to MongoDB when ``MONGO_URI`` is set (else ``NotConfigured``).
+
+    Database ``MONGO_DATABASE`` (default ``crawler``), collections:
+
+    * ``products``: one document per ``url`` (unique index ``url_unique``,
+      created when the pipeline connects); the item's fields, ``price`` as
+      ``Decimal128`` (exact, and compared as a number by MongoDB), ``worker``,
+      ``first_seen`` (set on insert only) and ``last_seen``;
+    * ``price_history``: ``{url, price, currency, availability, worker,
+      seen_at}``, a document when a product is first seen and whenever a
+      re-crawl sees a different price, currency or availability; index on
+      ``(url, seen_at)``.
+
+    A batch is one unordered ``bulk_write``: ``InsertOne`` for urls not seen
+    yet, and for the others ``UpdateOne`` filtered on the url *and* the offer
+    read just before (``upsert=True``). When another worker changed the product
+    in between, that row fails with a duplicate-key error instead of being
+    written, and is read and written again: so each change is recorded once
+    even with several workers on the same urls. A row MongoDB refuses for its
+    data is kept in ``<spider>:invalid`` while the rest of the batch is stored;
+    data the driver cannot encode (e.g. a lone surrogate) fails the whole
+    bulk, which :class:`BatchingStorePipeline` then bisects. History documents
+    get their ``_id`` before they are sent and are re-sent first on the next
+    attempt if the connection drops between the two writes, so none is lost
+    or doubled.
+
+    Outages: ``ConnectionFailure`` (``AutoReconnect``, ``NetworkTimeout``,
+    ``ServerSelectionTimeoutError``) and write-concern errors.
+
+    The client comes from :attr:`client_factory` (``connect_mongo(uri)``); set
+    it on a subclass to use another client, e.g. ``mongomock.MongoClient`` in
+    tests.
+    """
+
+    backend = "mongo"
+    client_factory: ClassVar[Callable[[str], Any]] = staticmethod(connect_mongo)
+
+    def __init__(self, crawler: Crawler, **kwargs: Any) -> None:
+        super().__init__(crawler, **kwargs)
+        self.uri: str = crawler.settings.get("MONGO_URI")
+        self.database_name: str = crawler.settings.get("MONGO_DATABASE") or "crawler"
+        self.client: Any = None
+        self.products: Any = None
+        self.history: Any = None
+        self._history_backlog: list[dict[str, Any]] = []
+
+    @classmethod
+    def is_configured(cls, settings: Settings) -> bool:
+        return bool(settings.get("MONGO_URI"))
+
+    def store_location(self) -> str:
+        parts = urlsplit(redact_dsn(self.uri))
+        return f"{parts.scheme}://{parts.netloc}/{self.database_name}"
+
+    def connect(self) -> None:
+        client = type(self).client_factory(self.uri)
+        try:
+            database = client[self.database_name]
+            products, history = database["products"], database["price_history"]
+            products.create_index([("url", ASCENDING)], unique=True, name="url_unique")
+            history.create_index([("url", ASCENDING), ("seen_at", ASCENDING)], name="url_seen_at")
+        except BaseException:
+            client.close()
+            raise
+        self.client, self.products, self.history = client, products, history
+
+    def disconnect(self) -> None:
+        client, self.client = self.client, None
+        self.products = self.history = None
+        if client is not None:
+            client.close()
+
+    def error_kind(self, exc: BaseException) -> ErrorKind | None:
+        if isinstance(exc, (bson.errors.BSONError, ValueError, OverflowError)):
+            return ErrorKind.DATA  # InvalidDocument, DocumentTooLarge, encoding errors
+        if isinstance(
+            exc, (pymongo.errors.ConnectionFailure, pymongo.errors.WriteConcernError, WriteConflict)
+        ):
+            return ErrorKind.OUTAGE
+        return None
+
+    def write_records(self, records: list[ProductRecord]) -> dict[str, str]:
+        assert self.products is not None, "write_records() before connect()"
+        self._send_history_backlog()
+        now = dt.datetime.now(dt.UTC)
+        todo = {record.url: record for record in latest_by_url(records)}
+        refused: dict[str, str] = {}
+        history: list[dict[str, Any]] = []
+        for _ in range(CONFLICT_ROUNDS):
+            if not todo:
+                break
+            todo = self._write_round(todo, now, refused, history)
+        if history:
+            self._history_backlog = history
+            self._send_history_backlog()
+        if todo:
+            raise WriteConflict(f"{len(todo)} products changed by other workers meanwhile")
+        return refused
+
+    def _write_round(
+        self,
+        todo: dict[str, ProductRecord],
+        now: dt.datetime,
+        refused: dict[str, str],
+        history: list[dict[str, Any]],
+    ) -> dict[str, ProductRecord]:
+        """One bulk write of ``todo``; returns the rows another worker changed meanwhile."""
+        urls = sorted(todo)
+        previous = {
+            doc["url"]: doc for doc in self.products.find({"url": {"$in": urls}}, _OFFER_FIELDS)
+        }
+        operations: list[Any] = []
+        for url in urls:
+            document = self._document(todo[url], now)
+            old = previous.get(url)
+            if old is None:
+                operations.append(InsertOne({"url": url, **document, "first_seen": now}))
+            else:
+                expected = {key: old.get(key) for key in ("price", "currency", "availability")}
+                operations.append(
+                    UpdateOne(
+                        {"url": url, **expected},
+                        {"$set": document, "$setOnInsert": {"first_seen": now}},
+                        upsert=True,
+                    )
+                )
+        errors: dict[int, dict[str, Any]] = {}
+        try:
+            self.products.bulk_write(operations, ordered=False)
+        except pymongo.errors.BulkWriteError as exc:
+            details = exc.details or {}
+            if details.get("writeConcernErrors"):
+                raise pymongo.errors.WriteConcernError(str(details["writeConcernErrors"])) from exc
+            errors = {error["index"]: error for error in details.get("writeErrors", [])}
+        again: dict[str, ProductRecord] = {}
+        for index, url in enumerate(urls):
+            record, error = todo[url], errors.get(index)
+            if error is None:
+                old = previous.get(url)
+                if old is None or not record.same_offer(*_offer(old)):
+                    history.append(self._history_document(record, now))
+            elif error.get("code") in DUPLICATE_KEY_CODES:
+                again[url] = record
+            else:
+                refused[url] = f"MongoDB refused the document: {error.get('errmsg', error)}"
+        return again
+
+    def _send_history_backlog(self) -> None:
+        if not self._history_backlog:
+            return
+        try:
+            self.history.insert_many(self._history_backlog, ordered=False)
+        except pymongo.errors.BulkWriteError as exc:
+            details = exc.details or {}
+            codes = {error.get("code") for error in details.get("writeErrors", [])}
+            if details.get("writeConcernErrors") or not codes <= set(DUPLICATE_KEY_CODES):
+                raise
+            # duplicate _id: sent already by the attempt that lost its connection
+        self._history_backlog = []
+
+    @staticmethod
+    def _document(record: ProductRecord, now: dt.datetime) -> dict[str, Any]:
+        document = {key: value for key, value in record.data.items() if key != "url"}
+        document["price"] = to_decimal128(record.price)
+        document["worker"] = record.worker
+        document["last_seen"] = now
+        return document
+
+    @staticmethod
+    def _history_document(record: ProductRecord, now: dt.datetime) -> dict[str, Any]:
+        return {
+            "_id": ObjectId(),
+            "url": record.url,
+            "price": to_decimal128(record.price),
+            "currency": record.currency,
+            "availability": record.availability,
+            "worker": record.worker,
+            "seen_at": now,
+        }
+
+
+def _offer(document: dict[str, Any]) -> tuple[Any, Any, Any]:
+    price = document.get("price")
+    if isinstance(price, Decimal128):
+        price = price.to_decimal()
+    return price, document.get("currency"), document.get("availability")

@@ -1,0 +1,94 @@
+"""Product validation: only items that match the product schema go on to storage."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from itemadapter import ItemAdapter
+from scrapy.exceptions import DropItem
+from scrapy_redis.connection import get_redis_from_settings
+
+from crawler.config import worker_id
+from crawler.keys import CrawlKeys
+from crawler.pipelines.rejects import RejectedItemKeeper
+from crawler.schema import product_validator, validation_errors
+
+if TYPE_CHECKING:
+    import redis
+    from scrapy import Spider
+    from scrapy.crawler import Crawler
+
+logger = logging.getLogger(__name__)
+
+MAX_REASON_LENGTH = 500
+
+
+class ProductValidationPipeline:
+    """Validates every item against ``crawler/schema/product.schema.json``.
+
+    The schema is loaded and checked once, when the pipeline is built: a broken
+    schema stops the worker at start-up. Each item is validated through
+    ``ItemAdapter`` (dicts, ``scrapy.Item``, dataclasses, attrs classes).
+
+    A valid item is passed on unchanged. An invalid item never is:
+
+    * it is kept with its errors in ``<spider>:invalid`` (see
+      :mod:`crawler.pipelines.rejects`; ``VALIDATION_KEEP_INVALID``) and
+      counted in ``<spider>:stats`` as ``items_invalid``; if Redis is away at
+      that moment it is logged as JSON at ERROR level instead;
+    * it is dropped (``DropItem``, logged by Scrapy at WARNING) with a one-line
+      reason.
+
+    Crawl stats: ``validation/items_valid``, ``validation/items_invalid`` and
+    ``validation/errors/<field>`` (one count per problem; ``_item`` for a
+    problem about the item as a whole).
+
+    Settings: ``REDIS_URL`` (and scrapy-redis's ``REDIS_PARAMS``), ``WORKER_ID``,
+    ``VALIDATION_KEEP_INVALID`` (default ``True``).
+    """
+
+    def __init__(self, crawler: Crawler, server: redis.Redis | None = None) -> None:
+        product_validator()  # load and check the schema now, not on the first item
+        self.crawler = crawler
+        self.stats = crawler.stats
+        self.worker = worker_id(crawler.settings)
+        self.keep_invalid = crawler.settings.getbool("VALIDATION_KEEP_INVALID", True)
+        self.server = server
+        self._own_server = server is None
+        self.keeper: RejectedItemKeeper | None = None
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> ProductValidationPipeline:
+        return cls(crawler)
+
+    def open_spider(self, spider: Spider | None = None) -> None:
+        spider = spider or self.crawler.spider
+        assert spider is not None, "open_spider() needs the crawler's spider"
+        if self.server is None:
+            self.server = get_redis_from_settings(self.crawler.settings)
+        self.keeper = RejectedItemKeeper(
+            self.server, CrawlKeys(spider.name), self.worker, keep=self.keep_invalid
+        )
+
+    def close_spider(self, spider: Spider | None = None) -> None:
+        if self.server is not None and self._own_server:
+            self.server.close()
+            self.server = None
+
+    def process_item(self, item: Any) -> Any:
+        problems = validation_errors(item)
+        if not problems:
+            self.stats.inc_value("validation/items_valid")
+            return item
+        self.stats.inc_value("validation/items_invalid")
+        for problem in problems:
+            self.stats.inc_value(f"validation/errors/{problem.field or '_item'}")
+        assert self.keeper is not None, "process_item() before open_spider()"
+        self.keeper.keep_all([(item, problems)])
+        url = ItemAdapter(item).get("url") if ItemAdapter.is_item(item) else None
+        summary = "; ".join(f"{p.field or 'item'}: {p.message}" for p in problems)
+        reason = f"Invalid product {url or '(no url)'}: {summary}".replace("\n", " ")
+        if len(reason) > MAX_REASON_LENGTH:
+            reason = reason[: MAX_REASON_LENGTH - 3] + "..."
+        raise DropItem(reason)
