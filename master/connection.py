@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 
 import redis
+from redis.exceptions import InvalidResponse
 
 from crawler.config import redact_dsn
 
@@ -59,6 +60,11 @@ def explain(exc: redis.RedisError, url: str) -> MasterRedisError:
         return MasterRedisError(
             f"Redis at {shown} refused the credentials ({reason}); "
             "put the right password in --redis-url or REDIS_URL"
+        )
+    if isinstance(exc, InvalidResponse):
+        return MasterRedisError(
+            f"something answered at {shown}, but not as Redis does ({reason}); "
+            "check the host and port in --redis-url / REDIS_URL"
         )
     if isinstance(exc, (redis.ConnectionError, redis.TimeoutError)):
         return MasterRedisError(

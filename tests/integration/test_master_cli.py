@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -16,6 +18,7 @@ import redis
 from crawler.keys import CrawlKeys
 from master.cli import COMMANDS, main
 from tests.support.net import free_port
+from tools.redis_server import RedisServer
 
 ROOT = Path(__file__).resolve().parents[2]
 KEYS = CrawlKeys()
@@ -197,3 +200,34 @@ def test_ctrl_c_while_waiting_exits_130(redis_url: str, redis_client: redis.Redi
             proc.wait()
     assert proc.returncode == 130
     assert "Traceback" not in stderr
+
+
+def test_something_that_is_not_redis(capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+
+        def answer_like_http() -> None:
+            conn, _ = server.accept()
+            with conn:
+                conn.recv(1024)
+                conn.sendall(b"HTTP/1.1 400 Bad Request\r\n\r\n")
+
+        thread = threading.Thread(target=answer_like_http, daemon=True)
+        thread.start()
+        assert main(["status", "--redis-url", f"redis://127.0.0.1:{port}/0"], prog="m") == 2
+        thread.join(5)
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: something answered at redis://127.0.0.1:{port}/0, but not as")
+    assert len(err.splitlines()) == 1
+
+
+def test_wrong_password(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with RedisServer(data_dir=tmp_path, appendonly=False, password="right-one") as server:
+        wrong = f"redis://:wrong-one@127.0.0.1:{server.port}/0"
+        assert main(["status", "--redis-url", wrong], prog="m") == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"error: Redis at redis://:***@127.0.0.1:{server.port}/0 refused")
+        assert "wrong-one" not in err
+        assert main(["status", "--json", "--redis-url", server.url], prog="m") == 0
