@@ -148,6 +148,7 @@ STORE_FLUSH_INTERVAL = 1.0               # seconds a partial batch may wait
 STORE_MAX_PENDING = 5000                 # items held while the database is away, then hold the flow
 STORE_RETRY_INITIAL_DELAY = 0.5          # backoff while the database is away (doubles each time)
 STORE_RETRY_MAX_DELAY = 30.0
+STORE_CLOSE_TIMEOUT = 60                 # seconds a closing worker keeps retrying an absent database
 VALIDATION_KEEP_INVALID = True           # keep rejected items in <spider>:invalid
 
 # --- Extraction ------------------------------------------------------------------
