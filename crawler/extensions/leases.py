@@ -149,6 +149,23 @@ class LeaseTracker:
         except Exception as exc:  # Redis away: keep the loop alive, try at the next beat
             logger.warning("Lease upkeep failed (%r); retrying in %ss", exc, self.beat_interval)
 
+    def reclaim_orphans(self) -> int:
+        """Requeue this worker's leases that no local work stands for.
+
+        Called when the worker is idle (nothing downloading, parsing or waiting
+        for storage). A lease can be orphaned when Redis executed a pop but the
+        reply was lost (a connection cut, then the client's retry popped again):
+        left alone, it would keep the crawl "busy" and no worker would ever close.
+        """
+        if self._pending or self._items:
+            return 0
+        self.flush()
+        count = self.ledger.recover(self.worker_id, force=True)
+        if count:
+            logger.warning("Requeued %d orphaned lease(s) of this worker", count)
+            self.stats.inc_value("leases/orphans_requeued", count)
+        return count
+
     # -- finishing ---------------------------------------------------------------------
     def finish(self, lease: str) -> None:
         """Mark a lease finished; deleted in Redis with the next batch."""

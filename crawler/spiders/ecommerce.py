@@ -116,6 +116,7 @@ class EcommerceSpider(RedisSpider):
         elif now - self._busy_checked >= BUSY_CHECK_INTERVAL:
             self._busy_checked = now
             try:
+                self.tracker.reclaim_orphans()
                 if self._crawl_busy():
                     self.idle_since = now
             except Exception as exc:  # Redis away: wait for it rather than close

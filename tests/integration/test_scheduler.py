@@ -125,3 +125,20 @@ def test_closing_never_deletes_shared_state(redis_url, redis_client):
     scheduler.df.close("finished")
     assert redis_client.zcard(KEYS.requests) == 1
     assert redis_client.scard(KEYS.dupefilter) == 1
+
+
+def test_an_idle_worker_requeues_its_orphaned_leases(scheduler, redis_client):
+    spider = scheduler.spider
+    scheduler.enqueue_request(Request("http://shop.test/lost", callback=spider.parse))
+    # Redis ran the pop but the reply never came back: the lease exists, no request does
+    scheduler.ledger.pop(8)
+    assert redis_client.hlen(KEYS.inflight("w1")) == 1
+    tracker = scheduler.tracker
+    tracker.item_pending({"url": "x"}, "r|0|pending")
+    assert tracker.reclaim_orphans() == 0  # local work in hand: not orphans
+    tracker.items_stored([])  # nothing stored yet
+    tracker._items.clear()
+    tracker._pending.clear()
+    assert tracker.reclaim_orphans() == 1
+    assert redis_client.zcard(KEYS.requests) == 1
+    assert not redis_client.exists(KEYS.inflight("w1"))
