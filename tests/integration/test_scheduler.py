@@ -134,11 +134,10 @@ def test_an_idle_worker_requeues_its_orphaned_leases(scheduler, redis_client):
     scheduler.ledger.pop(8)
     assert redis_client.hlen(KEYS.inflight("w1")) == 1
     tracker = scheduler.tracker
-    tracker.item_pending({"url": "x"}, "r|0|pending")
-    assert tracker.reclaim_orphans() == 0  # local work in hand: not orphans
-    tracker.items_stored([])  # nothing stored yet
-    tracker._items.clear()
-    tracker._pending.clear()
+    item = {"url": "http://shop.test/p"}
+    tracker.item_pending(item, "r|0|other")
+    assert tracker.reclaim_orphans() == 0  # an item still waits for storage: not idle
+    tracker.items_stored([item])
     assert tracker.reclaim_orphans() == 1
     assert redis_client.zcard(KEYS.requests) == 1
     assert not redis_client.exists(KEYS.inflight("w1"))
