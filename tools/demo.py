@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -64,14 +65,15 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     DEMO_DIR.mkdir(exist_ok=True)
+    for stale in [*DEMO_DIR.glob("worker-*.log"), DEMO_DIR / "shop-access.log"]:
+        stale.unlink(missing_ok=True)
     redis_server = None
     if args.redis_url:
         redis_url = args.redis_url
         print(f"demo: using Redis at {redis_url}")
     else:
         data_dir = DEMO_DIR / "redis"
-        for stale in data_dir.glob("appendonly*"):
-            stale.unlink() if stale.is_file() else None
+        shutil.rmtree(data_dir, ignore_errors=True)  # every demo starts a fresh crawl
         redis_server = RedisServer(data_dir=data_dir, appendonly=True).start()
         redis_url = redis_server.url
         print(f"demo: started a private Redis at {redis_url} (append-only, data in {data_dir})")
@@ -114,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(worker.log()[-3000:])
             for worker in workers:
                 for line in worker.log().splitlines():
-                    if "ran for" in line or "pages/min" in line:
+                    if f"Spider ({worker.worker_id})" in line:
                         print("  " + line.split("] ", 1)[-1])
             print("demo: $ python -m master report")
             master("report", env=env)

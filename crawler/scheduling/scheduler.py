@@ -35,6 +35,20 @@ from crawler.scheduling.serializer import LEASE_META_KEY
 logger = logging.getLogger(__name__)
 
 
+def wake_engine(crawler: Any, delay: float = 0) -> bool:
+    """Make Scrapy's engine look at the scheduler (and at idleness) after ``delay`` s.
+
+    The engine has no public way to be woken; its slot's ``nextcall`` is what its
+    own heartbeat uses. Returns False when the engine is not running a spider.
+    """
+    engine = getattr(crawler, "engine", None)
+    slot = getattr(engine, "_slot", None)
+    if slot is None or slot.closing is not None:
+        return False
+    slot.nextcall.schedule(delay)
+    return True
+
+
 class ReliableScheduler(Scheduler):
     crawler: Any
 
@@ -126,8 +140,7 @@ class ReliableScheduler(Scheduler):
         if not self._starved or self.flow.held:
             return
         engine = self.crawler.engine
-        slot = getattr(engine, "_slot", None)
-        if engine is None or slot is None or slot.closing is not None or engine.needs_backout():
+        if engine is None or getattr(engine, "_slot", None) is None or engine.needs_backout():
             return
         try:
             with self.server.pipeline(transaction=False) as pipe:
@@ -137,6 +150,5 @@ class ReliableScheduler(Scheduler):
         except Exception as exc:  # Redis away: the engine's own heartbeat retries
             logger.debug("Idle poll failed: %r", exc)
             return
-        if self.queue.buffered or queued or seeds:
+        if (self.queue.buffered or queued or seeds) and wake_engine(self.crawler):
             self._starved = False
-            slot.nextcall.schedule()

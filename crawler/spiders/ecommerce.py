@@ -36,6 +36,7 @@ from crawler.extraction import ProfileRegistry, discover_links, extract_product
 from crawler.flow import FlowControl
 from crawler.keys import SPIDER_NAME, CrawlKeys
 from crawler.scheduling import serializer
+from crawler.scheduling.scheduler import wake_engine
 from crawler.scheduling.serializer import LEASE_META_KEY
 from crawler.seeds import InvalidSeed, parse_seed
 
@@ -122,13 +123,17 @@ class EcommerceSpider(RedisSpider):
             except Exception as exc:  # Redis away: wait for it rather than close
                 self.logger.warning("Redis unreachable (%r); waiting", exc)
                 self.idle_since = now
-        if self.max_idle_time and now - self.idle_since >= self.max_idle_time:
-            self.logger.info(
-                "No work in the crawl for %.0f s (MAX_IDLE_TIME_BEFORE_CLOSE=%s): closing",
-                now - self.idle_since,
-                self.max_idle_time,
-            )
-            return
+        if self.max_idle_time:
+            idle = now - self.idle_since
+            if idle >= self.max_idle_time:
+                self.logger.info(
+                    "No work in the crawl for %.1f s (MAX_IDLE_TIME_BEFORE_CLOSE=%s): closing",
+                    idle,
+                    self.max_idle_time,
+                )
+                return
+            # look again when the limit may be reached (the engine's own beat is 5 s)
+            wake_engine(self.crawler, min(BUSY_CHECK_INTERVAL, self.max_idle_time - idle))
         raise DontCloseSpider
 
     # -- pages -------------------------------------------------------------------------
