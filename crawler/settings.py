@@ -122,6 +122,8 @@ DOWNLOADER_MIDDLEWARES = {
 SPIDER_MIDDLEWARES = {
     # outermost: sees the whole output of a response before it acknowledges its lease
     "crawler.middlewares.leases.LeaseSpiderMiddleware": 10,
+    # innermost: drops links known to be seen before Scrapy spends anything on them
+    "crawler.middlewares.knownlinks.KnownLinkFilterMiddleware": 990,
 }
 
 EXTENSIONS = {

@@ -70,6 +70,12 @@ class ReliableScheduler(Scheduler):
         scheduler._waker = None
         return scheduler
 
+    @staticmethod
+    def dupefilter_of(crawler: Any) -> Any:
+        """The dupefilter of the crawler's open scheduler, or None."""
+        scheduler = getattr(crawler, "_ecommerce_scheduler", None)
+        return scheduler.df if scheduler is not None else None
+
     def open(self, spider: Any) -> None:
         # scrapy-redis's open(), without its flush and its deprecated Spider.log().
         self.spider = spider
@@ -81,6 +87,7 @@ class ReliableScheduler(Scheduler):
         )
         if not self.df:
             self.df = load_object(self.dupefilter_cls).from_spider(spider)
+        self.crawler._ecommerce_scheduler = self
         queued = len(self.queue)
         if queued:
             logger.info("Resuming crawl (%d requests queued)", queued)
