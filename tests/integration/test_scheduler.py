@@ -141,3 +141,24 @@ def test_an_idle_worker_requeues_its_orphaned_leases(scheduler, redis_client):
     assert tracker.reclaim_orphans() == 1
     assert redis_client.zcard(KEYS.requests) == 1
     assert not redis_client.exists(KEYS.inflight("w1"))
+
+
+def test_links_known_to_be_seen_are_dropped_next_to_the_spider(scheduler):
+    from crawler.middlewares.knownlinks import KnownLinkFilterMiddleware
+
+    spider = scheduler.spider
+    scheduler.enqueue_request(Request("http://shop.test/menu", callback=spider.parse))
+    middleware = KnownLinkFilterMiddleware.from_crawler(scheduler.crawler)
+    output = [
+        Request("http://shop.test/menu", callback=spider.parse),
+        Request("http://shop.test/new", callback=spider.parse),
+        Request("http://shop.test/menu", dont_filter=True),
+        {"url": "http://shop.test/p"},
+    ]
+    kept = list(middleware.process_spider_output(None, output))
+    assert [getattr(e, "url", None) or e["url"] for e in kept] == [
+        "http://shop.test/new",
+        "http://shop.test/menu",
+        "http://shop.test/p",
+    ]
+    assert scheduler.crawler.stats.get_value("links/known_dropped") == 1
