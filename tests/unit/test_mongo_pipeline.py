@@ -17,7 +17,7 @@ import pymongo.errors
 import pytest
 import redis
 from bson import Decimal128
-from mongomock.collection import BulkOperationBuilder
+from tests.support.mongofake import install_pymongo_compat
 from scrapy.exceptions import NotConfigured
 
 from crawler.pipelines.batching import ErrorKind, StoreUnavailable
@@ -32,22 +32,10 @@ from tests.support.products import (
 
 
 @pytest.fixture
-def mongomock_client(monkeypatch: pytest.MonkeyPatch) -> Iterator[mongomock.MongoClient]:
-    original = BulkOperationBuilder.add_update
-
-    def add_update(
-        self: Any,
-        selector: Any,
-        doc: Any,
-        multi: bool = False,
-        upsert: bool = False,
-        sort: Any = None,
-        **kwargs: Any,
-    ) -> Any:
-        return original(self, selector, doc, multi, upsert, **kwargs)
-
-    monkeypatch.setattr(BulkOperationBuilder, "add_update", add_update)
+def mongomock_client() -> Iterator[mongomock.MongoClient]:
+    undo = install_pymongo_compat()
     yield mongomock.MongoClient()
+    undo()
 
 
 def make_pipeline(
