@@ -9,4 +9,4 @@ test:
 bench:
 	scripts/bootstrap && .venv/bin/python -m benchmarks.crawl_speed
 lint:
-	scripts/bootstrap && .venv/bin/python -m ruff check crawler master tools tests
+	scripts/bootstrap && .venv/bin/python -m ruff check crawler master demoshop tools tests benchmarks

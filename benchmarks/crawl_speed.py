@@ -50,11 +50,13 @@ def wait_with_rusage(workers: list[WorkerProcess], timeout: float) -> float:
 
 
 def run(n_workers: int, products: int, latency_ms: int, concurrency: int) -> dict[str, float]:
-    with tempfile.TemporaryDirectory(prefix="bench-") as tmp, RedisServer(
-        data_dir=Path(tmp) / "redis", appendonly=False
-    ) as server, ShopProcess(
-        products=products, latency_ms=latency_ms, access_log=Path(tmp) / "access.log"
-    ) as shop:
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-") as tmp,
+        RedisServer(data_dir=Path(tmp) / "redis", appendonly=False) as server,
+        ShopProcess(
+            products=products, latency_ms=latency_ms, access_log=Path(tmp) / "access.log"
+        ) as shop,
+    ):
         env = {
             "REDIS_URL": server.url,
             "ALLOW_PRIVATE_NETWORKS": "127.0.0.1",
@@ -77,17 +79,25 @@ def run(n_workers: int, products: int, latency_ms: int, concurrency: int) -> dic
                 f"bench-{n}",
                 env,
                 Path(tmp) / f"worker-{n}.log",
-                settings={"CONCURRENT_REQUESTS": concurrency, "CONCURRENT_REQUESTS_PER_DOMAIN": concurrency,
-                          "LOG_LEVEL": "WARNING", "LOGSTATS_INTERVAL": 0},
+                settings={
+                    "CONCURRENT_REQUESTS": concurrency,
+                    "CONCURRENT_REQUESTS_PER_DOMAIN": concurrency,
+                    "LOG_LEVEL": "WARNING",
+                    "LOGSTATS_INTERVAL": 0,
+                },
             )
             for n in range(n_workers)
         ]
         cpu = wait_with_rusage(workers, timeout=900)
-        calls = {name[len("cmdstat_"):]: v["calls"] for name, v in client.info("commandstats").items()}
+        calls = {
+            name[len("cmdstat_") :]: v["calls"] for name, v in client.info("commandstats").items()
+        }
         commands = sum(calls.values())
         # Commands our workers only ever run inside Lua scripts; the rest are round trips.
-        inside_lua = sum(calls.get(c, 0) for c in ("hset", "zadd", "sadd", "zrange", "zremrangebyrank",
-                                                   "lrange", "ltrim"))
+        inside_lua = sum(
+            calls.get(c, 0)
+            for c in ("hset", "zadd", "sadd", "zrange", "zremrangebyrank", "lrange", "ltrim")
+        )
         round_trips = commands - inside_lua
         records = [json.loads(raw) for raw in client.hvals(KEYS.workers)]
         pages = sum(r["pages"] for r in records)
@@ -126,7 +136,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--products", type=int, default=1000)
     parser.add_argument("--latency-ms", type=int, default=50)
-    parser.add_argument("--concurrency", type=int, default=16, help="CONCURRENT_REQUESTS per worker")
+    parser.add_argument(
+        "--concurrency", type=int, default=16, help="CONCURRENT_REQUESTS per worker"
+    )
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4])
     args = parser.parse_args(argv)
     print(
@@ -135,7 +147,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     header = (
         f"{'workers':>7} {'pages':>6} {'seconds':>8} {'pages/s':>8} {'speedup':>7} "
-        f"{'CPU ms/page':>11} {'Redis cmds/page':>15} {'round trips/page':>16} {'B/fingerprint':>13}"
+        f"{'CPU ms/page':>11} {'Redis cmds/page':>15} {'round trips/page':>16} "
+        f"{'B/fingerprint':>13}"
     )
     print(header)
     base = None

@@ -25,14 +25,14 @@ CONCURRENT_REQUESTS = 16
 CONCURRENT_REQUESTS_PER_DOMAIN = 16
 DOWNLOAD_DELAY = 0
 DOWNLOAD_TIMEOUT = 30
-DOWNLOAD_MAXSIZE = 16 * 1024 * 1024        # hostile pages: refuse bodies over 16 MiB
+DOWNLOAD_MAXSIZE = 16 * 1024 * 1024  # hostile pages: refuse bodies over 16 MiB
 DOWNLOAD_WARNSIZE = 4 * 1024 * 1024
 REDIRECT_MAX_TIMES = 10
 RETRY_ENABLED = True
 RETRY_TIMES = 2
 COOKIES_ENABLED = False
 TELNETCONSOLE_ENABLED = False
-REMOTE_CONTROL_ENABLED = False           # no control port on the workers; the master controls them
+REMOTE_CONTROL_ENABLED = False  # no control port on the workers; the master controls them
 LOG_LEVEL = "INFO"
 REQUEST_FINGERPRINTER_IMPLEMENTATION = "2.7"
 TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
@@ -47,7 +47,7 @@ SCHEDULER = "crawler.scheduling.scheduler.ReliableScheduler"
 SCHEDULER_QUEUE_CLASS = "crawler.scheduling.queue.ReliablePriorityQueue"
 SCHEDULER_SERIALIZER = "crawler.scheduling.serializer"
 DUPEFILTER_CLASS = "crawler.scheduling.dupefilter.BinaryFingerprintDupeFilter"
-SCHEDULER_PERSIST = True                 # never let one closing worker wipe the shared queue
+SCHEDULER_PERSIST = True  # never let one closing worker wipe the shared queue
 SCHEDULER_FLUSH_ON_START = False
 REDIS_URL = "redis://localhost:6379/0"
 REDIS_START_URLS_AS_SET = False
@@ -63,7 +63,7 @@ REDIS_PARAMS = {
 # Seconds a starved scheduler waits before looking at Redis again (Scrapy's own
 # engine would wait 5 s); 0 disables.
 SCHEDULER_IDLE_POLL_INTERVAL = 0.25
-MAX_IDLE_TIME_BEFORE_CLOSE = 0           # seconds with no work before a worker closes; 0 never
+MAX_IDLE_TIME_BEFORE_CLOSE = 0  # seconds with no work before a worker closes; 0 never
 # Requests a worker pops for itself at once (one Redis round trip per batch).
 SCHEDULER_POP_BATCH = 8
 # In-process cache of fingerprints known to be in Redis already (saves a SADD per
@@ -76,16 +76,16 @@ DUPEFILTER_LOCAL_CACHE_SIZE = 200_000
 LEASE_WORKER_TIMEOUT = 30
 LEASE_HEARTBEAT_INTERVAL = 5
 LEASE_RECOVERY_INTERVAL = 10
-LEASE_FINISH_INTERVAL = 0.5              # finished leases are deleted in batches this often
+LEASE_FINISH_INTERVAL = 0.5  # finished leases are deleted in batches this often
 
 # --- Worker identity, stats and report ----------------------------------------
-WORKER_ID = ""                           # default: <hostname>-<pid>
-WORKERSTATS_INTERVAL = 5                 # seconds between two records in Redis
+WORKER_ID = ""  # default: <hostname>-<pid>
+WORKERSTATS_INTERVAL = 5  # seconds between two records in Redis
 # Seconds between two progress lines in the log (like Scrapy's LogStats); 0 disables.
 LOGSTATS_INTERVAL = 30
 
 # --- Pause / resume -----------------------------------------------------------
-PAUSE_POLL_INTERVAL = 1.0                # seconds between two looks at <spider>:paused
+PAUSE_POLL_INTERVAL = 1.0  # seconds between two looks at <spider>:paused
 
 # --- Network safety -----------------------------------------------------------
 # Comma-separated hosts or CIDR ranges that may be crawled although they are
@@ -140,18 +140,18 @@ ITEM_PIPELINES = {
     "crawler.pipelines.mongo.MongoUpsertPipeline": 310,
     "crawler.pipelines.embedded.EmbeddedStorePipeline": 320,
 }
-POSTGRES_DSN = ""                        # set: products go to PostgreSQL
-MONGO_URI = ""                           # set: products go to MongoDB
+POSTGRES_DSN = ""  # set: products go to PostgreSQL
+MONGO_URI = ""  # set: products go to MongoDB
 MONGO_DATABASE = "crawler"
 # Neither set: products go to this SQLite file (shared safely by workers on one machine).
 EMBEDDED_STORE_PATH = "data/products.sqlite3"
-STORE_BATCH_SIZE = 100                   # items written per round trip
-STORE_FLUSH_INTERVAL = 1.0               # seconds a partial batch may wait
-STORE_MAX_PENDING = 5000                 # items held while the database is away, then hold the flow
-STORE_RETRY_INITIAL_DELAY = 0.5          # backoff while the database is away (doubles each time)
+STORE_BATCH_SIZE = 100  # items written per round trip
+STORE_FLUSH_INTERVAL = 1.0  # seconds a partial batch may wait
+STORE_MAX_PENDING = 5000  # items held while the database is away, then hold the flow
+STORE_RETRY_INITIAL_DELAY = 0.5  # backoff while the database is away (doubles each time)
 STORE_RETRY_MAX_DELAY = 30.0
-STORE_CLOSE_TIMEOUT = 60                 # seconds a closing worker keeps retrying an absent database
-VALIDATION_KEEP_INVALID = True           # keep rejected items in <spider>:invalid
+STORE_CLOSE_TIMEOUT = 60  # seconds a closing worker keeps retrying an absent database
+VALIDATION_KEEP_INVALID = True  # keep rejected items in <spider>:invalid
 
 # --- Extraction ------------------------------------------------------------------
 # Folder of site profiles (*.json), selected by domain; see README "Site profiles".

@@ -25,7 +25,8 @@ def main() -> int:
     except psycopg2.Error as exc:
         problems.append(
             f"PostgreSQL is not reachable at TEST_POSTGRES_DSN={pg_dsn} ({str(exc).strip()}).\n"
-            "  Start one, or point TEST_POSTGRES_DSN at a server where the tests may create databases."
+            "  Start one, or point TEST_POSTGRES_DSN at a server where the tests may create "
+            "databases."
         )
     for problem in problems:
         print(f"check_services: {problem}", file=sys.stderr)

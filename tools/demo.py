@@ -17,7 +17,6 @@ import shutil
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import redis
 
@@ -51,14 +50,20 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         description="Crawl the bundled demo shop with several workers sharing one Redis.",
     )
     parser.add_argument("--workers", type=int, default=3, help="worker processes (default 3)")
-    parser.add_argument("--products", type=int, default=1000, help="products in the shop (default 1000)")
-    parser.add_argument("--latency-ms", type=int, default=20, help="shop response latency (default 20)")
+    parser.add_argument(
+        "--products", type=int, default=1000, help="products in the shop (default 1000)"
+    )
+    parser.add_argument(
+        "--latency-ms", type=int, default=20, help="shop response latency (default 20)"
+    )
     parser.add_argument(
         "--redis-url",
         default=os.environ.get("REDIS_URL"),
         help="use this Redis instead of starting a private one (its crawl state is not reset)",
     )
-    parser.add_argument("--idle", type=int, default=3, help="MAX_IDLE_TIME_BEFORE_CLOSE (default 3 s)")
+    parser.add_argument(
+        "--idle", type=int, default=3, help="MAX_IDLE_TIME_BEFORE_CLOSE (default 3 s)"
+    )
     return parser.parse_args(argv)
 
 
@@ -91,7 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     workers: list[WorkerProcess] = []
     try:
         with ShopProcess(
-            products=args.products, latency_ms=args.latency_ms, access_log=DEMO_DIR / "shop-access.log"
+            products=args.products,
+            latency_ms=args.latency_ms,
+            access_log=DEMO_DIR / "shop-access.log",
         ) as shop:
             print(f"demo: demo shop at {shop.url} ({args.products} products)")
             seeds = DEMO_DIR / "urls.txt"
@@ -122,9 +129,10 @@ def main(argv: list[str] | None = None) -> int:
             master("report", env=env)
             print(f"demo: the shop served {len(shop.read_access_log())} requests")
             if "EMBEDDED_STORE_PATH" in env:
+                shown = store.relative_to(ROOT)
                 print(
-                    f"demo: products are in {store.relative_to(ROOT)} "
-                    f"(sqlite3 {store.relative_to(ROOT)} 'select url, name, price from products limit 5')"
+                    f"demo: products are in {shown} "
+                    f"(sqlite3 {shown} 'select url, name, price from products limit 5')"
                 )
             return 1 if failed else 0
     except KeyboardInterrupt:

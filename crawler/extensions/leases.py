@@ -43,7 +43,7 @@ from twisted.internet import task
 
 from crawler import signals as crawler_signals
 from crawler.config import worker_id
-from crawler.keys import CrawlKeys, SPIDER_NAME
+from crawler.keys import SPIDER_NAME, CrawlKeys
 from crawler.scheduling.leases import LeaseLedger
 
 logger = logging.getLogger(__name__)
@@ -69,8 +69,8 @@ class LeaseTracker:
         self.keys = CrawlKeys(spider_name)
         self.ledger = LeaseLedger(self.server, self.keys, self.worker_id)
         self._to_finish: list[str] = []
-        self._items: dict[int, str] = {}           # id(item) -> lease
-        self._pending: dict[str, int] = {}         # lease -> items not yet safe
+        self._items: dict[int, str] = {}  # id(item) -> lease
+        self._pending: dict[str, int] = {}  # lease -> items not yet safe
         self._output_done: set[str] = set()
         self._loop: task.LoopingCall | None = None
         self._last_recovery = 0.0
@@ -105,7 +105,9 @@ class LeaseTracker:
         requeued = self.ledger.recover(self.worker_id, force=True)
         if requeued:
             logger.info(
-                "Requeued %d request(s) left by an earlier run of worker %s", requeued, self.worker_id
+                "Requeued %d request(s) left by an earlier run of worker %s",
+                requeued,
+                self.worker_id,
             )
             self.stats.inc_value("leases/recovered", requeued)
         self.ledger.heartbeat(self.timeout)
@@ -143,7 +145,9 @@ class LeaseTracker:
                 self._last_recovery = now
                 for worker, count in self.ledger.recover_dead().items():
                     logger.warning(
-                        "Worker %s stopped beating: requeued the %d request(s) it held", worker, count
+                        "Worker %s stopped beating: requeued the %d request(s) it held",
+                        worker,
+                        count,
                     )
                     self.stats.inc_value("leases/recovered", count)
         except Exception as exc:  # Redis away: keep the loop alive, try at the next beat
@@ -229,10 +233,14 @@ class LeaseTracker:
         for item in items:
             self._item_safe(item)
 
-    def item_dropped(self, item: Any, response: Any = None, exception: Any = None, spider: Any = None) -> None:
+    def item_dropped(
+        self, item: Any, response: Any = None, exception: Any = None, spider: Any = None
+    ) -> None:
         self._item_safe(item)
 
-    def item_error(self, item: Any, response: Any = None, spider: Any = None, failure: Any = None) -> None:
+    def item_error(
+        self, item: Any, response: Any = None, spider: Any = None, failure: Any = None
+    ) -> None:
         self._item_safe(item)
 
     def request_dropped(self, request: Any, spider: Any = None) -> None:

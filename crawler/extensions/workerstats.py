@@ -5,13 +5,13 @@ worker id, value: JSON) is refreshed every ``WORKERSTATS_INTERVAL`` seconds;
 ``python -m master status`` and ``report`` read it. When the worker closes it
 writes the final record and logs, at INFO::
 
-    Spider (<worker-id>) ran for 12.34 seconds.
-    Spider (<worker-id>) pages: 420, items: 360, pages/min: 2345.67, idle at end: 5.01 s, active: 7.33 s.
+    Spider (w1) ran for 12.34 seconds.
+    Spider (w1) pages: 420, items: 360, pages/min: 3437.84, idle at end: 5.01 s, active: 7.33 s.
 
-``idle at end`` (``idle_tail``) is the time between the worker's last piece of
-work (a page parsed) and its close, i.e. mostly ``MAX_IDLE_TIME_BEFORE_CLOSE``;
-pages/min is computed over the active time, so runs with 1 and N workers compare
-fairly. The record:
+(``w1`` is the ``WORKER_ID``.) ``idle at end`` (``idle_tail``) is the time
+between the worker's last piece of work (a page parsed) and its close, i.e.
+mostly ``MAX_IDLE_TIME_BEFORE_CLOSE``; pages/min is computed over the active
+time, so runs with 1 and N workers compare fairly. The record:
 
 ``worker, host, pid, state (running|paused|finished), started_at, updated_at,
 finished_at, elapsed, idle_tail, pages, items, pages_per_min, store,
@@ -74,7 +74,9 @@ class WorkerStats:
             "pages_per_min": round(pages / active * 60, 2) if pages else 0.0,
         }
 
-    def record(self, state: str, finished: bool = False, reason: str | None = None) -> dict[str, Any]:
+    def record(
+        self, state: str, finished: bool = False, reason: str | None = None
+    ) -> dict[str, Any]:
         now = time.time()
         record = {
             "worker": self.worker_id,
@@ -112,7 +114,8 @@ class WorkerStats:
         self.publish(record)
         logger.info("Spider (%s) ran for %.2f seconds.", self.worker_id, record["elapsed"])
         logger.info(
-            "Spider (%s) pages: %d, items: %d, pages/min: %.2f, idle at end: %.2f s, active: %.2f s.",
+            "Spider (%s) pages: %d, items: %d, pages/min: %.2f, "
+            "idle at end: %.2f s, active: %.2f s.",
             self.worker_id,
             record["pages"],
             record["items"],

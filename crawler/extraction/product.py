@@ -33,6 +33,7 @@ from scrapy.http import HtmlResponse, TextResponse
 from scrapy.utils.response import get_base_url
 from w3lib.url import canonicalize_url
 
+from .links import is_html_response
 from .normalize import (
     availability_from_text,
     currency_from_text,
@@ -48,7 +49,6 @@ from .normalize import (
 )
 from .profiles import SiteProfile
 from .structured import StructuredData, is_product_node, read_structured_data, types_of
-from .links import is_html_response
 from .visible import VisiblePage, read_visible_page
 
 PRODUCT_FIELDS = (

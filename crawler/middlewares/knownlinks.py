@@ -49,7 +49,9 @@ class KnownLinkFilterMiddleware:
             if not self._known(element):
                 yield element
 
-    def process_spider_output(self, response: Any, result: Iterable[Any], spider: Any = None) -> Iterator[Any]:
+    def process_spider_output(
+        self, response: Any, result: Iterable[Any], spider: Any = None
+    ) -> Iterator[Any]:
         for element in result:
             if not self._known(element):
                 yield element

@@ -63,7 +63,9 @@ class LeaseSpiderMiddleware:
             yield element
         tracker.output_done(lease)
 
-    def process_spider_exception(self, response: Any, exception: Exception, spider: Any = None) -> None:
+    def process_spider_exception(
+        self, response: Any, exception: Exception, spider: Any = None
+    ) -> None:
         request = response.request
         payload = serializer.encode_request(request, self.crawler.spider) if request else None
         self.tracker.dead_letter(

@@ -39,7 +39,9 @@ def parse_allowlist(value: str | list[str]) -> tuple[set[str], list[Network]]:
             networks.append(ipaddress.ip_network(entry, strict=False))
         except ValueError:
             if "/" in entry or not all(part for part in entry.split(".")):
-                raise ValueError(f"ALLOW_PRIVATE_NETWORKS: {entry!r} is neither a host nor a CIDR range")
+                raise ValueError(
+                    f"ALLOW_PRIVATE_NETWORKS: {entry!r} is neither a host nor a CIDR range"
+                ) from None
             hosts.add(entry.lower())
     return hosts, networks
 

@@ -33,7 +33,9 @@ class RotatingUserAgentMiddleware(RandomUserAgentMiddleware):
     def __init__(self, crawler: Any) -> None:
         super().__init__(crawler)
         size = crawler.settings.getint("USERAGENT_POOL_SIZE", 100)
-        self._pool = sorted({self._ua_provider.get_random_ua() for _ in range(size)}) if size else []
+        self._pool = (
+            sorted({self._ua_provider.get_random_ua() for _ in range(size)}) if size else []
+        )
         self._random = random.Random()
 
     def _agent(self) -> str:

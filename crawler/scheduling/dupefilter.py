@@ -16,8 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from scrapy import Request
-from scrapy_redis.dupefilter import RFPDupeFilter
 from scrapy_redis.connection import get_redis_from_settings
+from scrapy_redis.dupefilter import RFPDupeFilter
 
 from crawler.keys import CrawlKeys
 

@@ -116,11 +116,11 @@ class LeaseLedger:
 
     def pop_seeds(self, count: int) -> list[tuple[str, bytes]]:
         """Take up to ``count`` seeds of ``start_urls`` under lease."""
-        return _pairs(
-            self._pop_seeds(keys=[self.keys.start_urls, self.inflight_key], args=[count])
-        )
+        return _pairs(self._pop_seeds(keys=[self.keys.start_urls, self.inflight_key], args=[count]))
 
-    def push_if_new(self, fingerprint: bytes, score: float, payload: bytes, old_lease: str = "") -> bool:
+    def push_if_new(
+        self, fingerprint: bytes, score: float, payload: bytes, old_lease: str = ""
+    ) -> bool:
         """Queue a request unless its fingerprint is known; finish ``old_lease`` too."""
         added = self._push_if_new(
             keys=[self.keys.dupefilter, self.keys.requests, self.inflight_key],
@@ -161,7 +161,7 @@ class LeaseLedger:
         """Ids of the workers that hold leases right now."""
         prefix = self.keys.inflight("")
         return [
-            key.decode()[len(prefix):]
+            key.decode()[len(prefix) :]
             for key in self.server.scan_iter(match=self.keys.inflight_pattern, count=1000)
         ]
 

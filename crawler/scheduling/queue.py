@@ -57,7 +57,10 @@ class ReliablePriorityQueue(PriorityQueue):
                     request = self._decode_request(payload)
                 except Exception as exc:  # corrupt or foreign payload: keep it, move on
                     self.tracker.dead_letter(
-                        url=None, reason=f"undecodable request: {exc!r}", payload=payload, lease=lease
+                        url=None,
+                        reason=f"undecodable request: {exc!r}",
+                        payload=payload,
+                        lease=lease,
                     )
                     continue
                 request.meta[LEASE_META_KEY] = lease

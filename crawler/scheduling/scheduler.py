@@ -57,7 +57,9 @@ class ReliableScheduler(Scheduler):
         scheduler = super().from_crawler(crawler)
         scheduler.crawler = crawler
         scheduler.flow = FlowControl.of(crawler)
-        scheduler.idle_poll_interval = crawler.settings.getfloat("SCHEDULER_IDLE_POLL_INTERVAL", 0.25)
+        scheduler.idle_poll_interval = crawler.settings.getfloat(
+            "SCHEDULER_IDLE_POLL_INTERVAL", 0.25
+        )
         if not scheduler.persist:
             logger.warning("SCHEDULER_PERSIST=False is ignored: workers never delete shared state")
             scheduler.persist = True

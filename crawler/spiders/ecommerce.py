@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -92,7 +92,9 @@ class EcommerceSpider(RedisSpider):
         try:
             seed = parse_seed(text)
         except InvalidSeed as exc:
-            self.tracker.dead_letter(url=None, reason=f"invalid seed: {exc}", payload=data, lease=lease)
+            self.tracker.dead_letter(
+                url=None, reason=f"invalid seed: {exc}", payload=data, lease=lease
+            )
             return None
         meta = {**seed.meta, "site": site_of(seed.url), LEASE_META_KEY: lease}
         return Request(seed.url, callback=self.parse, errback=self.errback, meta=meta)
@@ -149,7 +151,7 @@ class EcommerceSpider(RedisSpider):
         profile = self.profiles.for_url(response.url)
         product = extract_product(response, profile)
         if product is not None:
-            product["crawled_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+            product["crawled_at"] = datetime.now(UTC).isoformat(timespec="seconds")
             product["worker"] = self.worker_id
             yield product
         for url in discover_links(response, profile):

@@ -76,7 +76,9 @@ class Crawl:
             try:
                 worker.wait(max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
-                pytest.fail(f"{worker.worker_id} did not finish in {timeout}s:\n{worker.log()[-4000:]}")
+                pytest.fail(
+                    f"{worker.worker_id} did not finish in {timeout}s:\n{worker.log()[-4000:]}"
+                )
 
     def assert_clean_logs(self) -> None:
         for worker in self.workers:
@@ -116,9 +118,7 @@ def shop_factory(tmp_path) -> Iterator[Callable[..., ShopProcess]]:  # type: ign
 
 def page_fetches(shop: ShopProcess) -> Counter[str]:
     """How many times each page (not robots.txt) was requested, from the shop's access log."""
-    return Counter(
-        entry.path for entry in shop.read_access_log() if entry.path != "/robots.txt"
-    )
+    return Counter(entry.path for entry in shop.read_access_log() if entry.path != "/robots.txt")
 
 
 def wait_until(predicate: Callable[[], bool], timeout: float, message: str) -> None:

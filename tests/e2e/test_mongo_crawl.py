@@ -16,7 +16,15 @@ pytestmark = pytest.mark.workers
 
 
 def _run_workers(crawl, dump, load=None) -> dict:
-    args = [sys.executable, "-m", "tests.support.mongomock_workers", "--workers", "w1,w2", "--dump", str(dump)]
+    args = [
+        sys.executable,
+        "-m",
+        "tests.support.mongomock_workers",
+        "--workers",
+        "w1,w2",
+        "--dump",
+        str(dump),
+    ]
     # few requests each, so that both workers of the one process get a share of a small shop
     args += ["-s", "CONCURRENT_REQUESTS=2"]
     if load:

@@ -34,7 +34,8 @@ def _assert_products_match(dsn: str, shop) -> dict[str, tuple]:
     rows = {
         row[0]: row[1:]
         for row in _rows(
-            dsn, "select url, name, price, currency, availability, first_seen, last_seen from products"
+            dsn,
+            "select url, name, price, currency, availability, first_seen, last_seen from products",
         )
     }
     expected = shop.catalog.expected_products(shop.url.rstrip("/"))
@@ -78,7 +79,9 @@ def test_two_workers_store_one_row_per_product_and_a_recrawl_updates_them(
     for url in second:
         assert second[url][4] == first[url][4], "first_seen is kept"
         assert second[url][5] > first[url][5], "last_seen moves"
-    history = dict(_rows(postgres_dsn, "select url, count(*) from product_price_history group by url"))
+    history = dict(
+        _rows(postgres_dsn, "select url, count(*) from product_price_history group by url")
+    )
     assert {url for url, n in history.items() if n == 2} == changed
     assert all(n in (1, 2) for n in history.values())
 
@@ -96,9 +99,11 @@ def test_products_survive_a_database_outage_in_the_middle_of_a_crawl(
         crawl.start_worker("w1", STORE_BATCH_SIZE=10)
         crawl.start_worker("w2", STORE_BATCH_SIZE=10)
         wait_until(
-            lambda: _rows(postgres_dsn, "select count(*) from products")[0][0] >= 20
-            if _has_products_table(postgres_dsn)
-            else False,
+            lambda: (
+                _rows(postgres_dsn, "select count(*) from products")[0][0] >= 20
+                if _has_products_table(postgres_dsn)
+                else False
+            ),
             60,
             "20 products stored",
         )

@@ -26,9 +26,7 @@ def scheduler(redis_url):
     from crawler import settings as project_settings
 
     settings = {
-        name: getattr(project_settings, name)
-        for name in dir(project_settings)
-        if name.isupper()
+        name: getattr(project_settings, name) for name in dir(project_settings) if name.isupper()
     }
     settings.update(REDIS_URL=redis_url, WORKER_ID="w1", SCHEDULER_IDLE_POLL_INTERVAL=0)
     crawler = get_crawler(_Spider, settings_dict=settings)
@@ -61,14 +59,18 @@ def test_known_duplicates_cost_no_round_trip(scheduler, redis_client):
     scheduler.enqueue_request(Request("http://shop.test/menu", callback=spider.parse))
     before = _calls(redis_client)
     for _ in range(50):
-        assert not scheduler.enqueue_request(Request("http://shop.test/menu", callback=spider.parse))
+        assert not scheduler.enqueue_request(
+            Request("http://shop.test/menu", callback=spider.parse)
+        )
     assert _calls(redis_client) == before
 
 
 def test_popped_requests_are_leased_and_carry_their_lease(scheduler, redis_client):
     spider = scheduler.spider
     for i in range(3):
-        scheduler.enqueue_request(Request(f"http://shop.test/{i}", callback=spider.parse, priority=i))
+        scheduler.enqueue_request(
+            Request(f"http://shop.test/{i}", callback=spider.parse, priority=i)
+        )
     request = scheduler.next_request()
     assert request.url == "http://shop.test/2"  # highest priority first
     assert request.callback == spider.parse

@@ -1,6 +1,7 @@
 """Run workers against one mongomock database: the Mongo fake cannot cross processes.
 
-    python -m tests.support.mongomock_workers --workers w1,w2 --dump out.json [--load in.json] [-s NAME=VALUE]
+    python -m tests.support.mongomock_workers --workers w1,w2 --dump out.json \
+        [--load in.json] [-s NAME=VALUE]
 
 Runs one ``ecommerce`` crawler per worker id in this process (same reactor,
 same Redis, same fake database), with the real project settings and
@@ -12,7 +13,6 @@ re-crawl can be tested across two runs.
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 

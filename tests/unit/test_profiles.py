@@ -90,9 +90,9 @@ def test_is_product_selector_vetoes_and_forces() -> None:
 def test_profile_currency_resolves_bare_dollar() -> None:
     profile = SiteProfile.from_dict({"domains": ["plain.example"], "currency": "MXN"})
     body = (
-        "<html><body><h1>Sombrero</h1><span class='price'>$450.00</span>"
-        "<button>Add to cart</button></body></html>"
-    ).encode()
+        b"<html><body><h1>Sombrero</h1><span class='price'>$450.00</span>"
+        b"<button>Add to cart</button></body></html>"
+    )
     response = HtmlResponse(url="https://plain.example/p/1", body=body, encoding="utf-8")
     assert extract_product(response)["currency"] == "USD"  # type: ignore[index]
     assert extract_product(response, profile)["currency"] == "MXN"  # type: ignore[index]

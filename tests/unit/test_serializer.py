@@ -1,7 +1,7 @@
 from scrapy import Request, Spider
+from scrapy.utils.request import request_from_dict
 
 from crawler.scheduling import serializer
-from scrapy.utils.request import request_from_dict
 
 
 class _Spider(Spider):
@@ -39,7 +39,9 @@ def test_round_trip_keeps_what_matters_and_drops_the_lease():
 
 def test_defaults_are_left_out():
     spider = _Spider()
-    raw = serializer.dumps(Request("http://shop.test/", callback=spider.parse).to_dict(spider=spider))
+    raw = serializer.dumps(
+        Request("http://shop.test/", callback=spider.parse).to_dict(spider=spider)
+    )
     assert serializer.loads(raw) == {"url": "http://shop.test/", "callback": "parse"}
     assert len(raw) < 60
 
