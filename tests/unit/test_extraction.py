@@ -17,13 +17,13 @@ PAGES = Path(__file__).resolve().parent.parent / "fixtures" / "pages"
 _URL_COMMENT = re.compile(r"<!--\s*url:\s*(\S+)\s*-->")
 
 
-def load_case(case: str) -> tuple[HtmlResponse, dict[str, Any] | None]:
+def load_case(case: str, folder: Path = PAGES) -> tuple[HtmlResponse, dict[str, Any] | None]:
     """The saved page as a response (URL from its first-line comment) and its expectation."""
-    html = (PAGES / f"{case}.html").read_text(encoding="utf-8")
+    html = (folder / f"{case}.html").read_text(encoding="utf-8")
     match = _URL_COMMENT.search(html)
     assert match, f"{case}.html must start with <!-- url: ... -->"
     response = HtmlResponse(url=match.group(1), body=html.encode("utf-8"), encoding="utf-8")
-    expected = json.loads((PAGES / f"{case}.expected.json").read_text(encoding="utf-8"))
+    expected = json.loads((folder / f"{case}.expected.json").read_text(encoding="utf-8"))
     return response, expected
 
 
