@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
+import redis
 from scrapy import Request, signals
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest
 from scrapy.http import TextResponse
@@ -30,7 +31,7 @@ from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy_redis.spiders import RedisSpider
 from scrapy_redis.utils import bytes_to_str
 
-from crawler.config import worker_id
+from crawler.config import redact_dsn, worker_id
 from crawler.extensions.leases import LeaseTracker
 from crawler.extraction import ProfileRegistry, discover_links, extract_product
 from crawler.flow import FlowControl
@@ -49,11 +50,31 @@ def site_of(url: str) -> str:
     return netloc[4:] if netloc.startswith("www.") else netloc
 
 
+class RedisUnavailable(RuntimeError):
+    """The shared Redis cannot be reached when a worker starts."""
+
+
+def check_redis(settings: Any) -> None:
+    """Fail at once, saying what to do, when the shared Redis does not answer."""
+    url = settings.get("REDIS_URL")
+    client = redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=5)
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        raise RedisUnavailable(
+            f"Cannot reach the shared Redis at {redact_dsn(url)} ({exc}). Start Redis, or point "
+            "REDIS_URL (environment or -s REDIS_URL=...) at the crawl's Redis."
+        ) from None
+    finally:
+        client.close()
+
+
 class EcommerceSpider(RedisSpider):
     name = SPIDER_NAME
 
     @classmethod
     def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> EcommerceSpider:
+        check_redis(crawler.settings)
         spider = super().from_crawler(crawler, *args, **kwargs)
         settings = crawler.settings
         spider.keys = CrawlKeys(spider.name)

@@ -1,0 +1,38 @@
+"""A worker that cannot reach Redis says so at once, and exits non-zero."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+from scrapy.settings import Settings
+
+from crawler.spiders.ecommerce import RedisUnavailable, check_redis
+from tests.support.net import free_port
+from tools.workers import ROOT
+
+
+def test_check_redis_names_the_url_without_its_password():
+    url = f"redis://:s3cret@127.0.0.1:{free_port()}/0"
+    with pytest.raises(RedisUnavailable, match=r"redis://:\*\*\*@127\.0\.0\.1") as info:
+        check_redis(Settings({"REDIS_URL": url}))
+    assert "s3cret" not in str(info.value)
+    assert "REDIS_URL" in str(info.value)
+
+
+def test_check_redis_passes_on_a_live_redis(redis_url):
+    check_redis(Settings({"REDIS_URL": redis_url}))
+
+
+def test_scrapy_crawl_exits_non_zero_with_the_reason():
+    env = {**os.environ, "REDIS_URL": f"redis://127.0.0.1:{free_port()}/0"}
+    result = subprocess.run(
+        [sys.executable, "-m", "scrapy", "crawl", "ecommerce"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode != 0
+    assert "Cannot reach the shared Redis" in result.stderr
