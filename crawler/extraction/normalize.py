@@ -254,13 +254,35 @@ def normalize_availability(value: Any) -> str | None:
 
 # Ordered: the first matching rule wins, negatives before positives.
 _STOCK_RULES: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"\b(?:pre-?\s?orders?|pre-?sale|reserve now)\b", re.I), "PreOrder"),
-    (re.compile(r"\b(?:back-?\s?order(?:ed|s)?|on back order)\b", re.I), "BackOrder"),
-    (re.compile(r"\b(?:discontinued|no longer (?:available|sold|made))\b", re.I), "Discontinued"),
+    (
+        re.compile(
+            r"\b(?:pre-?\s?orders?|pre-?sale|reserve now|pre-?venta|en preventa|reserva(?:r)? ya|"
+            r"vorbestell(?:ung|bar|en)|précommande|pré-?venda)\b",
+            re.I,
+        ),
+        "PreOrder",
+    ),
+    (
+        re.compile(
+            r"\b(?:back-?\s?order(?:ed|s)?|on back order|nachbestell(?:ung|t|bar)|"
+            r"bajo pedido|por encargo|sobre pedido|sur commande|sob encomenda)\b",
+            re.I,
+        ),
+        "BackOrder",
+    ),
+    (
+        re.compile(
+            r"\b(?:discontinued|no longer (?:available|sold|made)|descontinuado|"
+            r"nicht mehr (?:erhältlich|lieferbar|verfügbar)|ausgelaufen)\b",
+            re.I,
+        ),
+        "Discontinued",
+    ),
     (
         re.compile(
             r"\b(?:out[\s-]+of[\s-]+stock|sold[\s-]*out|not (?:in stock|available)|"
-            r"currently unavailable|unavailable|no stock|agotado|sin stock|ausverkauft|"
+            r"currently unavailable|unavailable|no stock|agotado|sin stock|sin existencias|"
+            r"no disponible|ausverkauft|vergriffen|nicht vorrätig|"
             r"rupture de stock|esgotado|nicht (?:verfügbar|lieferbar)|"
             r"\(?0 (?:in stock|available|left)\)?)\b",
             re.I,
@@ -270,7 +292,8 @@ _STOCK_RULES: list[tuple[re.Pattern[str], str]] = [
     (
         re.compile(
             r"\b(?:only \d+ (?:left|remaining|in stock)|few (?:left|remaining)|"
-            r"low (?:in )?stock|limited (?:stock|availability|quantit(?:y|ies)))\b",
+            r"low (?:in )?stock|limited (?:stock|availability|quantit(?:y|ies))|"
+            r"últimas unidades|quedan \d+|nur noch \d+|wenige (?:auf lager|verfügbar))\b",
             re.I,
         ),
         "LimitedAvailability",
@@ -279,7 +302,8 @@ _STOCK_RULES: list[tuple[re.Pattern[str], str]] = [
         re.compile(
             r"(?:\bin[\s-]+stock\b|\bavailable now\b|\(\s*\d+\s+available\s*\)|"
             r"^\s*available\s*$|\bships (?:today|in \d)|\ben stock\b|\bdisponible\b|"
-            r"\bauf lager\b|\blieferbar\b|\bverfügbar\b|\bem estoque\b)",
+            r"\ben existencia\b|\bauf lager\b|\blieferbar\b|\bverfügbar\b|\bvorrätig\b|"
+            r"\bem estoque\b)",
             re.I,
         ),
         "InStock",
@@ -300,6 +324,23 @@ def availability_from_text(text: str | None) -> str | None:
         if pattern.search(text):
             return value
     return None
+
+
+def availability_states(text: str | None) -> list[str]:
+    """Every state the wording names, in rule order (the first is what
+    :func:`availability_from_text` returns). More than one means the wording is
+    ambiguous ("Lieferbar auf Nachbestellung": available, on backorder)."""
+    if not text:
+        return []
+    text = normalize_text(text) or ""
+    if len(text) > 200:
+        return []
+    states = []
+    for pattern, value in _STOCK_RULES:
+        text, found = pattern.subn(" ", text)  # "not in stock" does not also say "in stock"
+        if found and value not in states:
+            states.append(value)
+    return states
 
 
 # ----------------------------------------------------------------------- gtin/sku

@@ -28,17 +28,38 @@ from lxml.html import HtmlElement
 
 from .normalize import (
     availability_from_text,
+    availability_states,
     normalize_gtin,
     normalize_identifier,
     normalize_text,
     parse_price,
 )
 
-_PRICE_CLASS = re.compile(r"price|amount", re.I)
+_PRICE_CLASS = re.compile(r"price|amount|precio|preço|preco|preis|prix|prezzo", re.I)
+# Parts of a split price ("<span class=price-whole>1,099</span><span class=price-fraction>99")
+# are not prices of their own: the element around them is.
+_PRICE_PART = re.compile(
+    r"(?:^|[-_\s])(?:whole|fraction|decimals?|integer|cents|symbol|currency)(?:$|\s)", re.I
+)
+_PRICE_WHOLE = re.compile(r"(?:^|[-_\s])(?:whole|integer)(?:$|\s)", re.I)
+_PRICE_FRACTION = re.compile(r"(?:^|[-_\s])(?:fraction|decimals|cents)(?:$|\s)", re.I)
+# Screen-reader copies of a price: the full amount, in one string.
+_SCREEN_READER = re.compile(
+    r"(?:^|\s)(?:a-offscreen|sr-only|visually-?hidden|visuallyhidden|screen-?reader-?text|"
+    r"offscreen)(?:$|\s)",
+    re.I,
+)
+# A label right before a price that makes it a list price ("List Price: $1,299.00").
+_LIST_LABEL = re.compile(
+    r"(?:list price|was|before|rrp|msrp|srp|uvp|statt|vorher|antes|normal|"
+    r"precio (?:normal|de lista|anterior|regular)|prix (?:barré|initial|de référence)|de)"
+    r"\s*:?",
+    re.I,
+)
 _NOT_PRICE_CLASS = re.compile(
     r"label|unit|per-?(?:kg|item|100|l\b)|excl|excluding|installment|instalment|klarna|"
     r"afterpay|saving|save|discount|percent|off\b|range|filter|slider|currency-?code|"
-    r"tax-?info|points|shipping",
+    r"tax-?info|points|shipping|grundpreis|precio-?unit|prix-?unit",
     re.I,
 )
 _NOT_PRICE_CONTEXT = re.compile(
@@ -49,13 +70,15 @@ _HARD_LIST_TAGS = frozenset({"del", "s", "strike"})
 _HARD_LIST_CLASS = re.compile(
     r"old-?price|price-?old|was-?price|price-?was|\bwas\b|list-?price|price-?list|"
     r"compare-?at|price--?compare|compare-?price|strike|crossed|price-?before|"
-    r"original-?price|price--?original|rrp|msrp|retail-?price",
+    r"original-?price|price--?original|rrp|msrp|retail-?price|"
+    r"precio-?(?:anterior|normal|lista|antes)|streichpreis|alter-?preis|prix-?barr",
     re.I,
 )
 _SOFT_LIST_CLASS = re.compile(r"regular-?price|price--?regular|price-item--regular", re.I)
 _SALE_CLASS = re.compile(
     r"special-?price|sale-?price|price--?sale|price-item--sale|final-?price|current-?price|"
-    r"price--?current|price-?new|new-?price|\bnow\b|price-?now|offer-?price|our-?price",
+    r"price--?current|price-?new|new-?price|\bnow\b|price-?now|offer-?price|our-?price|"
+    r"precio-?(?:oferta|final|ahora)|angebots-?preis|aktions-?preis|prix-?promo",
     re.I,
 )
 _EXCLUDED_SECTION = re.compile(
@@ -70,6 +93,8 @@ _SKIPPED_TAGS = frozenset(
 _ADD_TO_CART_TEXT = re.compile(
     r"add to (?:cart|bag|basket|trolley|order)|buy (?:it )?now|pre-?order now|"
     r"añadir al carrito|agregar al carrito|comprar|in den warenkorb|ajouter au panier|"
+    r"agregar al carro|añadir al carro|añadir a la cesta|agregar a la bolsa|"
+    r"in den einkaufswagen|zum warenkorb|in den korb|"
     r"adicionar ao carrinho|aggiungi al carrello|in winkelwagen|lägg i varukorgen",
     re.I,
 )
@@ -92,29 +117,53 @@ _NEGATIVE_HEADING = re.compile(
 _BREADCRUMB_SEPARATORS = re.compile(r"\s+[/>|›»→·]\s+|^[/>|›»→·]+|[/>|›»→·]+$")
 _GALLERY = re.compile(
     r"gallery|product-?image|product-?media|product-?photo|main-?image|zoom|"
-    r"product__media|woocommerce-product-gallery|fotorama|swiper",
+    r"product__media|woocommerce-product-gallery|fotorama|swiper|galer[ií]a|galerie|"
+    r"landing-?image|product-?cover|primary-?image|hero-?image",
     re.I,
 )
 _BAD_IMAGE = re.compile(r"logo|icon|sprite|placeholder|spinner|loading|blank|pixel|badge", re.I)
 _DESCRIPTION = re.compile(r"description|^desc$|^product-?desc$", re.I)
 _NOT_DESCRIPTION = re.compile(r"short|title|heading|toggle|label|link|tab$|meta", re.I)
-_RATING_CLASS = re.compile(r"rating|review|stars", re.I)
-_RATING_VALUE = re.compile(
-    r"(\d+(?:[.,]\d+)?)\s*(?:out of|of|/)\s*(5|10|100)\b|(?:rated|rating:?)\s*(\d(?:[.,]\d+)?)\b",
+_SHORT = re.compile(r"short", re.I)
+_BREADCRUMB_MARKER = re.compile(
+    r"breadcrumb|\bmigas\b|miga-?de-?pan|brotkr[uü]mel|fil-?d-?ariane", re.I
+)
+# A block that names the product's maker: "product-manufacturer", "brand-logo"...
+_BRAND_BLOCK = re.compile(
+    r"^(?:product[-_]{1,2})?(?:manufacturer|brand)(?:[-_]{1,2}(?:logo|name|link|img|image))?$",
     re.I,
 )
-_RATING_COUNT = re.compile(r"(\d[\d,.]*)\s*(?:customer\s+)?(?:reviews?|ratings?|votes?)\b", re.I)
+_LABEL_TAGS = frozenset({"label", "strong", "b", "span", "em", "dt", "th"})
+_RATING_CLASS = re.compile(r"rating|review|stars", re.I)
+_RATING_VALUE = re.compile(
+    r"(\d+(?:[.,]\d+)?)\s*(?:out of|of|/|von|de|sur)\s*(5|10|100)\b|"
+    r"(?:rated|rating:?)\s*(\d(?:[.,]\d+)?)\b",
+    re.I,
+)
+_RATING_COUNT = re.compile(
+    r"(\d[\d,.]*)\s*(?:customer\s+)?(?:reviews?|ratings?|votes?|bewertungen|rezensionen|"
+    r"reseñas|opiniones|valoraciones|avis|évaluations)\b",
+    re.I,
+)
 _LOGO = re.compile(r"logo|site-?title|site-?name|site-?brand|masthead", re.I)
 _STOCK_CLASS = re.compile(r"stock|availability|inventory|delivery-(?:information|status)", re.I)
 _CODE_LABELS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^(?:gtin(?:-?\d+)?|ean(?:-?13)?|upc(?:-?a)?|barcode|isbn(?:-?13)?|jan)$"),
      "gtin"),
-    (re.compile(r"^(?:mpn|manufacturer part (?:number|no)|part (?:number|no))$"), "mpn"),
+    (re.compile(r"^(?:código de barras|codigo de barras)$"), "gtin"),
+    (
+        re.compile(
+            r"^(?:mpn|manufacturer part (?:number|no)|part (?:number|no)|"
+            r"(?:item )?model (?:number|no))$"
+        ),
+        "mpn",
+    ),
     (
         re.compile(
             r"^(?:sku|item|item (?:number|no|code|#)|product (?:code|number|no|id|sku)|"
             r"article (?:number|no)|art\.?-?\s?nr|artikelnummer|reference|ref|code|"
-            r"style(?: number| no)?|model)$"
+            r"style(?: number| no)?|model|asin|referencia|código|codigo|"
+            r"código de producto|artikel-?nr|bestellnummer)$"
         ),
         "sku",
     ),
@@ -124,6 +173,7 @@ _CODE_LABELS: list[tuple[re.Pattern[str], str]] = [
 _LABEL_VALUE = re.compile(r"^\s*([A-Za-z][A-Za-z .#\-]{1,30}?)\s*[:#]\s*(\S[^:]{0,80}?)\s*$")
 
 _MAX_H1_TO_PRICE = 150  # elements between the heading and the selling price
+_MAX_LIST_TO_SALE = 12  # elements between a lone list price and the selling price
 
 
 def _classes(el: HtmlElement) -> str:
@@ -228,7 +278,7 @@ class _Index:
             and tag not in ("ins", "del", "s")
         ):
             return False
-        if _NOT_PRICE_CLASS.search(cls):
+        if _NOT_PRICE_CLASS.search(cls) or _PRICE_PART.search(cls):
             return False
         parent = el.getparent()
         for _ in range(3):  # "<span class=price-excluding-tax><span class=price>"
@@ -302,9 +352,21 @@ def _is_hard_list(el: HtmlElement, box: HtmlElement) -> bool:
             return True
         if (a.get("data-price-type") or "").lower() == "oldprice":
             return True
+        if a is not el and _list_label(a.text):
+            return True  # <p>List Price: <span class=price>$1,299.00</span></p>
+        previous = a.getprevious()
+        if previous is not None and not len(previous) and _list_label(
+            (previous.text or "") + " " + (previous.tail or "")
+        ):
+            return True  # <span>Was</span> <span class=price>$10</span>
         if a is box:
             break
     return False
+
+
+def _list_label(text: str | None) -> bool:
+    text = (text or "").strip()
+    return bool(text) and len(text) <= 25 and _LIST_LABEL.fullmatch(text) is not None
 
 
 def _has_class(el: HtmlElement, box: HtmlElement, pattern: re.Pattern[str]) -> bool:
@@ -355,19 +417,36 @@ def _select_price(
     if candidates:
         box = _price_box(candidates[0])
         in_box = [p for p in candidates if p is box or _Index._inside(p, box)] or candidates[:1]
-        sale = [p for p in in_box if not _is_hard_list(p, box) and _has_class(p, box, _SALE_CLASS)]
+        boxes = {p: box for p in in_box}
+        if all(_is_hard_list(p, box) for p in in_box):
+            # Only a struck list price in the first box ("Normal: <s>$59.990</s>"): the
+            # selling price is the next one, in a block of its own right after it.
+            last = idx.order[in_box[-1]]
+            after = [
+                p for p in candidates
+                if p not in boxes and 0 < idx.order[p] - last <= _MAX_LIST_TO_SALE
+            ]
+            if after:
+                box2 = _price_box(after[0])
+                for p in after:
+                    if p is box2 or _Index._inside(p, box2):
+                        in_box.append(p)
+                        boxes[p] = box2
+        hard = {p for p in in_box if _is_hard_list(p, boxes[p])}
+        sale = [p for p in in_box if p not in hard and _has_class(p, boxes[p], _SALE_CLASS)]
         regular = [
-            p for p in in_box
-            if not _is_hard_list(p, box) and not _has_class(p, box, _SOFT_LIST_CLASS)
+            p for p in in_box if p not in hard and not _has_class(p, boxes[p], _SOFT_LIST_CLASS)
         ]
-        soft = [p for p in in_box if not _is_hard_list(p, box)]
+        soft = [p for p in in_box if p not in hard]
         for group in (sale, regular, soft):
-            parsed = [(p, parse_price(_price_value(p))) for p in group]
-            parsed = [(p, v) for p, v in parsed if v is not None]
+            parsed = [(p, _price_value(p)) for p in group]
+            parsed = [(p, t, parse_price(t)) for p, t in parsed]
+            parsed = [(p, t, v) for p, t, v in parsed if v is not None]
             if parsed:
-                values = {v for _, v in parsed}
-                el, value = parsed[0]
-                return value, _text(el) or el.get("content"), len(values) == 1
+                values = {v for _, _, v in parsed}
+                el, text, value = parsed[0]
+                shown = _price_text(el) if text == el.get("content") else text
+                return value, shown or el.get("content"), len(values) == 1
         return None, None, False
     if idx.prices:
         return None, None, False  # the site marks prices up, and none follows the heading
@@ -402,6 +481,32 @@ def _price_value(el: HtmlElement) -> str:
     content = el.get("content") or el.get("data-price-amount") or el.get("data-price")
     if content and el.get("itemprop") == "price":
         return content
+    return _price_text(el)
+
+
+def _price_text(el: HtmlElement) -> str:
+    """The price as shown: a screen-reader copy of the full amount when there is
+    one (``<span class=a-offscreen>$1,099.99</span>``), else a split price put
+    back together (whole + fraction), else the text."""
+    whole = fraction = symbol = None
+    for child in el.iterdescendants():
+        if not isinstance(child.tag, str):
+            continue
+        cls = child.get("class") or ""
+        if not cls:
+            continue
+        if _SCREEN_READER.search(cls):
+            text = _text(child)
+            if any(ch.isdigit() for ch in text) and len(text) <= 40:
+                return text
+        elif whole is None and _PRICE_WHOLE.search(cls):
+            whole = re.sub(r"\D", "", child.text or "")
+        elif fraction is None and _PRICE_FRACTION.search(cls):
+            fraction = re.sub(r"\D", "", _text(child))
+        elif symbol is None and re.search(r"symbol|currency", cls, re.I):
+            symbol = _text(child)
+    if whole:
+        return f"{symbol or ''}{whole}.{fraction}" if fraction else f"{symbol or ''}{whole}"
     return _text(el)
 
 
@@ -430,17 +535,22 @@ def _availability(idx: _Index, h1_pos: int) -> tuple[str | None, bool]:
             if idx.is_excluded(el) or el.tag in ("link", "meta", "input", "body", "html"):
                 continue
             text = _text(el)
-            found = availability_from_text(text) if len(text) <= 120 else None
-            if found is None:
-                lowered = cls.lower()
-                if re.search(r"out-?of-?stock|outofstock|sold-?out", lowered):
-                    found = "OutOfStock"
-                elif re.search(r"backorder", lowered):
-                    found = "BackOrder"
-                elif re.search(r"\bin-?stock\b|\binstock\b", lowered):
-                    found = "InStock"
-            if found:
-                return found, True
+            said = availability_states(text) if len(text) <= 120 else []
+            marked = _stock_class_state(cls)
+            if not said:
+                if marked:
+                    return marked, True
+                continue
+            found = said[0]
+            # Clear only when the wording names one state and the element's own
+            # state class (WooCommerce's "available-on-backorder", "out-of-stock")
+            # does not contradict it; otherwise structured data decides.
+            ambiguous = len(set(said) - {"LimitedAvailability"} or said) > 1 or bool(
+                marked and not _compatible(marked, found)
+            )
+            if marked and not _compatible(marked, found):
+                found = marked
+            return found, not ambiguous
     # 2. stock wording in short texts after the heading
     if h1_pos >= 0:
         for el in idx.elements[h1_pos + 1 : h1_pos + 200]:
@@ -458,6 +568,23 @@ def _availability(idx: _Index, h1_pos: int) -> tuple[str | None, bool]:
                 if found:
                     return found, False
     return None, False
+
+
+def _stock_class_state(cls: str) -> str | None:
+    lowered = cls.lower()
+    if re.search(r"out-?of-?stock|outofstock|sold-?out|unavailable", lowered):
+        return "OutOfStock"
+    if re.search(r"back-?order", lowered):
+        return "BackOrder"
+    if re.search(r"pre-?order", lowered):
+        return "PreOrder"
+    if re.search(r"\bin-?stock\b|\binstock\b", lowered):
+        return "InStock"
+    return None
+
+
+def _compatible(marked: str, said: str) -> bool:
+    return marked == said or {marked, said} == {"InStock", "LimitedAvailability"}
 
 
 def _codes(idx: _Index) -> dict[str, str]:
@@ -497,6 +624,11 @@ def _codes(idx: _Index) -> dict[str, str]:
                 if ident:
                     codes.setdefault("sku", ident)
                 continue
+            if len(el) == 2 and el[0].tag in _LABEL_TAGS and not (el.text or "").strip():
+                # <div class=product-reference><label>Reference</label><span>demo_12</span>
+                label = _text(el[0])
+                if 0 < len(label) <= 30 and not idx.is_excluded(el):
+                    add(label, _text(el[1]))
             raw = el.text_content()
             if len(raw) > 400 or ":" not in raw:
                 continue
@@ -513,7 +645,7 @@ def _breadcrumbs(idx: _Index) -> list[str]:
         marker = " ".join(
             [el.get("class") or "", el.get("id") or "", el.get("aria-label") or ""]
         ).lower()
-        if "breadcrumb" not in marker or el.tag in ("li", "a", "span", "meta"):
+        if not _BREADCRUMB_MARKER.search(marker) or el.tag in ("li", "a", "span", "meta"):
             continue
         items = el.findall(".//li")
         if items:
@@ -575,22 +707,32 @@ def _images(idx: _Index, h1: HtmlElement | None) -> list[str]:
 
 
 def _description(idx: _Index) -> str | None:
+    """The description block; a short-description block (a summary next to the
+    price) only when the page has no full one."""
+    short: str | None = None
     for el in idx.elements:
-        if el.get("itemprop") == "description" or any(
-            _DESCRIPTION.search(token) and not _NOT_DESCRIPTION.search(token)
-            for token in _classes(el).split()
-        ):
-            if idx.is_excluded(el) or el.tag in ("meta", "body", "html"):
-                continue
-            parts = []
-            for child_text in _block_texts(el):
-                parts.append(child_text)
-            text = normalize_text(" ".join(parts))
-            if text:
-                text = re.sub(r"^(?:product )?description:?(?:\s+|$)", "", text, flags=re.I)
-                if len(text) >= 10:
+        tokens = _classes(el).split()
+        full = el.get("itemprop") == "description" or any(
+            _DESCRIPTION.search(token) and not _NOT_DESCRIPTION.search(token) for token in tokens
+        )
+        summary = not full and short is None and any(
+            _DESCRIPTION.search(token)
+            and _SHORT.search(token)
+            and not _NOT_DESCRIPTION.search(_SHORT.sub("", token))
+            for token in tokens
+        )
+        if not (full or summary):
+            continue
+        if idx.is_excluded(el) or el.tag in ("meta", "body", "html"):
+            continue
+        text = normalize_text(" ".join(_block_texts(el)))
+        if text:
+            text = re.sub(r"^(?:product )?description:?(?:\s+|$)", "", text, flags=re.I)
+            if len(text) >= 10:
+                if full:
                     return text
-    return None
+                short = text
+    return short
 
 
 def _block_texts(el: HtmlElement) -> list[str]:
@@ -620,7 +762,9 @@ def _rating(idx: _Index) -> dict[str, float | int] | None:
     value: float | None = None
     count: int | None = None
     for el in idx.elements:
-        if not _RATING_CLASS.search(_classes(el)) or idx.is_excluded(el):
+        if not _RATING_CLASS.search(_classes(el)) and not _rating_row(el):
+            continue
+        if idx.is_excluded(el):
             continue
         text = " ".join(
             t for t in (_text(el), el.get("title"), el.get("aria-label")) if t
@@ -637,6 +781,41 @@ def _rating(idx: _Index) -> dict[str, float | int] | None:
                 count = int(re.sub(r"\D", "", match.group(1)))
         if value is not None and count is not None:
             return {"value": value, "count": count}
+    return None
+
+
+def _rating_row(el: HtmlElement) -> bool:
+    """The value cell of a "Customer Reviews | 4.4 out of 5 stars 2,311 ratings" row."""
+    if el.tag not in ("td", "dd"):
+        return False
+    label = el.getprevious()
+    return (
+        label is not None
+        and label.tag in ("th", "td", "dt")
+        and len(_text(label)) <= 40
+        and bool(_RATING_CLASS.search(_text(label)))
+    )
+
+
+def _brand_block(idx: _Index, h1_pos: int) -> str | None:
+    """The maker named by a brand/manufacturer block after the heading: its short
+    text, else the ``alt`` of its logo."""
+    if h1_pos < 0:
+        return None
+    for el in idx.elements[h1_pos + 1 : h1_pos + 300]:
+        tokens = (el.get("class") or "").split() + (el.get("id") or "").split()
+        if not any(_BRAND_BLOCK.match(t) for t in tokens) or idx.is_excluded(el):
+            continue
+        imgs = [el] if el.tag == "img" else el.findall(".//img")
+        text = _text(el) if el.tag != "img" else ""
+        if text:
+            if len(text) <= 40 and ":" not in text:
+                return text
+            continue
+        for img in imgs:
+            alt = normalize_text(img.get("alt"))
+            if alt and len(alt) <= 40:
+                return alt
     return None
 
 
@@ -675,6 +854,10 @@ def read_visible_page(root: HtmlElement, url_path: str = "/") -> VisiblePage:
         h1_pos = -1
     page.availability, page.availability_clear = _availability(idx, h1_pos)
     page.codes = _codes(idx)
+    if "brand" not in page.codes:
+        brand = _brand_block(idx, h1_pos)
+        if brand:
+            page.codes["brand"] = brand
     page.breadcrumbs = _breadcrumbs(idx)
     page.images = _images(idx, h1)
     page.description = _description(idx)
