@@ -67,7 +67,11 @@ class LeaseSpiderMiddleware:
         self, response: Any, exception: Exception, spider: Any = None
     ) -> None:
         request = response.request
-        payload = serializer.encode_request(request, self.crawler.spider) if request else None
+        payload = (
+            serializer.encode_request(serializer.requeueable(request), self.crawler.spider)
+            if request
+            else None
+        )
         self.tracker.dead_letter(
             url=response.url,
             reason=f"spider error: {type(exception).__name__}: {exception}",

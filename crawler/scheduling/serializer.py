@@ -100,3 +100,27 @@ def request_to_dict(request: Request, spider: Any) -> dict[str, Any]:
 def encode_request(request: Request, spider: Any) -> bytes:
     """The payload of a request in the shared queue."""
     return dumps(request_to_dict(request, spider))
+
+
+# Request meta that the downloader and its middlewares set for one attempt.
+RUNTIME_META = frozenset(
+    {
+        LEASE_META_KEY,
+        "depth",
+        "download_latency",
+        "download_slot",
+        "download_timeout",
+        "is_start_request",
+        "redirect_reasons",
+        "redirect_times",
+        "redirect_ttl",
+        "redirect_urls",
+        "retry_times",
+    }
+)
+
+
+def requeueable(request: Request) -> Request:
+    """The request as it should be tried again: no per-attempt headers or meta, unfiltered."""
+    meta = {k: v for k, v in request.meta.items() if k not in RUNTIME_META}
+    return request.replace(headers={}, meta=meta, dont_filter=True)

@@ -113,9 +113,9 @@ class EcommerceSpider(RedisSpider):
         try:
             seed = parse_seed(text)
         except InvalidSeed as exc:
-            self.tracker.dead_letter(
-                url=None, reason=f"invalid seed: {exc}", payload=data, lease=lease
-            )
+            # not a request: kept in the reason, never requeued as one
+            reason = f"invalid seed {text[:200]!r}: {exc}"
+            self.tracker.dead_letter(url=None, reason=reason, lease=lease)
             return None
         meta = {**seed.meta, "site": site_of(seed.url), LEASE_META_KEY: lease}
         return Request(seed.url, callback=self.parse, errback=self.errback, meta=meta)
@@ -193,6 +193,6 @@ class EcommerceSpider(RedisSpider):
         self.tracker.dead_letter(
             url=request.url,
             reason=reason,
-            payload=serializer.encode_request(request, self),
+            payload=serializer.encode_request(serializer.requeueable(request), self),
             lease=lease,
         )

@@ -64,3 +64,21 @@ def test_foreign_callbacks_fall_back_to_scrapy():
     spider = _Spider()
     with pytest.raises(ValueError):
         serializer.request_to_dict(Request("http://shop.test/", callback=lambda r: None), spider)
+
+
+def test_dead_letters_keep_a_clean_request_to_try_again():
+    spider = _Spider()
+    request = Request(
+        "http://shop.test/p",
+        callback=spider.parse,
+        headers={"User-Agent": "x"},
+        meta={
+            "site": "shop.test",
+            "retry_times": 2,
+            "download_slot": "shop.test",
+            "lease": "r|0|a",
+        },
+    )
+    again = serializer.requeueable(request)
+    assert again.meta == {"site": "shop.test"}
+    assert not again.headers and again.dont_filter and again.callback == spider.parse
