@@ -56,18 +56,17 @@ def resolve(host: str) -> tuple[str, ...]:
         infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
     except OSError:
         return ()
-    return tuple(sorted({info[4][0] for info in infos}))
+    return tuple(sorted({str(info[4][0]) for info in infos}))
 
 
 class PrivateNetworkMiddleware:
-    def __init__(self, allow: str | list[str]) -> None:
+    def __init__(self, allow: str | list[str], stats: Any = None) -> None:
         self.allowed_hosts, self.allowed_networks = parse_allowlist(allow)
+        self.stats = stats
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> PrivateNetworkMiddleware:
-        middleware = cls(crawler.settings.get("ALLOW_PRIVATE_NETWORKS") or "")
-        middleware.stats = crawler.stats
-        return middleware
+        return cls(crawler.settings.get("ALLOW_PRIVATE_NETWORKS") or "", crawler.stats)
 
     def _allowed_address(self, address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
         return is_public(address) or any(address in net for net in self.allowed_networks)
@@ -88,7 +87,8 @@ class PrivateNetworkMiddleware:
     def process_request(self, request: Any, spider: Any = None) -> None:
         host = urlsplit(request.url).hostname or ""
         if not self.host_allowed(host):
-            self.stats.inc_value("network/refused_private")
+            if self.stats is not None:
+                self.stats.inc_value("network/refused_private")
             raise IgnoreRequest(
                 f"{host} is a loopback or private address; list it in ALLOW_PRIVATE_NETWORKS "
                 "to crawl it"
