@@ -5,13 +5,13 @@ from __future__ import annotations
 import sys
 
 
-def _run() -> int:
+def run(prog: str = "python -m master") -> int:
     try:
         from master.cli import main
     except KeyboardInterrupt:  # Ctrl-C while still importing
         return 130
-    return main(prog="python -m master")
+    return main(prog=prog)
 
 
 if __name__ == "__main__":
-    sys.exit(_run())
+    sys.exit(run())

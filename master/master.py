@@ -17,13 +17,7 @@ sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
 sys.path.insert(0, _ROOT)
 
 
-def _run() -> int:
-    try:
-        from master.cli import main
-    except KeyboardInterrupt:  # Ctrl-C while still importing
-        return 130
-    return main(prog="python master.py")
-
-
 if __name__ == "__main__":
-    sys.exit(_run())
+    from master.__main__ import run
+
+    sys.exit(run(prog="python master.py"))
