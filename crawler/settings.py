@@ -38,8 +38,10 @@ REQUEST_FINGERPRINTER_IMPLEMENTATION = "2.7"
 TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 FEED_EXPORT_ENCODING = "utf-8"
 AUTOTHROTTLE_ENABLED = False
-# Hostile pages: a crawl may not wander deeper than this many links from a seed (0: no limit).
-DEPTH_LIMIT = 50
+# Hostile pages (calendar traps, endless "next" links): a crawl may not wander deeper
+# than this many links from a seed. Long paginated categories are deep, so keep it
+# generous (0: no limit).
+DEPTH_LIMIT = 1000
 # Offsite filtering is by the seed's own host (see the spider), never by allowed_domains.
 
 # --- scrapy-redis: shared scheduler and dupefilter ----------------------------
