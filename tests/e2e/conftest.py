@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -69,6 +70,15 @@ class Crawl:
         )
         self.workers.append(worker)
         return worker
+
+    def wait_running(self, count: int, timeout: float = 30) -> None:
+        """Wait until ``count`` workers have opened (their records say "running")."""
+
+        def running() -> bool:
+            records = [json.loads(raw) for raw in self.client.hvals(KEYS.workers)]
+            return sum(record["state"] == "running" for record in records) >= count
+
+        wait_until(running, timeout, f"{count} workers running")
 
     def wait_workers(self, timeout: float = 180) -> None:
         deadline = time.monotonic() + timeout

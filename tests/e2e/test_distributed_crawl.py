@@ -13,10 +13,13 @@ pytestmark = pytest.mark.workers
 
 
 def test_two_workers_fetch_every_page_exactly_once(crawl, shop_factory):
-    shop = shop_factory(products=120, latency_ms=5)
+    shop = shop_factory(products=120, latency_ms=30)
+    # both workers up before the seed, and a pace that one worker alone cannot keep,
+    # so that the test shows them sharing the work
+    crawl.start_worker("w1", CONCURRENT_REQUESTS=4, MAX_IDLE_TIME_BEFORE_CLOSE=5)
+    crawl.start_worker("w2", CONCURRENT_REQUESTS=4, MAX_IDLE_TIME_BEFORE_CLOSE=5)
+    crawl.wait_running(2)
     crawl.seed(shop.url)
-    crawl.start_worker("w1")
-    crawl.start_worker("w2")
     crawl.wait_workers()
     crawl.assert_clean_logs()
 
