@@ -177,7 +177,10 @@ class LeaseTracker:
             return
         self._to_finish.append(lease)
         if len(self._to_finish) >= FINISH_BATCH:
-            self.flush()
+            try:
+                self.flush()
+            except Exception as exc:  # Redis away: kept, the next tick tries again
+                logger.warning("Could not delete finished leases yet (%r)", exc)
 
     def flush(self) -> None:
         if not self._to_finish:
