@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Mapping
 
 ENV_SETTINGS = (
     "REDIS_URL",
@@ -23,10 +24,10 @@ ENV_SETTINGS = (
 )
 
 
-def env_overrides(environ: dict[str, str] | None = None) -> dict[str, str]:
+def env_overrides(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """The settings given in the environment (unset or empty variables are ignored)."""
-    environ = os.environ if environ is None else environ
-    return {name: environ[name] for name in ENV_SETTINGS if environ.get(name)}
+    env = os.environ if environ is None else environ
+    return {name: env[name] for name in ENV_SETTINGS if env.get(name)}
 
 
 def default_worker_id() -> str:

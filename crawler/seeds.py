@@ -116,9 +116,8 @@ def parse_seed(text: str, lineno: int = 0) -> Seed:
         if "url" not in data:
             raise InvalidSeed("JSON seed has no 'url'")
         url = data["url"]
-        meta = data.get("meta")
-        if meta is None:
-            meta = {}
+        given = data.get("meta")
+        meta = {} if given is None else given
         if not isinstance(meta, dict):
             raise InvalidSeed("'meta' must be a JSON object")
         if len(json.dumps(meta)) > MAX_META_BYTES:

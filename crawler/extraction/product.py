@@ -597,7 +597,8 @@ def _apply_profile(
     if values.get("breadcrumbs"):
         item["breadcrumbs"] = [t for t in (normalize_text(v) for v in values["breadcrumbs"]) if t]
     if values.get("rating_value"):
-        rating = _make_rating(values["rating_value"][0], (values.get("rating_count") or [None])[0])
+        counts: list[Any] = values.get("rating_count") or [None]
+        rating = _make_rating(values["rating_value"][0], counts[0])
         item["rating"] = rating or item["rating"]
 
 

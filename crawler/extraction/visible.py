@@ -439,9 +439,8 @@ def _select_price(
         ]
         soft = [p for p in in_box if p not in hard]
         for group in (sale, regular, soft):
-            parsed = [(p, _price_value(p)) for p in group]
-            parsed = [(p, t, parse_price(t)) for p, t in parsed]
-            parsed = [(p, t, v) for p, t, v in parsed if v is not None]
+            texts = [(p, _price_value(p)) for p in group]
+            parsed = [(p, t, v) for p, t in texts if (v := parse_price(t)) is not None]
             if parsed:
                 values = {v for _, _, v in parsed}
                 el, text, value = parsed[0]
@@ -457,9 +456,9 @@ def _select_price(
         own = normalize_text(el.text) or ""
         match = _MONEY_TEXT.search(own)
         if match and not any(a.tag in _HARD_LIST_TAGS for a in el.iterancestors()):
-            value = parse_price(match.group(0))
-            if value is not None:
-                return value, match.group(0), True
+            amount = parse_price(match.group(0))
+            if amount is not None:
+                return amount, match.group(0), True
     return None, None, False
 
 
@@ -559,14 +558,14 @@ def _availability(idx: _Index, h1_pos: int) -> tuple[str | None, bool]:
             if el.tag in ("button", "input") and (
                 el.get("disabled") is not None or _ADD_TO_CART_ATTR.search(_classes(el))
             ):
-                found = availability_from_text(_text(el) or el.get("value"))
-                if found in ("OutOfStock", "PreOrder", "BackOrder", "Discontinued"):
-                    return found, True  # the buy button itself says so
+                said_by_button = availability_from_text(_text(el) or el.get("value"))
+                if said_by_button in ("OutOfStock", "PreOrder", "BackOrder", "Discontinued"):
+                    return said_by_button, True  # the buy button itself says so
             own = normalize_text(el.text)
             if own and len(own) <= 60:
-                found = availability_from_text(own)
-                if found:
-                    return found, False
+                said_nearby = availability_from_text(own)
+                if said_nearby:
+                    return said_nearby, False
     return None, False
 
 
@@ -655,8 +654,8 @@ def _breadcrumbs(idx: _Index) -> list[str]:
             for piece in _visible_strings(el):
                 chunks.extend(_BREADCRUMB_SEPARATORS.split(piece.strip()))
         crumbs = []
-        for chunk in chunks:
-            chunk = normalize_text(_BREADCRUMB_SEPARATORS.sub("", chunk or ""))
+        for raw_chunk in chunks:
+            chunk = normalize_text(_BREADCRUMB_SEPARATORS.sub("", raw_chunk or ""))
             if chunk and not re.fullmatch(r"[/>|›»→·]+", chunk) and not re.match(
                 r"(?i)you are here", chunk
             ):

@@ -51,6 +51,7 @@ def wake_engine(crawler: Any, delay: float = 0) -> bool:
 
 class ReliableScheduler(Scheduler):
     crawler: Any
+    df: Any
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> ReliableScheduler:

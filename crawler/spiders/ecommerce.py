@@ -71,6 +71,8 @@ def check_redis(settings: Any) -> None:
 
 class EcommerceSpider(RedisSpider):
     name = SPIDER_NAME
+    idle_since: float = 0.0  # monotonic time of the last work seen in the crawl
+    _busy_checked: float = 0.0  # monotonic time of the last look at the whole crawl
 
     @classmethod
     def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> EcommerceSpider:
@@ -85,7 +87,6 @@ class EcommerceSpider(RedisSpider):
             ProfileRegistry.from_dir(profiles_dir) if profiles_dir else ProfileRegistry.from_dir()
         )
         spider.idle_since = time.monotonic()
-        spider._busy_checked = 0.0
         crawler.signals.connect(spider._note_activity, signal=signals.response_received)
         return spider
 
