@@ -19,6 +19,8 @@ from typing import Any
 from scrapy import Request
 from scrapy.exceptions import NotConfigured
 
+from crawler.scheduling.scheduler import ReliableScheduler
+
 
 class KnownLinkFilterMiddleware:
     def __init__(self, crawler: Any) -> None:
@@ -34,8 +36,6 @@ class KnownLinkFilterMiddleware:
     def _known(self, element: Any) -> bool:
         if not isinstance(element, Request) or element.dont_filter:
             return False
-        from crawler.scheduling.scheduler import ReliableScheduler
-
         dupefilter = ReliableScheduler.dupefilter_of(self.crawler)
         if dupefilter is None or not dupefilter.known(dupefilter.request_fingerprint(element)):
             return False

@@ -157,6 +157,14 @@ class LeaseLedger:
             )
         )
 
+    def waiting(self) -> tuple[int, int]:
+        """Requests queued and seeds not yet taken, in one round trip."""
+        with self.server.pipeline(transaction=False) as pipe:
+            pipe.zcard(self.keys.requests)
+            pipe.llen(self.keys.start_urls)
+            queued, seeds = pipe.execute()
+        return int(queued), int(seeds)
+
     def holders(self) -> list[str]:
         """Ids of the workers that hold leases right now."""
         prefix = self.keys.inflight("")

@@ -43,12 +43,16 @@ class ReliablePriorityQueue(PriorityQueue):
     def _encode_request(self, request: Request) -> bytes:
         return self.serializer.dumps(request_to_dict(request, self.spider))
 
-    def encode(self, request: Request) -> bytes:
-        return self._encode_request(request)
-
     def push(self, request: Request) -> None:
+        """Queue a request (no fingerprint check); it takes over the lease it carries."""
         lease = request.meta.pop(LEASE_META_KEY, "")
         self.ledger.push(-request.priority, self._encode_request(request), lease)
+
+    def push_if_new(self, request: Request, fingerprint: bytes) -> bool:
+        """Queue a request unless its fingerprint was seen; its lease is finished either way."""
+        lease = request.meta.pop(LEASE_META_KEY, "")
+        payload = self._encode_request(request)
+        return self.ledger.push_if_new(fingerprint, -request.priority, payload, lease)
 
     def pop(self, timeout: int = 0) -> Request | None:
         if not self._buffer:

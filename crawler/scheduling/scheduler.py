@@ -108,19 +108,15 @@ class ReliableScheduler(Scheduler):
         # leased by this worker are requeued by the LeaseTracker on spider_closed.
 
     def enqueue_request(self, request: Request) -> bool:
-        old_lease = request.meta.pop(LEASE_META_KEY, "")
-        score = -request.priority
         if request.dont_filter:
-            self.ledger.push(score, self.queue.encode(request), old_lease)
+            self.queue.push(request)
         else:
             fingerprint = self.df.request_fingerprint(request)
             if self.df.known(fingerprint):  # seen, and known to this worker: no round trip
                 added = False
-                if old_lease:
-                    self.tracker.finish(old_lease)
+                self.tracker.finish(request.meta.pop(LEASE_META_KEY, ""))
             else:
-                payload = self.queue.encode(request)
-                added = self.ledger.push_if_new(fingerprint, score, payload, old_lease)
+                added = self.queue.push_if_new(request, fingerprint)
                 self.df.remember(fingerprint)
             if not added:
                 self.df.log(request, self.spider)
@@ -153,12 +149,9 @@ class ReliableScheduler(Scheduler):
         if engine is None or getattr(engine, "_slot", None) is None or engine.needs_backout():
             return
         try:
-            with self.server.pipeline(transaction=False) as pipe:
-                pipe.zcard(self.keys.requests)
-                pipe.llen(self.keys.start_urls)
-                queued, seeds = pipe.execute()
+            work = self.queue.buffered or any(self.ledger.waiting())
         except Exception as exc:  # Redis away: the engine's own heartbeat retries
             logger.debug("Idle poll failed: %r", exc)
             return
-        if (self.queue.buffered or queued or seeds) and wake_engine(self.crawler):
+        if work and wake_engine(self.crawler):
             self._starved = False

@@ -127,11 +127,8 @@ class EcommerceSpider(RedisSpider):
 
     def _crawl_busy(self) -> bool:
         """Is there work anywhere in the crawl (queue, seeds, requests held by a worker)?"""
-        with self.server.pipeline(transaction=False) as pipe:
-            pipe.zcard(self.keys.requests)
-            pipe.llen(self.keys.start_urls)
-            queued, seeds = pipe.execute()
-        return bool(queued or seeds or self.tracker.ledger.holders())
+        ledger = self.tracker.ledger
+        return any(ledger.waiting()) or bool(ledger.holders())
 
     def spider_idle(self) -> None:
         self.schedule_next_requests()
