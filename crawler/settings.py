@@ -61,6 +61,8 @@ REDIS_PARAMS = {
     "retry": Retry(ExponentialBackoff(cap=2.0, base=0.05), retries=20),
     "retry_on_error": [ConnectionError, TimeoutError, BusyLoadingError],
     "health_check_interval": 30,
+    # redis.Redis counting its round trips (metric crawler_redis_round_trips_total)
+    "redis_cls": "crawler.redis_client.CountingRedis",
 }
 # Seconds a starved scheduler waits before looking at Redis again (Scrapy's own
 # engine would wait 5 s); 0 disables.
@@ -133,7 +135,13 @@ EXTENSIONS = {
     "crawler.extensions.leases.LeaseTracker": 100,
     "crawler.extensions.workerstats.WorkerStats": 200,
     "crawler.extensions.pause.PauseControl": 300,
+    "crawler.extensions.metrics.PrometheusMetrics": 400,
 }
+
+# --- Prometheus metrics ---------------------------------------------------------
+# Port of the worker's /metrics endpoint (0: no metrics), and the address it listens on.
+METRICS_PORT = 0
+METRICS_ADDRESS = "0.0.0.0"
 
 # --- Items: validation and storage ---------------------------------------------
 ITEM_PIPELINES = {

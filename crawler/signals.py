@@ -4,7 +4,9 @@
     Sent by a storage pipeline once a batch of items is durably written
     (committed to PostgreSQL, acknowledged by MongoDB, committed to the
     embedded store). Arguments: ``items`` (list of the item objects that were
-    passed to ``process_item``), ``spider``. The lease tracker uses it to
+    passed to ``process_item``), ``spider``, ``backend`` (``postgres``,
+    ``mongo``, ...) and ``seconds`` (how long the successful write took; the
+    metrics extension's store write latency). The lease tracker uses it to
     acknowledge the requests that produced those items, so a worker that dies
     before its batch is written gets the pages crawled again instead of losing
     the products.

@@ -1,5 +1,5 @@
 """The master's command line: ``seed``, ``status``, ``pause``, ``resume``, ``report``,
-``reset``, ``dead`` and ``invalid``.
+``reset``, ``dead``, ``invalid`` and ``metrics`` (in ``master/commands/``).
 
 Exit codes (every command):
 
@@ -30,6 +30,7 @@ from crawler.config import redact_dsn
 from crawler.keys import SPIDER_NAME, CrawlKeys
 from crawler.seeds import SeedError
 from master import control, deadletters, inspection, render
+from master.commands import metrics as metrics_command
 from master.connection import (
     DEFAULT_REDIS_URL,
     MasterRedisError,
@@ -447,6 +448,16 @@ COMMANDS: dict[str, dict[str, Any]] = {
         ),
         "examples": ["dead", "dead list --limit 0 --json", "dead requeue", "dead clear --yes"],
     },
+    "metrics": {
+        "help": "serve crawl-wide Prometheus metrics read from Redis at each scrape",
+        "description": (
+            "Serve /metrics for Prometheus: queue depth, pending seeds, seen fingerprints, "
+            "requests in flight, live workers, dead letters, invalid items, paused, items "
+            "stored, politeness waits and every counter of <spider>:stats, read from Redis "
+            "at each scrape. Runs until Ctrl-C or SIGTERM (exit 0)."
+        ),
+        "examples": ["metrics --port 9400", "metrics --once"],
+    },
     "invalid": {
         "help": "list items rejected by the product schema, with their errors",
         "description": "Show the items kept in <spider>:invalid: url and validation errors.",
@@ -584,6 +595,8 @@ def build_parser(prog: str = "python -m master") -> argparse.ArgumentParser:
     )
     invalid.add_argument("--json", action="store_true", help="print JSON")
     invalid.set_defaults(handler=cmd_invalid)
+
+    metrics_command.add_arguments(sub["metrics"])
     return parser
 
 

@@ -89,6 +89,7 @@ class BatchResult:
 
     stored: list[int] = field(default_factory=list)
     rejected: list[tuple[int, str]] = field(default_factory=list)
+    seconds: float = 0.0  # how long the successful write took
 
 
 def describe_error(exc: BaseException) -> str:
@@ -149,7 +150,8 @@ class BatchingStorePipeline:
     After a batch is committed the pipeline, from the reactor thread:
 
     * sends :data:`crawler.signals.items_stored` with ``items`` = the item
-      objects exactly as they were passed to ``process_item``, ``spider``; the
+      objects exactly as they were passed to ``process_item``, ``spider``,
+      ``backend`` and ``seconds`` (how long the write took); the
       lease tracker (to which ``from_crawler`` registers the pipeline, see
       ``LeaseTracker.register_store``) acknowledges their requests on it only
       then, not when the item leaves the pipelines. Items the database
@@ -496,6 +498,7 @@ class BatchingStorePipeline:
         """The batch's result, retrying while the store is away (``None``: closing, out of time)."""
         delay = self.retry_initial_delay
         while True:
+            started = time.monotonic()
             try:
                 result = await run_in_thread(self._write_and_count, batch)
             except StoreUnavailable as exc:
@@ -506,6 +509,7 @@ class BatchingStorePipeline:
                 delay = min(delay * 2, self.retry_max_delay)
                 continue
             self._recovered()
+            result.seconds = time.monotonic() - started
             return result
 
     async def _backoff(self, seconds: float) -> None:
@@ -569,7 +573,13 @@ class BatchingStorePipeline:
                     item_url(batch[position]),
                     reason,
                 )
-        self.crawler.signals.send_catch_log(signal=items_stored, items=batch, spider=self.spider)
+        self.crawler.signals.send_catch_log(
+            signal=items_stored,
+            items=batch,
+            spider=self.spider,
+            backend=self.backend,
+            seconds=result.seconds,
+        )
 
     def _release_flow(self, force: bool = False) -> None:
         if self._holding and (force or len(self._pending) < self.max_pending / 2):

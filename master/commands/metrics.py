@@ -1,0 +1,178 @@
+"""``python -m master metrics``: the crawl-wide view from Redis, for Prometheus.
+
+Serves ``/metrics`` (prometheus_client's own HTTP server, private registry).
+Every scrape reads Redis afresh through :func:`master.inspection.gather_status`
+(the figures of ``master status``) and the crawl-wide counters of
+``<spider>:stats``; nothing is cached, so any number of these servers may run.
+A scrape while Redis is away answers ``crawl_redis_up 0`` and nothing else.
+
+Metrics (all prefixed ``crawl_``): ``queued_requests``, ``pending_seeds``,
+``seeded_urls``, ``seen_fingerprints``, ``requests_in_flight``,
+``live_workers``, ``known_workers``, ``pages_per_minute``, ``dead_letters``,
+``invalid_items`` (list lengths), ``paused``, ``state{state}``,
+``items_stored_total``, ``items_invalid_total``, ``worker_pages{worker}`` and
+``worker_items{worker}`` (live workers), ``politeness_waits_total`` (when the
+stats hash has ``politeness_waits``), ``stats{field}`` (every numeric field of
+``<spider>:stats``), ``redis_up``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+import redis
+from prometheus_client import CollectorRegistry, generate_latest, start_http_server
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+from crawler.keys import CrawlKeys
+from master import inspection
+
+if TYPE_CHECKING:
+    from master.cli import Context
+
+DEFAULT_PORT = 9400
+STATES = ("running", "paused", "idle", "finished")
+GAUGES = (
+    ("queued_requests", "Requests waiting in the shared queue."),
+    ("pending_seeds", "Seeds pushed and not yet taken by a worker."),
+    ("seeded_urls", "URLs accepted as seeds so far."),
+    ("seen_fingerprints", "Request fingerprints in the dupefilter."),
+    ("in_flight", "Requests leased by workers and not finished."),
+    ("live_workers", "Workers whose heartbeat is alive."),
+    ("known_workers", "Workers that ever reported."),
+    ("pages_per_min", "Pages per minute of the live workers together."),
+    ("dead_letters", "Dead letters kept (requests that failed for good)."),
+    ("invalid_items", "Rejected items kept in <spider>:invalid."),
+)
+# the status field -> the metric's name where they differ
+RENAMED = {"in_flight": "requests_in_flight", "pages_per_min": "pages_per_minute"}
+
+
+class CrawlCollector(Collector):
+    """Reads the crawl's state from Redis at each scrape."""
+
+    def __init__(self, client: redis.Redis, keys: CrawlKeys) -> None:
+        self.client = client
+        self.keys = keys
+
+    def collect(self) -> Iterator[Any]:
+        up = GaugeMetricFamily("crawl_redis_up", "1 when the crawl's Redis answered this scrape.")
+        try:
+            status = inspection.gather_status(self.client, self.keys)
+            stats = self.client.hgetall(self.keys.stats)
+        except redis.RedisError:
+            up.add_metric([], 0.0)
+            yield up
+            return
+        up.add_metric([], 1.0)
+        yield up
+        for field, text in GAUGES:
+            name = "crawl_" + RENAMED.get(field, field)
+            yield GaugeMetricFamily(name, text, value=float(status[field]))
+        yield GaugeMetricFamily(
+            "crawl_paused", "1 while the crawl is paused.", value=float(bool(status["paused"]))
+        )
+        state = GaugeMetricFamily(
+            "crawl_state", "The crawl's state (1 for the current one).", labels=["state"]
+        )
+        for name in STATES:
+            state.add_metric([name], float(status["state"] == name))
+        yield state
+        yield CounterMetricFamily(
+            "crawl_items_stored", "Items stored by all workers.", value=status["items_stored"]
+        )
+        yield CounterMetricFamily(
+            "crawl_items_invalid",
+            "Items rejected (schema or store) by all workers.",
+            value=status["items_invalid"],
+        )
+        pages = GaugeMetricFamily(
+            "crawl_worker_pages", "Pages parsed by each live worker.", labels=["worker"]
+        )
+        items = GaugeMetricFamily(
+            "crawl_worker_items", "Items scraped by each live worker.", labels=["worker"]
+        )
+        for worker in status["workers"]:
+            pages.add_metric([worker["worker"]], float(worker["pages"]))
+            items.add_metric([worker["worker"]], float(worker["items"]))
+        yield pages
+        yield items
+        numbers = {
+            inspection.as_text(field): value
+            for field, raw in stats.items()
+            if (value := inspection.as_float(raw)) is not None
+        }
+        if "politeness_waits" in numbers:
+            yield CounterMetricFamily(
+                "crawl_politeness_waits",
+                "Times a worker waited for a site's shared request budget.",
+                value=numbers["politeness_waits"],
+            )
+        every = GaugeMetricFamily(
+            "crawl_stats", "Every numeric counter of <spider>:stats.", labels=["field"]
+        )
+        for field in sorted(numbers):
+            every.add_metric([field], numbers[field])
+        yield every
+
+
+def build_registry(client: redis.Redis, keys: CrawlKeys) -> CollectorRegistry:
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(CrawlCollector(client, keys))
+    return registry
+
+
+def cmd_metrics(ctx: Context, args: argparse.Namespace) -> int:
+    client = ctx.client  # connects (and pings) now: a wrong URL fails at once, exit 2
+    registry = build_registry(client, ctx.keys)
+    if args.once:
+        sys.stdout.write(generate_latest(registry).decode())
+        return 0
+    server, thread = start_http_server(args.port, addr=args.address, registry=registry)
+    stop = threading.Event()
+    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    print(
+        f"serving crawl metrics of {ctx.keys.spider} ({ctx.shown_url}) on "
+        f"http://{args.address}:{server.server_port}/metrics (Ctrl-C to stop)",
+        flush=True,
+    )
+    try:
+        while not stop.wait(1.0):
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+    print("stopped", flush=True)
+    return 0
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=DEFAULT_PORT,
+        metavar="P",
+        help=f"port to serve /metrics on (default {DEFAULT_PORT}; 0 picks a free one)",
+    )
+    parser.add_argument(
+        "--address",
+        default="0.0.0.0",
+        metavar="ADDR",
+        help="address to listen on (default 0.0.0.0: every interface)",
+    )
+    parser.add_argument(
+        "--once",
+        action="store_true",
+        help="print the metrics once on standard output and exit (no server)",
+    )
+    parser.set_defaults(handler=cmd_metrics)
