@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 
 import psycopg2
@@ -28,6 +29,13 @@ def main() -> int:
             "  Start one, or point TEST_POSTGRES_DSN at a server where the tests may create "
             "databases."
         )
+    if os.environ.get("CI") == "true":
+        missing = [name for name in ("prometheus", "promtool") if shutil.which(name) is None]
+        if missing:
+            problems.append(
+                f"{' and '.join(missing)} not installed: the Prometheus tests need Debian's "
+                "`prometheus` package.\n  scripts/bootstrap-services installs it (as root)."
+            )
     for problem in problems:
         print(f"check_services: {problem}", file=sys.stderr)
     return 1 if problems else 0

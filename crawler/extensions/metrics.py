@@ -148,7 +148,7 @@ class PrometheusMetrics:
         self.keys = CrawlKeys(getattr(crawler.spidercls, "name", None) or SPIDER_NAME)
         self.redis_url = crawler.settings.get("REDIS_URL")
         self.started_at = time.time()
-        self.registry = CollectorRegistry(auto_describe=True)
+        self.registry = CollectorRegistry(auto_describe=False)
         self.download_latency = Histogram(
             "crawler_download_latency_seconds",
             "Time from sending a request to receiving its response.",
@@ -166,6 +166,7 @@ class PrometheusMetrics:
         self._server: Any = None
         self._thread: Any = None
         self._redis: redis.Redis | None = None
+        self._engine: Any = None  # the crawler's engine, once the spider is open
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> PrometheusMetrics:
@@ -182,6 +183,7 @@ class PrometheusMetrics:
     # -- signals ------------------------------------------------------------------------
     def spider_opened(self, spider: Any) -> None:
         self.started_at = time.time()
+        self._engine = self.crawler.engine
         # a plain client (not the counting one): scrapes are not the crawl's round trips
         self._redis = redis.Redis.from_url(
             self.redis_url, socket_connect_timeout=2, socket_timeout=2
@@ -222,8 +224,7 @@ class PrometheusMetrics:
 
     # -- live figures (called from the HTTP server's thread) ----------------------------
     def requests_in_flight(self) -> int:
-        engine = getattr(self.crawler, "engine", None)
-        downloader = getattr(engine, "downloader", None)
+        downloader = getattr(self._engine, "downloader", None)
         return len(getattr(downloader, "active", ()))
 
     def leases_held(self) -> int | None:

@@ -107,9 +107,50 @@ def seconds(duration: str) -> float:
 # --- docker-compose.yml -----------------------------------------------------------
 
 
+MONITORING = {"metrics", "prometheus", "grafana"}
+
+
 def test_compose_file_has_the_five_services_and_no_version_key(compose: dict[str, Any]) -> None:
     assert "version" not in compose, "the Compose Specification has no `version:` key"
-    assert set(compose["services"]) == {"redis", "postgres", "mongo", "master", "worker"}
+    core = {name for name, svc in compose["services"].items() if "profiles" not in svc}
+    assert core == {"redis", "postgres", "master", "worker"}
+    assert set(compose["services"]) == core | {"mongo"} | MONITORING
+
+
+def test_monitoring_profile_adds_prometheus_and_grafana(
+    compose: dict[str, Any], services: dict[str, Any]
+) -> None:
+    for name in MONITORING:
+        assert services[name]["profiles"] == ["monitoring"], name
+    # the workers serve /metrics on the port the compose Prometheus scrapes
+    assert environment(services["worker"])["METRICS_PORT"] == "${METRICS_PORT:-9410}"
+    metrics = services["metrics"]
+    assert command(metrics) == ["metrics", "--port", "9400"]
+    assert metrics["image"] == services["master"]["image"]
+    assert depends_on(metrics) == {"redis": "service_healthy"}
+    prometheus = services["prometheus"]
+    assert prometheus["image"].startswith("prom/prometheus:")
+    volumes = mounts(prometheus)
+    assert volumes["/etc/prometheus/prometheus.yml"] == (
+        "./deploy/monitoring/prometheus.yml",
+        "ro",
+    )
+    assert volumes["/etc/prometheus/alerts.yml"] == ("./deploy/monitoring/alerts.yml", "ro")
+    assert volumes["/prometheus"][0] in compose["volumes"]
+    assert "--config.file=/etc/prometheus/prometheus.yml" in command(prometheus)
+    grafana = services["grafana"]
+    assert grafana["image"].startswith("grafana/grafana:")
+    volumes = mounts(grafana)
+    assert volumes["/etc/grafana/provisioning"][0] == "./deploy/monitoring/grafana/provisioning"
+    assert volumes["/var/lib/grafana/dashboards"][0] == "./deploy/monitoring/grafana/dashboards"
+    for name in ("prometheus", "grafana"):
+        for volume in mounts(services[name]).values():
+            source = volume[0]
+            if source.startswith("./"):
+                assert (ROOT / source).exists(), f"{name}: {source} does not exist"
+        # published on the loopback only: no dashboard open to the network
+        for port in services[name]["ports"]:
+            assert str(port).startswith("127.0.0.1:"), f"{name}: {port}"
 
 
 def test_databases_are_official_images_with_named_volumes(

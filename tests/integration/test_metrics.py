@@ -1,0 +1,157 @@
+"""The metrics of the master (``master metrics``) and of a worker, on a real Redis."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+import redis
+from prometheus_client.parser import text_string_to_metric_families
+from scrapy.exceptions import NotConfigured
+from scrapy.utils.test import get_crawler
+
+from crawler.extensions.metrics import PrometheusMetrics
+from crawler.keys import CrawlKeys
+from crawler.redis_client import ROUND_TRIPS, CountingRedis
+from crawler.spiders.ecommerce import EcommerceSpider
+from master.cli import main
+from tests.support.net import free_port, wait_for_port
+from tools.workers import ROOT
+
+KEYS = CrawlKeys()
+
+
+def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    """{(sample name, sorted labels): value} of a Prometheus text exposition."""
+    return {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+    }
+
+
+def crawl_state(client: redis.Redis) -> None:
+    now = time.time()
+    client.zadd(KEYS.requests, {b"r1": 0, b"r2": 0, b"r3": 0})
+    client.rpush(KEYS.start_urls, "https://a.example/")
+    client.sadd(KEYS.dupefilter, b"f1", b"f2")
+    client.hset(KEYS.inflight("w1"), mapping={"l1": b"x", "l2": b"y"})
+    record = {
+        "worker": "w1",
+        "state": "running",
+        "started_at": now - 60,
+        "updated_at": now,
+        "elapsed": 60,
+        "pages": 42,
+        "items": 7,
+    }
+    client.hset(KEYS.workers, "w1", json.dumps(record))
+    client.set(KEYS.alive("w1"), 1, ex=30)
+    client.hset(
+        KEYS.stats,
+        mapping={
+            "items_stored": 7,
+            "items_invalid": 2,
+            "politeness_waits": 5,
+            "note": "not a number",
+        },
+    )
+    client.rpush(KEYS.dead, "{}")
+    client.set(KEYS.paused, json.dumps({"since": now, "by": "test"}))
+
+
+def test_master_metrics_once_reads_the_crawl_from_redis(redis_url, redis_client, capsys):
+    crawl_state(redis_client)
+    assert main(["--redis-url", redis_url, "metrics", "--once"]) == 0
+    got = samples(capsys.readouterr().out)
+    assert got[("crawl_redis_up", ())] == 1
+    assert got[("crawl_queued_requests", ())] == 3
+    assert got[("crawl_pending_seeds", ())] == 1
+    assert got[("crawl_seen_fingerprints", ())] == 2
+    assert got[("crawl_requests_in_flight", ())] == 2
+    assert got[("crawl_live_workers", ())] == 1
+    assert got[("crawl_dead_letters", ())] == 1
+    assert got[("crawl_paused", ())] == 1
+    assert got[("crawl_state", (("state", "paused"),))] == 1
+    assert got[("crawl_state", (("state", "running"),))] == 0
+    assert got[("crawl_items_stored_total", ())] == 7
+    assert got[("crawl_items_invalid_total", ())] == 2
+    assert got[("crawl_politeness_waits_total", ())] == 5
+    assert got[("crawl_worker_pages", (("worker", "w1"),))] == 42
+    assert got[("crawl_stats", (("field", "items_stored"),))] == 7
+    assert not any(name == "crawl_stats" and ("field", "note") in labels for name, labels in got)
+
+
+def test_master_metrics_without_politeness_key_has_no_such_metric(redis_url, capsys):
+    assert main(["--redis-url", redis_url, "metrics", "--once"]) == 0
+    got = samples(capsys.readouterr().out)
+    assert got[("crawl_queued_requests", ())] == 0
+    assert not any(name.startswith("crawl_politeness") for name, _ in got)
+
+
+def test_master_metrics_with_redis_unreachable_fails_at_once(capsys):
+    port = free_port()
+    assert main(["--redis-url", f"redis://127.0.0.1:{port}/0", "metrics", "--once"]) == 2
+    assert "error" in capsys.readouterr().err
+
+
+def test_master_metrics_serves_until_ctrl_c(redis_url, redis_client):
+    crawl_state(redis_client)
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "master", "metrics", "--port", str(port), "--address", "127.0.0.1"],
+        cwd=ROOT,
+        env={**os.environ, "REDIS_URL": redis_url},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        wait_for_port(port, timeout=30)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as response:
+            first = samples(response.read().decode())
+        assert first[("crawl_queued_requests", ())] == 3
+        redis_client.zadd(KEYS.requests, {b"r4": 0})  # read afresh at each scrape
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as response:
+            second = samples(response.read().decode())
+        assert second[("crawl_queued_requests", ())] == 4
+    finally:
+        process.send_signal(signal.SIGINT)
+        output, _ = process.communicate(timeout=30)
+    assert process.returncode == 0, output
+    assert "stopped" in output and "Traceback" not in output
+
+
+def test_worker_metrics_are_off_without_a_port():
+    for port in (None, 0):
+        settings = {} if port is None else {"METRICS_PORT": port}
+        crawler = get_crawler(EcommerceSpider, settings)
+        with pytest.raises(NotConfigured):
+            PrometheusMetrics.from_crawler(crawler)
+
+
+def test_round_trips_are_counted_per_command_and_per_pipeline(redis_url):
+    client = CountingRedis.from_url(redis_url)
+    try:
+        before = ROUND_TRIPS.value
+        client.set("ecommerce:t", 1)
+        client.get("ecommerce:t")
+        assert ROUND_TRIPS.value - before == 2
+        pipe = client.pipeline(transaction=False)
+        for _ in range(5):
+            pipe.incr("ecommerce:t")
+        pipe.execute()
+        assert ROUND_TRIPS.value - before == 3
+        client.pipeline().execute()  # nothing queued: no round trip
+        assert ROUND_TRIPS.value - before == 3
+        script = client.register_script("return 1")
+        script()  # EVALSHA fails (NOSCRIPT), then SCRIPT LOAD, then EVALSHA again
+        assert ROUND_TRIPS.value - before >= 4
+    finally:
+        client.close()
