@@ -1,0 +1,284 @@
+"""deploy/kubernetes/: every manifest validated offline against the Kubernetes schemas.
+
+``kubernetes-validate`` checks each object strictly (unknown fields are errors)
+against the API of one Kubernetes version. KEDA's ``ScaledObject`` is a custom
+resource whose schema it does not have: it is checked structurally here.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import kubernetes_validate
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+KUBE = ROOT / "deploy" / "kubernetes"
+KUBERNETES_VERSION = "1.30.0"
+NAMESPACE = "crawler"
+PLACEHOLDER = "CHANGE_ME"
+
+
+def kustomization() -> dict[str, Any]:
+    return yaml.safe_load((KUBE / "kustomization.yaml").read_text())
+
+
+def objects() -> list[dict[str, Any]]:
+    docs = []
+    for name in kustomization()["resources"]:
+        docs += [doc for doc in yaml.safe_load_all((KUBE / name).read_text()) if doc]
+    return docs
+
+
+def find(kind: str, name: str) -> dict[str, Any]:
+    matches = [o for o in objects() if o["kind"] == kind and o["metadata"]["name"] == name]
+    assert len(matches) == 1, f"{kind}/{name}: {len(matches)} found"
+    return matches[0]
+
+
+def pod_spec(obj: dict[str, Any]) -> dict[str, Any]:
+    if obj["kind"] == "CronJob":
+        return obj["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+    return obj["spec"]["template"]["spec"]
+
+
+def workloads() -> list[dict[str, Any]]:
+    kinds = {"Deployment", "StatefulSet", "Job", "CronJob"}
+    return [o for o in objects() if o["kind"] in kinds]
+
+
+def test_kustomization_lists_every_manifest() -> None:
+    files = {p.name for p in KUBE.glob("*.yaml")} - {"kustomization.yaml"}
+    assert set(kustomization()["resources"]) == files
+    assert kustomization()["namespace"] == NAMESPACE
+
+
+@pytest.mark.parametrize(
+    "obj",
+    [o for o in objects() if not o["apiVersion"].startswith("keda.sh/")],
+    ids=lambda o: f"{o['kind']}/{o['metadata']['name']}",
+)
+def test_manifest_is_valid_kubernetes(obj: dict[str, Any]) -> None:
+    try:
+        kubernetes_validate.validate(obj, KUBERNETES_VERSION, strict=True)
+    except kubernetes_validate.ValidationError as exc:
+        pytest.fail(f"{obj['kind']}/{obj['metadata']['name']}: {exc.message} at {exc.path}")
+    if obj["kind"] != "Namespace":
+        assert obj["metadata"]["namespace"] == NAMESPACE
+
+
+def test_an_invalid_manifest_is_refused() -> None:
+    # the validator itself is live: a typo in a field is an error, not a pass
+    broken = yaml.safe_load((KUBE / "namespace.yaml").read_text())
+    broken["metadata"]["nmae"] = "typo"
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(broken, KUBERNETES_VERSION, strict=True)
+
+
+def test_keda_scaled_object_scales_the_worker_deployment_on_queue_depth() -> None:
+    scaled = find("ScaledObject", "crawler-worker")
+    assert scaled["apiVersion"] == "keda.sh/v1alpha1"
+    spec = scaled["spec"]
+    allowed = {
+        "scaleTargetRef", "pollingInterval", "cooldownPeriod", "idleReplicaCount",
+        "minReplicaCount", "maxReplicaCount", "fallback", "advanced", "triggers",
+        "initialCooldownPeriod",
+    }  # fmt: skip
+    assert set(spec) <= allowed, set(spec) - allowed
+    target = spec["scaleTargetRef"]
+    worker = find("Deployment", target["name"])
+    assert target.get("kind", "Deployment") == "Deployment"
+    assert target.get("apiVersion", "apps/v1") == worker["apiVersion"]
+    assert worker["metadata"]["name"] == "crawler-worker"
+    assert 0 <= spec["minReplicaCount"] < spec["maxReplicaCount"]
+    for key in ("pollingInterval", "cooldownPeriod", "minReplicaCount", "maxReplicaCount"):
+        assert isinstance(spec[key], int), key
+    behavior = spec["advanced"]["horizontalPodAutoscalerConfig"]["behavior"]
+    assert behavior["scaleDown"]["stabilizationWindowSeconds"] >= 60
+    (trigger,) = spec["triggers"]
+    assert trigger["type"] == "prometheus"
+    metadata = trigger["metadata"]
+    assert set(metadata) <= {
+        "serverAddress", "query", "threshold", "activationThreshold", "ignoreNullValues",
+        "namespace", "customHeaders", "unsafeSsl", "queryParameters",
+    }  # fmt: skip
+    assert re.fullmatch(r"https?://[\w.-]+(:\d+)?", metadata["serverAddress"])
+    # KEDA wants every metadata value as a string, the thresholds as numbers in it
+    assert all(isinstance(value, str) for value in metadata.values())
+    assert float(metadata["threshold"]) > 0
+    assert float(metadata["activationThreshold"]) >= 0
+    # the queue depth as the master's metrics report it
+    assert "crawl_queued_requests" in metadata["query"]
+    assert "crawl_pending_seeds" in metadata["query"]
+    assert metadata["query"].count("(") == metadata["query"].count(")")
+
+
+def test_the_query_metrics_are_served_by_master_metrics() -> None:
+    from master.commands.metrics import GAUGES, RENAMED
+
+    served = {"crawl_" + RENAMED.get(field, field) for field, _ in GAUGES}
+    query = find("ScaledObject", "crawler-worker")["spec"]["triggers"][0]["metadata"]["query"]
+    assert set(re.findall(r"crawl_[a-z_]+", query)) <= served
+
+
+def test_workers_are_a_deployment_with_config_secret_and_metrics() -> None:
+    worker = find("Deployment", "crawler-worker")
+    spec = pod_spec(worker)
+    (container,) = spec["containers"]
+    assert container["image"].startswith("ecommerce-crawler-worker")
+    config = find("ConfigMap", "crawler-config")["data"]
+    assert {"configMapRef": {"name": "crawler-config"}} in container["envFrom"]
+    env = {item["name"]: item for item in container["env"]}
+    assert env["REDIS_PASSWORD"]["valueFrom"]["secretKeyRef"]["name"] == "crawler-credentials"
+    assert env["POSTGRES_DSN"]["valueFrom"]["secretKeyRef"]["name"] == "crawler-credentials"
+    assert env["WORKER_ID"]["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.name"
+    # METRICS_PORT, the container port, the probe and the scrape annotation agree
+    port = int(config["METRICS_PORT"])
+    ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+    assert ports["metrics"] == port
+    annotations = worker["spec"]["template"]["metadata"]["annotations"]
+    assert annotations["prometheus.io/scrape"] == "true"
+    assert int(annotations["prometheus.io/port"]) == port
+    assert container["livenessProbe"]["httpGet"] == {"path": "/metrics", "port": "metrics"}
+    assert spec["terminationGracePeriodSeconds"] >= 30
+    assert spec["securityContext"]["runAsNonRoot"] is True
+
+
+def test_env_references_are_defined_before_use() -> None:
+    # $(NAME) in a value, command or args is expanded by Kubernetes only from
+    # variables defined earlier in the same container
+    for obj in workloads():
+        spec = pod_spec(obj)
+        for container in spec.get("initContainers", []) + spec["containers"]:
+            defined: set[str] = set()
+            for item in container.get("env", []):
+                for name in re.findall(r"\$\(([A-Z_]+)\)", item.get("value", "")):
+                    assert name in defined, f"{obj['metadata']['name']}: {item['name']}"
+                defined.add(item["name"])
+            for part in container.get("command", []) + container.get("args", []):
+                for name in re.findall(r"\$\(([A-Z_]+)\)", part):
+                    assert name in defined, f"{obj['metadata']['name']}: {part}"
+
+
+def test_every_secret_and_config_reference_exists() -> None:
+    secret = find("Secret", "crawler-credentials")
+    keys = {
+        "Secret": {secret["metadata"]["name"]: set(secret["stringData"])},
+        "ConfigMap": {
+            o["metadata"]["name"]: set(o["data"]) for o in objects() if o["kind"] == "ConfigMap"
+        },
+    }
+    for obj in workloads():
+        spec = pod_spec(obj)
+        for container in spec.get("initContainers", []) + spec["containers"]:
+            for source in container.get("envFrom", []):
+                ref = source.get("secretRef") or source.get("configMapRef")
+                kind = "Secret" if "secretRef" in source else "ConfigMap"
+                assert ref["name"] in keys[kind], ref
+            for item in container.get("env", []):
+                ref = item.get("valueFrom", {}).get("secretKeyRef")
+                if ref:
+                    assert ref["key"] in keys["Secret"][ref["name"]], ref
+        for volume in spec.get("volumes", []):
+            if "configMap" in volume:
+                assert volume["configMap"]["name"] in keys["ConfigMap"]
+
+
+def test_secret_holds_placeholders_only() -> None:
+    secret = find("Secret", "crawler-credentials")
+    assert "data" not in secret, "base64 data would hide what is in it"
+    for name, value in secret["stringData"].items():
+        assert PLACEHOLDER in value, f"{name} is not a placeholder"
+
+
+def check_scripts() -> list[tuple[str, str]]:
+    scripts = []
+    for obj in workloads():
+        for init in pod_spec(obj).get("initContainers", []):
+            if init["name"] == "check-credentials":
+                scripts.append((obj["metadata"]["name"], init["command"][-1]))
+    return scripts
+
+
+def test_pods_refuse_to_start_with_placeholder_credentials() -> None:
+    scripts = dict(check_scripts())
+    assert {"redis", "crawler-worker"} <= set(scripts)
+    placeholders = find("Secret", "crawler-credentials")["stringData"]
+    real = {name: "s3cret-value" for name in placeholders}
+    for owner, script in scripts.items():
+        run = subprocess.run(["sh", "-c", script], env=placeholders, capture_output=True, text=True)
+        assert run.returncode == 1, owner
+        assert "Secret crawler-credentials: set " in run.stderr, owner
+        run = subprocess.run(["sh", "-c", script], env={}, capture_output=True, text=True)
+        assert run.returncode == 1, f"{owner}: an unset secret passed"
+        run = subprocess.run(["sh", "-c", script], env=real, capture_output=True, text=True)
+        assert run.returncode == 0, f"{owner}: {run.stderr}"
+
+
+def test_redis_is_a_statefulset_with_append_only_persistence() -> None:
+    redis = find("StatefulSet", "redis")
+    (container,) = pod_spec(redis)["containers"]
+    args = container["args"]
+    assert args[0] == "redis-server"
+    assert args[args.index("--appendonly") + 1] == "yes"
+    assert args[args.index("--appendfsync") + 1] == "everysec"
+    assert args[args.index("--requirepass") + 1] == "$(REDIS_PASSWORD)"
+    data_dir = args[args.index("--dir") + 1]
+    (claim,) = redis["spec"]["volumeClaimTemplates"]
+    mounts = {m["name"]: m["mountPath"] for m in container["volumeMounts"]}
+    assert mounts[claim["metadata"]["name"]] == data_dir
+    assert claim["spec"]["accessModes"] == ["ReadWriteOnce"]
+    service = find("Service", redis["spec"]["serviceName"])
+    assert service["spec"]["clusterIP"] == "None"
+    # the clients' REDIS_URL names the StatefulSet's pod through its service
+    worker_env = {
+        e["name"]: e for e in pod_spec(find("Deployment", "crawler-worker"))["containers"][0]["env"]
+    }
+    assert "@redis-0.redis:6379/" in worker_env["REDIS_URL"]["value"]
+
+
+def test_the_master_runs_as_jobs_seed_and_recrawl() -> None:
+    seed = find("Job", "crawler-seed")
+    (container,) = pod_spec(seed)["containers"]
+    assert container["args"] == ["seed", "/seeds/urls.txt"]
+    assert {"name": "seeds", "mountPath": "/seeds", "readOnly": True} in container["volumeMounts"]
+    recrawl = find("CronJob", "crawler-recrawl")
+    assert recrawl["spec"]["concurrencyPolicy"] == "Forbid"
+    assert len(recrawl["spec"]["schedule"].split()) == 5
+    (container,) = pod_spec(recrawl)["containers"]
+    assert container["args"] == ["recrawl", "--older-than", "6h"]
+    for job in (seed, recrawl):
+        assert pod_spec(job)["restartPolicy"] in {"OnFailure", "Never"}
+        assert pod_spec(job)["containers"][0]["image"].startswith("ecommerce-crawler-master")
+
+
+def test_master_metrics_is_served_and_scraped() -> None:
+    metrics = find("Deployment", "crawler-metrics")
+    (container,) = pod_spec(metrics)["containers"]
+    assert container["args"][:1] == ["metrics"]
+    port = int(container["args"][container["args"].index("--port") + 1])
+    annotations = metrics["spec"]["template"]["metadata"]["annotations"]
+    assert int(annotations["prometheus.io/port"]) == port
+    service = find("Service", "crawler-metrics")
+    assert service["spec"]["ports"][0]["port"] == port
+
+
+def test_prometheus_kubernetes_config_keeps_the_alert_job_names() -> None:
+    config = yaml.safe_load((ROOT / "deploy/monitoring/prometheus-kubernetes.yml").read_text())
+    (job,) = config["scrape_configs"]
+    assert job["kubernetes_sd_configs"][0]["namespaces"]["names"] == [NAMESPACE]
+    jobs = {r["replacement"] for r in job["relabel_configs"] if r.get("target_label") == "job"}
+    alerts = (ROOT / "deploy/monitoring/alerts.yml").read_text()
+    assert jobs == {"crawler-worker", "crawler-master"}
+    assert all(f'job="{name}"' in alerts for name in jobs)
+    # the annotation port rewrite, as Prometheus applies it (RE2 and Python agree here)
+    rewrite = next(r for r in job["relabel_configs"] if r.get("target_label") == "__address__")
+    assert re.fullmatch(rewrite["regex"], "10.1.2.3:8080;9410")
+    assert (
+        re.sub(rewrite["regex"], rewrite["replacement"].replace("$", "\\"), "10.1.2.3:8080;9410")
+        == "10.1.2.3:9410"
+    )
