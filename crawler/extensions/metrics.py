@@ -172,7 +172,7 @@ class PrometheusMetrics:
     def from_crawler(cls, crawler: Any) -> PrometheusMetrics:
         port = crawler.settings.getint("METRICS_PORT")
         if port <= 0:
-            raise NotConfigured("METRICS_PORT is not set")
+            raise NotConfigured  # no message: Scrapy would log a WARNING for an unset port
         extension = cls(crawler, port, crawler.settings.get("METRICS_ADDRESS"))
         crawler.signals.connect(extension.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(extension.spider_closed, signal=signals.spider_closed)

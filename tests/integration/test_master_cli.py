@@ -32,6 +32,7 @@ OPTIONS = {
     "reset": ["--yes", "--force"],
     "dead": ["list,requeue,clear", "--limit", "--start", "--json", "--yes"],
     "invalid": ["--limit", "--start", "--json"],
+    "metrics": ["--port", "--address", "--once"],
 }
 
 
