@@ -76,6 +76,7 @@ def render_status(status: dict[str, Any], redis_url: str) -> str:
         ("items stored", status["items_stored"], ""),
         ("items invalid", status["items_invalid"], ""),
         ("dead letters", status["dead_letters"], ""),
+        ("requests refused", status.get("requests_refused", 0), "  (network rule, seed meta)"),
         ("invalid items kept", status["invalid_items"], ""),
     ]
     width = max(len(name) for name, _, _ in rows)

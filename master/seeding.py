@@ -1,11 +1,14 @@
 """Seeding: validate a seed file and push the new start URLs, one round trip per batch.
 
 Every line goes through :func:`crawler.seeds.parse_seed_lines`, the validation
-the workers apply too. A refused line is reported (number and reason) and never
-pushed. A valid seed is skipped when its :attr:`~crawler.seeds.Seed.fingerprint`
-was seeded before (set ``<spider>:seeded``) or appeared earlier in the same
-input; the others are pushed to ``<spider>:start_urls`` as
-:meth:`~crawler.seeds.Seed.to_json`.
+the workers apply too, then through the network rule the workers apply
+(:class:`crawler.network.NetworkRule`, from ``ALLOW_PRIVATE_NETWORKS``): a URL
+whose host is, means or resolves to a loopback, private, link-local ... address
+not allowed is refused here rather than by a worker. A refused line is reported
+(number and reason) and never pushed, nor recorded as seeded. A valid seed is
+skipped when its :attr:`~crawler.seeds.Seed.fingerprint` was seeded before (set
+``<spider>:seeded``) or appeared earlier in the same input; the others are
+pushed to ``<spider>:start_urls`` as :meth:`~crawler.seeds.Seed.to_json`.
 
 Each batch is one call of a Lua script, registered once, that for every seed
 does ``SADD seeded fp`` and, only when the fingerprint is new, ``RPUSH
@@ -22,6 +25,7 @@ from typing import BinaryIO
 import redis
 
 from crawler.keys import CrawlKeys
+from crawler.network import NetworkRule
 from crawler.seeds import Seed, SeedError, parse_seed_lines
 
 DEFAULT_BATCH_SIZE = 500
@@ -66,7 +70,8 @@ class SeedLoader:
 
     ``client=None`` is a dry run: lines are validated and duplicates within the
     input counted, but Redis is neither read nor written (the valid, unique
-    seeds are counted as ``accepted``).
+    seeds are counted as ``accepted``). ``rule`` is the network rule seeds must
+    pass (default: the strictest, no private network allowed).
     """
 
     def __init__(
@@ -77,6 +82,7 @@ class SeedLoader:
         on_error: Callable[[SeedError], None] = lambda error: None,
         on_progress: Callable[[SeedCounts], None] = lambda counts: None,
         progress_every: int = PROGRESS_EVERY,
+        rule: NetworkRule | None = None,
     ) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
@@ -86,6 +92,7 @@ class SeedLoader:
         self.on_error = on_error
         self.on_progress = on_progress
         self.progress_every = progress_every
+        self.rule = rule if rule is not None else NetworkRule()
         self.counts = SeedCounts()
         self._seen: set[str] = set()
         self._batch: list[tuple[str, str]] = []
@@ -118,6 +125,11 @@ class SeedLoader:
         self.counts.already_seeded += len(batch) - added
 
     def _add(self, seed: Seed) -> None:
+        refusal = self.rule.refusal(seed.url)
+        if refusal is not None:
+            reason = f"refused by the network rule: {refusal}"
+            self._reject(SeedError(seed.lineno, reason, seed.url))
+            return
         try:
             fingerprint = seed.fingerprint
         except Exception as exc:  # canonicalize_url on an exotic URL

@@ -26,7 +26,7 @@ SEED_FILE = (
             "# seeds for the test shop",  # 1
             "https://shop.example.com/",  # 2 ok
             "",  # 3
-            '{"url": "https://shop.example.com/c/shoes", "meta": {"cat": "shoes"}}',  # 4 ok, meta
+            '{"url": "https://shop.example.com/c/shoes", "meta": {"category": "shoes"}}',  # 4 ok
             "https://shop.example.com/",  # 5 dup of 2
             '{"url": ""}',  # 6 empty url
             "shop.example.com/c/hats",  # 7 no scheme
@@ -56,7 +56,7 @@ EXPECTED_ERRORS = [
 ]
 EXPECTED_PAYLOADS = [
     {"url": "https://shop.example.com/"},
-    {"url": "https://shop.example.com/c/shoes", "meta": {"cat": "shoes"}},
+    {"url": "https://shop.example.com/c/shoes", "meta": {"category": "shoes"}},
     {"url": "http://other.example.org/list?b=2&a=1"},
     {"url": "https://shop.example.com/c/bags"},
 ]
