@@ -140,11 +140,11 @@ class NetworkRule:
             return None
         inner = embedded_ipv4(address)
         if inner is not None:
-            if not (self._listed(inner) or _is_public(inner)):
+            if not (self._listed(inner) or is_public(inner)):
                 return f"{shown} carries {inner}, {describe(inner)}"
             if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
                 return None  # the kernel connects to the IPv4 address itself
-        if not _is_public(address):
+        if not is_public(address):
             return f"{shown} is {describe(address)}"
         return None
 
@@ -200,5 +200,6 @@ class NetworkRule:
         return self.host_refusal(host) is None
 
 
-def _is_public(address: Address) -> bool:
+def is_public(address: Address) -> bool:
+    """Globally routable and not multicast."""
     return address.is_global and not address.is_multicast

@@ -27,12 +27,13 @@ from urllib.parse import urlsplit
 from scrapy.exceptions import CannotResolveHostError, IgnoreRequest
 from twisted.internet.error import DNSLookupError
 
-from crawler.network import NetworkRule, parse_allowlist, resolve
+from crawler.network import NetworkRule, is_public, parse_allowlist, resolve
 
-__all__ = [
+__all__ = [  # the rule's helpers stay importable from here, where they used to live
     "FinalHopNetworkMiddleware",
     "PrivateNetworkMiddleware",
     "RefusedRequest",
+    "is_public",
     "parse_allowlist",
     "resolve",
 ]
