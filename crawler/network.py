@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import ipaddress
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
@@ -36,6 +37,8 @@ Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 SETTING = "ALLOW_PRIVATE_NETWORKS"
+MAX_VERDICTS = 65536  # hosts whose verdict a rule keeps
+PREFETCH_THREADS = 8  # names resolved at once by NetworkRule.prefetch
 _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
 
 
@@ -125,6 +128,12 @@ class NetworkRule:
     ) -> None:
         self.allowed_hosts, self.allowed_networks = parse_allowlist(allow)
         self._resolve = resolver
+        self._verdicts: dict[str, str | None] = {}
+
+    @staticmethod
+    def no_resolution(host: str) -> tuple[str, ...]:
+        """A resolver that resolves nothing: only literal addresses (in any form) are checked."""
+        return ()
 
     @classmethod
     def from_settings(cls, settings: Any) -> NetworkRule:
@@ -149,7 +158,21 @@ class NetworkRule:
         return None
 
     def host_refusal(self, host: str) -> str | None:
-        """Why ``host`` (name or address, any form) may not be crawled, or None."""
+        """Why ``host`` (name or address, any form) may not be crawled, or None.
+
+        Verdicts are kept per host, as the resolution they rest on is (the
+        workers check the address again at connection time).
+        """
+        try:
+            return self._verdicts[host]
+        except KeyError:
+            pass
+        if len(self._verdicts) >= MAX_VERDICTS:
+            self._verdicts.clear()
+        verdict = self._verdicts[host] = self._host_refusal(host)
+        return verdict
+
+    def _host_refusal(self, host: str) -> str | None:
         host = host.lower().strip().strip("[]")
         if not host:
             return "no host"
@@ -195,6 +218,22 @@ class NetworkRule:
         text = proxy if "://" in proxy else f"http://{proxy}"
         reason = self.refusal(text)
         return None if reason is None else f"proxy {proxy}: {reason}"
+
+    def prefetch(self, hosts: Iterable[str]) -> None:
+        """Decide on many hosts at once (names resolved in threads); ``host_refusal`` keeps it.
+
+        The master checks seed files of many sites: one name at a time, a slow
+        DNS would make that hours.
+        """
+        names = {
+            host.lower()
+            for host in hosts
+            if host and host not in self._verdicts and host not in self.allowed_hosts
+        }
+        names = {name for name in names if literal_address(name) is None}
+        if len(names) > 1:
+            with ThreadPoolExecutor(min(PREFETCH_THREADS, len(names))) as pool:
+                list(pool.map(self.host_refusal, names))
 
     def host_allowed(self, host: str) -> bool:
         return self.host_refusal(host) is None

@@ -29,7 +29,7 @@ import redis
 from crawler.config import redact_dsn
 from crawler.keys import SPIDER_NAME, CrawlKeys
 from crawler.network import SETTING as NETWORK_SETTING
-from crawler.network import NetworkRule
+from crawler.network import NetworkRule, resolve
 from crawler.seeds import SEED_META_KEYS, SeedError
 from master import control, deadletters, inspection, render
 from master.connection import (
@@ -104,7 +104,7 @@ def cmd_seed(ctx: Context, args: argparse.Namespace) -> int:
     if allow is None:
         allow = os.environ.get(NETWORK_SETTING, "")
     try:
-        rule = NetworkRule(allow)
+        rule = NetworkRule(allow, NetworkRule.no_resolution if args.no_resolve else resolve)
     except ValueError as exc:
         err(f"error: {exc}")
         return EXIT_FAILED
@@ -533,6 +533,13 @@ def build_parser(prog: str = "python -m master") -> argparse.ArgumentParser:
         default=None,
         help=f"hosts or CIDR ranges that may be seeded although private or loopback "
         f"(default: ${NETWORK_SETTING}, as the workers read it; unset: none)",
+    )
+    seed.add_argument(
+        "--no-resolve",
+        action="store_true",
+        help="do not resolve host names to check their addresses (addresses written in the "
+        "URL, in any form, are still checked; the workers check names when they connect): "
+        "for large files of many sites behind a slow DNS",
     )
     seed.set_defaults(handler=cmd_seed)
 

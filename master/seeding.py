@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
+from urllib.parse import urlsplit
 
 import redis
 
@@ -96,6 +97,7 @@ class SeedLoader:
         self.counts = SeedCounts()
         self._seen: set[str] = set()
         self._batch: list[tuple[str, str]] = []
+        self._checking: list[Seed | SeedError] = []  # read, waiting for the network rule
         self._script = client.register_script(SEED_BATCH_LUA) if client is not None else None
 
     def load_stream(self, stream: BinaryIO) -> SeedCounts:
@@ -104,12 +106,26 @@ class SeedLoader:
 
     def load_lines(self, lines: Iterable[str]) -> SeedCounts:
         for entry in parse_seed_lines(lines):
+            self._checking.append(entry)
+            if len(self._checking) >= self.batch_size:
+                self._check()
+        self._check()
+        self.flush()
+        return self.counts
+
+    def _check(self) -> None:
+        """Apply the network rule to the lines read, in order, their names resolved at once."""
+        entries, self._checking = self._checking, []
+        hosts = [
+            "" if isinstance(entry, SeedError) else urlsplit(entry.url).hostname or ""
+            for entry in entries
+        ]
+        self.rule.prefetch(hosts)
+        for entry, host in zip(entries, hosts, strict=True):
             if isinstance(entry, SeedError):
                 self._reject(entry)
             else:
-                self._add(entry)
-        self.flush()
-        return self.counts
+                self._add(entry, host)
 
     def flush(self) -> None:
         """Push the pending batch (one round trip)."""
@@ -124,8 +140,8 @@ class SeedLoader:
         self.counts.accepted += added
         self.counts.already_seeded += len(batch) - added
 
-    def _add(self, seed: Seed) -> None:
-        refusal = self.rule.refusal(seed.url)
+    def _add(self, seed: Seed, host: str) -> None:
+        refusal = self.rule.host_refusal(host)
         if refusal is not None:
             reason = f"refused by the network rule: {refusal}"
             self._reject(SeedError(seed.lineno, reason, seed.url))
@@ -161,5 +177,7 @@ class SeedLoader:
                 yield raw.decode("utf-8")
             except UnicodeDecodeError as exc:
                 text = raw.decode("utf-8", "replace").strip()
-                self._reject(SeedError(lineno, f"not valid UTF-8 (byte {exc.start})", text))
+                reason = f"not valid UTF-8 (byte {exc.start})"
+                # reported in line order, with the lines read before it
+                self._checking.append(SeedError(lineno, reason, text))
                 yield ""
