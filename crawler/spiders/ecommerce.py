@@ -6,6 +6,11 @@ are read from ``ecommerce:start_urls`` (``python -m master seed``), validated
 with the master's own rules, and crawled through the shared dupefilter like any
 other link, so a page is never fetched twice.
 
+A seed that fails validation (a ``meta`` key outside the allow-list, see
+:mod:`crawler.seeds`) and a request the network rule refuses
+(:mod:`crawler.middlewares.network`) become dead letters marked ``refused``,
+with their reason and a WARNING; nothing refused is dropped silently.
+
 From each page the spider yields at most one product (product detail pages
 only; see :mod:`crawler.extraction`) and the links that lead to more products on
 the seed's own site. Everything about parsing lives in :mod:`crawler.extraction`.
