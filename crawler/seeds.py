@@ -4,6 +4,13 @@ A seed line is either a bare URL or a JSON object ``{"url": ..., "meta": {...}}`
 Blank lines and lines starting with ``#`` are skipped. Every other line becomes
 a :class:`Seed` or a :class:`SeedError` that says, with its line number, why it
 was refused; nothing invalid is ever pushed to Redis.
+
+``meta`` is an allow-list (:data:`SEED_META_KEYS`): labels that travel with the
+request and can change neither where nor how it is sent. Scrapy reads many meta
+keys (``proxy``, ``download_timeout``, ``download_maxsize``, ``dont_filter``,
+``handle_httpstatus_list``, ``cookiejar``, ``bindaddress``, ``dont_redirect``,
+``depth`` ...); whoever can seed must not be able to set them, so a seed with
+any other key is refused, by the master and by the worker alike.
 """
 
 from __future__ import annotations
@@ -20,6 +27,9 @@ from w3lib.url import canonicalize_url
 MAX_URL_LENGTH = 2048
 MAX_META_BYTES = 4096
 ALLOWED_SCHEMES = ("http", "https")
+#: The only keys a seed's ``meta`` may hold: labels, kept with the request (and
+#: with its dead letter), read by no downloader component.
+SEED_META_KEYS = frozenset({"category", "label", "note", "source", "tags"})
 _HOST_RE = re.compile(r"^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._~%!$&'()*+,;=-]+)$")
 _SCHEME_RE = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 
@@ -120,6 +130,13 @@ def parse_seed(text: str, lineno: int = 0) -> Seed:
         meta = {} if given is None else given
         if not isinstance(meta, dict):
             raise InvalidSeed("'meta' must be a JSON object")
+        forbidden = sorted(set(meta) - SEED_META_KEYS)
+        if forbidden:
+            raise InvalidSeed(
+                f"meta key(s) {', '.join(forbidden)} not allowed: seed meta may only hold "
+                f"{', '.join(sorted(SEED_META_KEYS))} (labels that cannot change where or how "
+                "the request is sent)"
+            )
         if len(json.dumps(meta)) > MAX_META_BYTES:
             raise InvalidSeed(f"'meta' larger than {MAX_META_BYTES} bytes")
     elif text.startswith("["):

@@ -93,8 +93,11 @@ PAUSE_POLL_INTERVAL = 1.0  # seconds between two looks at <spider>:paused
 
 # --- Network safety -----------------------------------------------------------
 # Comma-separated hosts or CIDR ranges that may be crawled although they are
-# loopback or private. Unset: only public addresses are crawled.
+# loopback or private. Unset: only public addresses are crawled. One rule
+# (crawler/network.py) for the master's seeds, every request, redirect and proxy,
+# and, through this resolver, the address each connection really goes to.
 ALLOW_PRIVATE_NETWORKS = ""
+TWISTED_DNS_RESOLVER = "crawler.resolver.GuardedResolver"
 
 # --- User agents: scrapy-fake-useragent, rotating for real --------------------
 # The name robots.txt rules are matched against (RobotsTxtMiddleware runs before
@@ -121,6 +124,8 @@ DOWNLOADER_MIDDLEWARES = {
     "crawler.middlewares.useragent.RotatingUserAgentMiddleware": 400,
     "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
     "crawler.middlewares.useragent.FreshAgentRetryMiddleware": 550,
+    # last before the download: the proxy really used (after HttpProxyMiddleware, 750)
+    "crawler.middlewares.network.FinalHopNetworkMiddleware": 950,
 }
 
 SPIDER_MIDDLEWARES = {

@@ -28,7 +28,9 @@ import redis
 
 from crawler.config import redact_dsn
 from crawler.keys import SPIDER_NAME, CrawlKeys
-from crawler.seeds import SeedError
+from crawler.network import SETTING as NETWORK_SETTING
+from crawler.network import NetworkRule, resolve
+from crawler.seeds import SEED_META_KEYS, SeedError
 from master import control, deadletters, inspection, render
 from master.commands import metrics as metrics_command
 from master.connection import (
@@ -99,6 +101,14 @@ def workers_phrase(count: int) -> str:
 def cmd_seed(ctx: Context, args: argparse.Namespace) -> int:
     source = args.file
     name = "standard input" if source == "-" else source
+    allow = args.allow_private_networks
+    if allow is None:
+        allow = os.environ.get(NETWORK_SETTING, "")
+    try:
+        rule = NetworkRule(allow, NetworkRule.no_resolution if args.no_resolve else resolve)
+    except ValueError as exc:
+        err(f"error: {exc}")
+        return EXIT_FAILED
     try:
         stream = sys.stdin.buffer if source == "-" else open(source, "rb")  # noqa: SIM115
     except OSError as exc:
@@ -113,7 +123,7 @@ def cmd_seed(ctx: Context, args: argparse.Namespace) -> int:
 
     try:
         client = None if args.dry_run else ctx.client
-        loader = SeedLoader(client, ctx.keys, args.batch_size, on_error, on_progress)
+        loader = SeedLoader(client, ctx.keys, args.batch_size, on_error, on_progress, rule=rule)
         try:
             counts = loader.load_stream(stream)
         except KeyboardInterrupt:
@@ -385,7 +395,10 @@ COMMANDS: dict[str, dict[str, Any]] = {
             "Validate every line of FILE (one URL per line, or JSON lines "
             '{"url": ..., "meta": {...}}; blank lines and # comments are skipped) and push '
             "the valid ones not seeded before to <spider>:start_urls. Bad lines are printed "
-            "on stderr with their number and reason and never pushed. Prints "
+            "on stderr with their number and reason and never pushed: among them seeds whose "
+            f"meta holds a key other than {', '.join(sorted(SEED_META_KEYS))}, and URLs whose "
+            "host is, means or resolves to a loopback, private or link-local address not "
+            f"listed in {NETWORK_SETTING} (the workers' own network rule). Prints "
             "'accepted N, already seeded M, rejected K'. Exit 0 when at least one line was "
             "valid, 1 when none was, 2 when Redis fails."
         ),
@@ -524,6 +537,20 @@ def build_parser(prog: str = "python -m master") -> argparse.ArgumentParser:
         action="store_true",
         help="validate only: print the bad lines and the counts, push nothing, "
         "do not contact Redis",
+    )
+    seed.add_argument(
+        "--allow-private-networks",
+        metavar="LIST",
+        default=None,
+        help=f"hosts or CIDR ranges that may be seeded although private or loopback "
+        f"(default: ${NETWORK_SETTING}, as the workers read it; unset: none)",
+    )
+    seed.add_argument(
+        "--no-resolve",
+        action="store_true",
+        help="do not resolve host names to check their addresses (addresses written in the "
+        "URL, in any form, are still checked; the workers check names when they connect): "
+        "for large files of many sites behind a slow DNS",
     )
     seed.set_defaults(handler=cmd_seed)
 

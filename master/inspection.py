@@ -231,10 +231,11 @@ def gather_status(client: redis.Redis, keys: CrawlKeys, now: float | None = None
     pipe.llen(keys.start_urls)
     pipe.scard(keys.dupefilter)
     pipe.scard(keys.seeded)
-    pipe.hmget(keys.stats, ["items_stored", "items_invalid"])
+    pipe.hmget(keys.stats, ["items_stored", "items_invalid", "requests_refused"])
     pipe.llen(keys.dead)
     pipe.llen(keys.invalid)
-    queued, pending, seen, seeded, (stored, invalid_count), dead, invalid = pipe.execute()
+    queued, pending, seen, seeded, counters, dead, invalid = pipe.execute()
+    stored, invalid_count, refused = counters
     inflight = count_inflight(client, keys)
     workers = load_workers(client, keys, now)
     live = [w for w in workers if w.live]
@@ -268,6 +269,9 @@ def gather_status(client: redis.Redis, keys: CrawlKeys, now: float | None = None
         "items_stored": as_int(stored),
         "items_invalid": as_int(invalid_count),
         "dead_letters": int(dead),
+        # seeds and requests the workers refused (network rule, seed meta), ever;
+        # each became a dead letter
+        "requests_refused": as_int(refused),
         "invalid_items": int(invalid),
         "time": now,
     }

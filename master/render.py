@@ -76,8 +76,10 @@ def render_status(status: dict[str, Any], redis_url: str) -> str:
         ("items stored", status["items_stored"], ""),
         ("items invalid", status["items_invalid"], ""),
         ("dead letters", status["dead_letters"], ""),
-        ("invalid items kept", status["invalid_items"], ""),
     ]
+    if status.get("requests_refused"):  # each of them is a dead letter too
+        rows.append(("requests refused", status["requests_refused"], "  (network rule, seed meta)"))
+    rows.append(("invalid items kept", status["invalid_items"], ""))
     width = max(len(name) for name, _, _ in rows)
     numbers = max(len(str(value)) for _, value, _ in rows)
     for name, value, extra in rows:

@@ -1,11 +1,14 @@
 """Seeding: validate a seed file and push the new start URLs, one round trip per batch.
 
 Every line goes through :func:`crawler.seeds.parse_seed_lines`, the validation
-the workers apply too. A refused line is reported (number and reason) and never
-pushed. A valid seed is skipped when its :attr:`~crawler.seeds.Seed.fingerprint`
-was seeded before (set ``<spider>:seeded``) or appeared earlier in the same
-input; the others are pushed to ``<spider>:start_urls`` as
-:meth:`~crawler.seeds.Seed.to_json`.
+the workers apply too, then through the network rule the workers apply
+(:class:`crawler.network.NetworkRule`, from ``ALLOW_PRIVATE_NETWORKS``): a URL
+whose host is, means or resolves to a loopback, private, link-local ... address
+not allowed is refused here rather than by a worker. A refused line is reported
+(number and reason) and never pushed, nor recorded as seeded. A valid seed is
+skipped when its :attr:`~crawler.seeds.Seed.fingerprint` was seeded before (set
+``<spider>:seeded``) or appeared earlier in the same input; the others are
+pushed to ``<spider>:start_urls`` as :meth:`~crawler.seeds.Seed.to_json`.
 
 Each batch is one call of a Lua script, registered once, that for every seed
 does ``SADD seeded fp`` and, only when the fingerprint is new, ``RPUSH
@@ -18,10 +21,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
+from urllib.parse import urlsplit
 
 import redis
 
 from crawler.keys import CrawlKeys
+from crawler.network import NetworkRule
 from crawler.seeds import Seed, SeedError, parse_seed_lines
 
 DEFAULT_BATCH_SIZE = 500
@@ -66,7 +71,8 @@ class SeedLoader:
 
     ``client=None`` is a dry run: lines are validated and duplicates within the
     input counted, but Redis is neither read nor written (the valid, unique
-    seeds are counted as ``accepted``).
+    seeds are counted as ``accepted``). ``rule`` is the network rule seeds must
+    pass (default: the strictest, no private network allowed).
     """
 
     def __init__(
@@ -77,6 +83,7 @@ class SeedLoader:
         on_error: Callable[[SeedError], None] = lambda error: None,
         on_progress: Callable[[SeedCounts], None] = lambda counts: None,
         progress_every: int = PROGRESS_EVERY,
+        rule: NetworkRule | None = None,
     ) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
@@ -86,9 +93,11 @@ class SeedLoader:
         self.on_error = on_error
         self.on_progress = on_progress
         self.progress_every = progress_every
+        self.rule = rule if rule is not None else NetworkRule()
         self.counts = SeedCounts()
         self._seen: set[str] = set()
         self._batch: list[tuple[str, str]] = []
+        self._checking: list[Seed | SeedError] = []  # read, waiting for the network rule
         self._script = client.register_script(SEED_BATCH_LUA) if client is not None else None
 
     def load_stream(self, stream: BinaryIO) -> SeedCounts:
@@ -97,12 +106,26 @@ class SeedLoader:
 
     def load_lines(self, lines: Iterable[str]) -> SeedCounts:
         for entry in parse_seed_lines(lines):
+            self._checking.append(entry)
+            if len(self._checking) >= self.batch_size:
+                self._check()
+        self._check()
+        self.flush()
+        return self.counts
+
+    def _check(self) -> None:
+        """Apply the network rule to the lines read, in order, their names resolved at once."""
+        entries, self._checking = self._checking, []
+        hosts = [
+            "" if isinstance(entry, SeedError) else urlsplit(entry.url).hostname or ""
+            for entry in entries
+        ]
+        self.rule.prefetch(hosts)
+        for entry, host in zip(entries, hosts, strict=True):
             if isinstance(entry, SeedError):
                 self._reject(entry)
             else:
-                self._add(entry)
-        self.flush()
-        return self.counts
+                self._add(entry, host)
 
     def flush(self) -> None:
         """Push the pending batch (one round trip)."""
@@ -117,7 +140,12 @@ class SeedLoader:
         self.counts.accepted += added
         self.counts.already_seeded += len(batch) - added
 
-    def _add(self, seed: Seed) -> None:
+    def _add(self, seed: Seed, host: str) -> None:
+        refusal = self.rule.host_refusal(host)
+        if refusal is not None:
+            reason = f"refused by the network rule: {refusal}"
+            self._reject(SeedError(seed.lineno, reason, seed.url))
+            return
         try:
             fingerprint = seed.fingerprint
         except Exception as exc:  # canonicalize_url on an exotic URL
@@ -149,5 +177,7 @@ class SeedLoader:
                 yield raw.decode("utf-8")
             except UnicodeDecodeError as exc:
                 text = raw.decode("utf-8", "replace").strip()
-                self._reject(SeedError(lineno, f"not valid UTF-8 (byte {exc.start})", text))
+                reason = f"not valid UTF-8 (byte {exc.start})"
+                # reported in line order, with the lines read before it
+                self._checking.append(SeedError(lineno, reason, text))
                 yield ""

@@ -40,6 +40,7 @@ from scrapy import signals
 from scrapy.exceptions import NotConfigured
 from scrapy_redis.connection import get_redis_from_settings
 from twisted.internet import task
+from w3lib.url import canonicalize_url
 
 from crawler import signals as crawler_signals
 from crawler.config import worker_id
@@ -256,17 +257,34 @@ class LeaseTracker:
         reason: str,
         payload: bytes | None = None,
         lease: str = "",
+        refused: bool = False,
     ) -> None:
-        """Record a request that failed for good in ``<spider>:dead``, then finish it."""
-        record = {
+        """Record a request that failed for good in ``<spider>:dead``, then finish it.
+
+        ``refused``: a seed or request the worker refused (network rule, seed
+        meta). The record says ``"refused": true``, ``<spider>:stats`` field
+        ``requests_refused`` counts it, and its URL leaves ``<spider>:seeded``
+        so that seeding it again is not "already seeded".
+        """
+        record: dict[str, Any] = {
             "url": url,
             "reason": reason,
             "worker": self.worker_id,
             "time": time.time(),
         }
+        if refused:
+            record["refused"] = True
         if payload is not None:
             record["request"] = payload.decode("utf-8", "replace")
-        self.server.lpush(self.keys.dead, json.dumps(record))
+        pipe = self.server.pipeline(transaction=True)
+        pipe.lpush(self.keys.dead, json.dumps(record))
+        if refused:
+            pipe.hincrby(self.keys.stats, "requests_refused", 1)
+            if url:
+                pipe.srem(self.keys.seeded, canonicalize_url(url))
+        pipe.execute()
         self.stats.inc_value("dead_letters")
+        if refused:
+            self.stats.inc_value("dead_letters/refused")
         logger.warning("Dead letter: %s (%s)", url or "<no url>", reason)
         self.finish(lease)

@@ -1,96 +1,116 @@
-"""``PrivateNetworkMiddleware``: workers crawl the public web only, unless told otherwise.
+"""Downloader middlewares that apply the network rule (:mod:`crawler.network`) at every hop.
 
-A seed, a link or a redirect may point at ``localhost``, ``127.0.0.1``, a
-``10.x`` address or a name that resolves to one; a worker would then crawl
-the network it runs in. This downloader middleware refuses such requests
-(``IgnoreRequest``, counted in ``network/refused_private``) unless their host
-or address is listed in ``ALLOW_PRIVATE_NETWORKS``: comma-separated host
-names (``shop.internal``) and addresses or CIDR ranges (``127.0.0.1``,
-``10.0.0.0/8``, ``::1``).
+``PrivateNetworkMiddleware`` (early, priority 50, before robots.txt is fetched)
+refuses a request whose host, or whose ``meta["proxy"]`` if one is set
+already, the rule refuses: seeds, links and every redirect alike, since a
+redirect is a new request that comes through here again.
 
-Names are resolved once per host and cached for the life of the worker.
+``FinalHopNetworkMiddleware`` (last, priority 950, after
+``HttpProxyMiddleware``) checks the proxy the request will really use,
+whatever set it: a component, a setting, or the ``http_proxy``/``https_proxy``
+environment variables. It also turns a lookup that
+:class:`crawler.resolver.GuardedResolver` refused at connection time (Twisted
+reports it as a plain DNS failure) back into a refusal with its reason, so it
+is not retried.
+
+A refused request fails with :class:`RefusedRequest` (an ``IgnoreRequest``);
+the spider records it as a dead letter with the reason and logs a WARNING.
+Stats: ``network/refused`` and, for compatibility, ``network/refused_private``.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import logging
-import socket
-from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
 
-from scrapy.exceptions import IgnoreRequest
+from scrapy.exceptions import CannotResolveHostError, IgnoreRequest
+from twisted.internet.error import DNSLookupError
+
+from crawler.network import NetworkRule, is_public, parse_allowlist, resolve
+
+__all__ = [  # the rule's helpers stay importable from here, where they used to live
+    "FinalHopNetworkMiddleware",
+    "PrivateNetworkMiddleware",
+    "RefusedRequest",
+    "is_public",
+    "parse_allowlist",
+    "resolve",
+]
 
 logger = logging.getLogger(__name__)
 
-Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+class RefusedRequest(IgnoreRequest):
+    """The network rule refused this request; ``reason`` says why."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
-def parse_allowlist(value: str | list[str]) -> tuple[set[str], list[Network]]:
-    """Split ``ALLOW_PRIVATE_NETWORKS`` into host names and networks; raise on nonsense."""
-    entries = value if isinstance(value, list) else value.split(",")
-    hosts: set[str] = set()
-    networks: list[Network] = []
-    for entry in (e.strip() for e in entries):
-        if not entry:
-            continue
-        try:
-            networks.append(ipaddress.ip_network(entry, strict=False))
-        except ValueError:
-            if "/" in entry or not all(part for part in entry.split(".")):
-                raise ValueError(
-                    f"ALLOW_PRIVATE_NETWORKS: {entry!r} is neither a host nor a CIDR range"
-                ) from None
-            hosts.add(entry.lower())
-    return hosts, networks
-
-
-def is_public(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
-    return address.is_global and not address.is_multicast
-
-
-@lru_cache(maxsize=4096)
-def resolve(host: str) -> tuple[str, ...]:
-    try:
-        infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
-    except OSError:
-        return ()
-    return tuple(sorted({str(info[4][0]) for info in infos}))
-
-
-class PrivateNetworkMiddleware:
-    def __init__(self, allow: str | list[str], stats: Any = None) -> None:
-        self.allowed_hosts, self.allowed_networks = parse_allowlist(allow)
+class _NetworkMiddleware:
+    def __init__(self, rule: NetworkRule, stats: Any = None) -> None:
+        self.rule = rule
         self.stats = stats
 
     @classmethod
-    def from_crawler(cls, crawler: Any) -> PrivateNetworkMiddleware:
-        return cls(crawler.settings.get("ALLOW_PRIVATE_NETWORKS") or "", crawler.stats)
+    def from_crawler(cls, crawler: Any) -> Any:
+        return cls(NetworkRule.from_settings(crawler.settings), crawler.stats)
 
-    def _allowed_address(self, address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
-        return is_public(address) or any(address in net for net in self.allowed_networks)
+    def _refuse(self, reason: str) -> RefusedRequest:
+        if self.stats is not None:
+            self.stats.inc_value("network/refused")
+            self.stats.inc_value("network/refused_private")
+        return RefusedRequest(reason)
+
+
+class PrivateNetworkMiddleware(_NetworkMiddleware):
+    """Refuses requests to hosts (and through proxies) outside the network rule."""
+
+    def __init__(self, allow: str | list[str] | NetworkRule = "", stats: Any = None) -> None:
+        super().__init__(allow if isinstance(allow, NetworkRule) else NetworkRule(allow), stats)
+
+    @property
+    def allowed_hosts(self) -> set[str]:
+        return self.rule.allowed_hosts
 
     def host_allowed(self, host: str) -> bool:
-        host = host.lower().strip("[]")
-        if host in self.allowed_hosts:
-            return True
-        try:
-            addresses = [ipaddress.ip_address(host)]
-        except ValueError:
-            resolved = resolve(host)
-            if not resolved:
-                return True  # unresolvable: the download fails with a DNS error of its own
-            addresses = [ipaddress.ip_address(a.split("%")[0]) for a in resolved]
-        return all(self._allowed_address(address) for address in addresses)
+        """May ``host`` (name or address, any form) be connected to? (kept for callers)"""
+        return self.rule.host_allowed(host)
 
     def process_request(self, request: Any, spider: Any = None) -> None:
-        host = urlsplit(request.url).hostname or ""
-        if not self.host_allowed(host):
-            if self.stats is not None:
-                self.stats.inc_value("network/refused_private")
-            raise IgnoreRequest(
-                f"{host} is a loopback or private address; list it in ALLOW_PRIVATE_NETWORKS "
-                "to crawl it"
-            )
+        reason = self.rule.refusal(request.url) or self.rule.proxy_refusal(
+            request.meta.get("proxy")
+        )
+        if reason is not None:
+            raise self._refuse(reason)
+        return None
+
+
+class FinalHopNetworkMiddleware(_NetworkMiddleware):
+    """Checks the proxy a request really uses; names connection-time refusals."""
+
+    def process_request(self, request: Any, spider: Any = None) -> None:
+        reason = self.rule.proxy_refusal(request.meta.get("proxy"))
+        if reason is not None:
+            raise self._refuse(reason)
+        return None
+
+    def process_exception(self, request: Any, exception: Exception, spider: Any = None) -> None:
+        if not isinstance(exception, (CannotResolveHostError, DNSLookupError)):
+            return None
+        from twisted.internet import reactor
+
+        refusal_for = getattr(getattr(reactor, "resolver", None), "refusal_for", None)
+        if refusal_for is None:
+            return None
+        hosts = [urlsplit(request.url).hostname or ""]
+        proxy = request.meta.get("proxy")
+        if proxy:
+            hosts.insert(0, urlsplit(proxy if "://" in proxy else f"//{proxy}").hostname or "")
+        for host in hosts:
+            reason = refusal_for(host) if host else None
+            if reason is not None:
+                raise self._refuse(f"at connection time: {reason}")
         return None

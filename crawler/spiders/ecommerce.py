@@ -6,6 +6,11 @@ are read from ``ecommerce:start_urls`` (``python -m master seed``), validated
 with the master's own rules, and crawled through the shared dupefilter like any
 other link, so a page is never fetched twice.
 
+A seed that fails validation (a ``meta`` key outside the allow-list, see
+:mod:`crawler.seeds`) and a request the network rule refuses
+(:mod:`crawler.middlewares.network`) become dead letters marked ``refused``,
+with their reason and a WARNING; nothing refused is dropped silently.
+
 From each page the spider yields at most one product (product detail pages
 only; see :mod:`crawler.extraction`) and the links that lead to more products on
 the seed's own site. Everything about parsing lives in :mod:`crawler.extraction`.
@@ -36,6 +41,7 @@ from crawler.extensions.leases import LeaseTracker
 from crawler.extraction import ProfileRegistry, discover_links, extract_product
 from crawler.flow import FlowControl
 from crawler.keys import SPIDER_NAME, CrawlKeys
+from crawler.middlewares.network import RefusedRequest
 from crawler.scheduling import serializer
 from crawler.scheduling.scheduler import wake_engine
 from crawler.scheduling.serializer import LEASE_META_KEY
@@ -116,7 +122,7 @@ class EcommerceSpider(RedisSpider):
         except InvalidSeed as exc:
             # not a request: kept in the reason, never requeued as one
             reason = f"invalid seed {text[:200]!r}: {exc}"
-            self.tracker.dead_letter(url=None, reason=reason, lease=lease)
+            self.tracker.dead_letter(url=None, reason=reason, lease=lease, refused=True)
             return None
         meta = {**seed.meta, "site": site_of(seed.url), LEASE_META_KEY: lease}
         return Request(seed.url, callback=self.parse, errback=self.errback, meta=meta)
@@ -179,10 +185,20 @@ class EcommerceSpider(RedisSpider):
     def errback(self, failure: Any) -> None:
         request = failure.request
         lease = request.meta.get(LEASE_META_KEY, "")
+        if failure.check(RefusedRequest):
+            # the network rule: a dead letter with the reason (requeue it once allowed)
+            self.tracker.dead_letter(
+                url=request.url,
+                reason=f"refused: {failure.value.reason}",
+                payload=serializer.encode_request(serializer.requeueable(request), self),
+                lease=lease,
+                refused=True,
+            )
+            return
         if failure.check(HttpError):
             reason = f"HTTP {failure.value.response.status}"
         elif failure.check(IgnoreRequest):
-            # robots.txt, private network, offsite: a decision, not a failure
+            # robots.txt, offsite: a decision, not a failure
             self.crawler.stats.inc_value("requests/ignored")
             self.tracker.finish(lease)
             return

@@ -43,8 +43,10 @@ def test_hostile_pages_become_dead_letters_and_good_products_are_stored(crawl):
     # retried once, then given up; the redirect loop stops at REDIRECT_MAX_TIMES
     assert requests.count("/error") == 2
     assert requests.count("/redirect-loop") <= 6
-    # the redirect to an address outside ALLOW_PRIVATE_NETWORKS is refused, not followed
+    # the redirect to an address outside ALLOW_PRIVATE_NETWORKS is refused, not followed,
+    # and kept as a dead letter that says why
     assert "network/refused_private" in worker.log()
+    assert dead[""].startswith("refused: 127.0.0.2 is a loopback address"), dead
 
     with sqlite3.connect(crawl.workdir / "products.sqlite3") as db:
         names = {name for (name,) in db.execute("select name from products")}

@@ -26,7 +26,7 @@ SEED_FILE = (
             "# seeds for the test shop",  # 1
             "https://shop.example.com/",  # 2 ok
             "",  # 3
-            '{"url": "https://shop.example.com/c/shoes", "meta": {"cat": "shoes"}}',  # 4 ok, meta
+            '{"url": "https://shop.example.com/c/shoes", "meta": {"category": "shoes"}}',  # 4 ok
             "https://shop.example.com/",  # 5 dup of 2
             '{"url": ""}',  # 6 empty url
             "shop.example.com/c/hats",  # 7 no scheme
@@ -56,7 +56,7 @@ EXPECTED_ERRORS = [
 ]
 EXPECTED_PAYLOADS = [
     {"url": "https://shop.example.com/"},
-    {"url": "https://shop.example.com/c/shoes", "meta": {"cat": "shoes"}},
+    {"url": "https://shop.example.com/c/shoes", "meta": {"category": "shoes"}},
     {"url": "http://other.example.org/list?b=2&a=1"},
     {"url": "https://shop.example.com/c/bags"},
 ]
@@ -212,3 +212,32 @@ def test_ctrl_c_exits_130_without_traceback(redis_url: str, redis_client: redis.
     assert proc.returncode == 130
     assert "Traceback" not in stderr
     assert "interrupted after line 1: accepted 1, already seeded 0, rejected 0" in stderr
+
+
+def test_seed_applies_the_workers_network_rule(
+    redis_url: str, redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = "http://127.0.0.1:8000/\nhttp://localhost:8000/\nhttp://0x7f000001:8000/x\n"
+    monkeypatch.delenv("ALLOW_PRIVATE_NETWORKS", raising=False)
+    refused = run_master(["seed", "-"], redis_url, stdin=lines)
+    no_resolve = run_master(["seed", "--no-resolve", "-"], redis_url, stdin=lines)
+    allowed = run_master(
+        ["seed", "--allow-private-networks", "127.0.0.1", "-"], redis_url, stdin=lines
+    )
+    # unset: no private address may be seeded, and nothing is recorded as seeded
+    assert refused.returncode == 1
+    assert refused.stdout.strip() == "accepted 0, already seeded 0, rejected 3"
+    assert refused.stderr.splitlines()[:3] == [
+        "line 1: refused by the network rule: 127.0.0.1 is a loopback address; list it in "
+        "ALLOW_PRIVATE_NETWORKS to crawl it: 'http://127.0.0.1:8000/'",
+        "line 2: refused by the network rule: localhost resolves to 127.0.0.1, which is a "
+        "loopback address; list it in ALLOW_PRIVATE_NETWORKS to crawl it: "
+        "'http://localhost:8000/'",
+        "line 3: refused by the network rule: 0x7f000001 (127.0.0.1) is a loopback address; "
+        "list it in ALLOW_PRIVATE_NETWORKS to crawl it: 'http://0x7f000001:8000/x'",
+    ]
+    # names are left to the workers; addresses in any form are still checked
+    assert no_resolve.stdout.strip() == "accepted 1, already seeded 0, rejected 2"
+    assert allowed.returncode == 0, allowed.stderr
+    assert allowed.stdout.strip() == "accepted 2, already seeded 1, rejected 0"
+    assert redis_client.scard(KEYS.seeded) == 3

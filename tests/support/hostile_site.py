@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import unquote
 
 PRODUCT = """<!doctype html><html><head><title>{name}</title>
 <script type="application/ld+json">{{"@context":"https://schema.org","@type":"Product",
@@ -91,6 +92,10 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(
                 302, headers={"Location": f"http://127.0.0.2:{self.server.server_port}/"}
             )
+        if path.startswith("/redirect?to="):
+            # an open redirect (not linked from /): wherever the query says
+            target = unquote(path[len("/redirect?to=") :])
+            return self._send(302, headers={"Location": target})
         if path == "/malformed":
             body = b'<html><body><h1>Broken <div><p>unclosed <a href="/p/good-1.html">x\xff\xfe<<<'
             return self._send(200, body)

@@ -1,8 +1,17 @@
 """Seed validation shared by the master and the workers."""
 
+import json
+
 import pytest
 
-from crawler.seeds import InvalidSeed, Seed, SeedError, parse_seed, parse_seed_lines
+from crawler.seeds import (
+    SEED_META_KEYS,
+    InvalidSeed,
+    Seed,
+    SeedError,
+    parse_seed,
+    parse_seed_lines,
+)
 
 
 @pytest.mark.parametrize(
@@ -31,9 +40,9 @@ def test_bad_lines_say_why(line, reason):
 
 def test_good_lines():
     assert parse_seed("  https://Shop.test/a?b=1  ") == Seed("https://Shop.test/a?b=1")
-    seed = parse_seed('{"url": "http://127.0.0.1:8080/", "meta": {"shop": "demo"}}')
-    assert seed.meta == {"shop": "demo"}
-    assert seed.to_json() == '{"meta":{"shop":"demo"},"url":"http://127.0.0.1:8080/"}'
+    seed = parse_seed('{"url": "http://127.0.0.1:8080/", "meta": {"source": "demo"}}')
+    assert seed.meta == {"source": "demo"}
+    assert seed.to_json() == '{"meta":{"source":"demo"},"url":"http://127.0.0.1:8080/"}'
     assert parse_seed("http://[::1]:8080/").url == "http://[::1]:8080/"
 
 
@@ -49,3 +58,42 @@ def test_lines_are_numbered_and_blank_and_comment_lines_skipped():
     assert [type(r) for r in results] == [Seed, SeedError, Seed]
     assert [r.lineno for r in results] == [3, 5, 6]
     assert str(results[1]) == "line 5: scheme 'ftp' is not http or https: 'ftp://b.test/'"
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "proxy",
+        "download_maxsize",
+        "download_timeout",
+        "download_warnsize",
+        "dont_filter",
+        "dont_redirect",
+        "dont_retry",
+        "handle_httpstatus_list",
+        "handle_httpstatus_all",
+        "cookiejar",
+        "bindaddress",
+        "depth",
+        "max_retry_times",
+        "redirect_urls",
+        "site",
+        "lease",
+        "_auth_proxy",
+        "download_slot",
+        "Category",  # the allow-list is exact
+    ],
+)
+def test_seed_meta_is_an_allow_list(key):
+    line = json.dumps({"url": "http://shop.test/", "meta": {"category": "toys", key: 1}})
+    with pytest.raises(InvalidSeed) as info:
+        parse_seed(line)
+    assert f"meta key(s) {key} not allowed" in str(info.value)
+    [error] = parse_seed_lines(["", line])
+    assert isinstance(error, SeedError) and error.lineno == 2
+
+
+def test_seed_meta_labels_pass():
+    meta = {key: "x" for key in SEED_META_KEYS}
+    seed = parse_seed(json.dumps({"url": "http://shop.test/", "meta": meta}))
+    assert seed.meta == meta
