@@ -1,7 +1,8 @@
 """The environment variables a worker reads, mapped onto Scrapy settings.
 
 ``REDIS_URL``, ``POSTGRES_DSN``, ``MONGO_URI``, ``MONGO_DATABASE``, ``WORKER_ID``,
-``ALLOW_PRIVATE_NETWORKS`` and ``MAX_IDLE_TIME_BEFORE_CLOSE`` are each also a
+``ALLOW_PRIVATE_NETWORKS``, ``MAX_IDLE_TIME_BEFORE_CLOSE``, ``EMBEDDED_STORE_PATH``,
+``SITE_MAX_RPS`` and ``PROXY_LIST`` are each also a
 Scrapy setting; the environment sets the project default and ``-s NAME=VALUE``
 on the command line still wins over both.
 """
@@ -21,6 +22,8 @@ ENV_SETTINGS = (
     "ALLOW_PRIVATE_NETWORKS",
     "MAX_IDLE_TIME_BEFORE_CLOSE",
     "EMBEDDED_STORE_PATH",
+    "SITE_MAX_RPS",
+    "PROXY_LIST",
 )
 
 

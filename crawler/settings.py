@@ -94,6 +94,17 @@ PAUSE_POLL_INTERVAL = 1.0  # seconds between two looks at <spider>:paused
 # loopback or private. Unset: only public addresses are crawled.
 ALLOW_PRIVATE_NETWORKS = ""
 
+# --- Politeness shared by all workers (crawler/middlewares/politeness.py) -------
+# Requests per second per site for all workers together, enforced in Redis; a
+# site profile's "max_rps" overrides it, and a robots.txt Crawl-delay is honoured
+# when it is stricter. 0: no budget (Crawl-delay only).
+SITE_MAX_RPS = 2.0
+# Requests of one site waiting for their slot in this worker before the scheduler
+# hands out other sites' requests first; 0: never.
+POLITENESS_MAX_WAITING_PER_SITE = 4
+# Requests of busy sites the scheduler may set aside (still leased) meanwhile.
+POLITENESS_PARK_MAX = 32
+
 # --- User agents: scrapy-fake-useragent, rotating for real --------------------
 # The name robots.txt rules are matched against (RobotsTxtMiddleware runs before
 # the agent is chosen), and the last-resort agent of the fixed provider.
@@ -115,6 +126,8 @@ USERAGENT_POOL_SIZE = 100
 
 DOWNLOADER_MIDDLEWARES = {
     "crawler.middlewares.network.PrivateNetworkMiddleware": 50,
+    # after RobotsTxtMiddleware (100): a forbidden URL spends no slot of the budget
+    "crawler.middlewares.politeness.SharedPolitenessMiddleware": 120,
     "scrapy.downloadermiddlewares.useragent.UserAgentMiddleware": None,
     "crawler.middlewares.useragent.RotatingUserAgentMiddleware": 400,
     "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
