@@ -89,3 +89,21 @@ def test_robots_crawl_delay_is_honoured_by_all_workers_together(crawl, shop_fact
     worst = max_in_window(pages, WINDOW)
     assert worst <= WINDOW / delay + TOLERANCE, f"{worst} requests within {WINDOW}s"
     assert any("Crawl-delay: 0.25" in worker.log() for worker in crawl.workers)
+
+
+def test_a_worker_waiting_on_a_slow_site_crawls_the_other_sites_meanwhile(crawl, shop_factory):
+    slow = shop_factory(products=12, crawl_delay=0.3)  # 25 pages at 3.3 per second
+    fast = shop_factory(products=40)  # 61 pages, no limit
+    # every page of the slow site queued at once
+    base = slow.url.rstrip("/")
+    crawl.seed(fast.url, *sorted(base + path for path in slow.catalog.crawlable_paths()))
+    crawl.start_worker("only", SITE_MAX_RPS=0, CONCURRENT_REQUESTS=8)
+    crawl.wait_workers()
+    crawl.assert_clean_logs()
+    assert set(page_fetches(slow)) == slow.catalog.crawlable_paths()
+    assert set(page_fetches(fast)) == fast.catalog.crawlable_paths()
+    slow_times = [entry.time for entry in slow.read_access_log()]
+    fast_times = [entry.time for entry in fast.read_access_log()]
+    # the fast site was done while the slow one still had most of its pages to go
+    slow_after = sum(stamp > max(fast_times) for stamp in slow_times)
+    assert slow_after > len(slow_times) / 2, (slow_after, len(slow_times))
