@@ -105,6 +105,14 @@ POLITENESS_MAX_WAITING_PER_SITE = 4
 # Requests of busy sites the scheduler may set aside (still leased) meanwhile.
 POLITENESS_PARK_MAX = 32
 
+# --- Proxies (crawler/middlewares/proxies.py) -----------------------------------
+# A file (one proxy URL a line) or comma-separated URLs (http://user:pass@host:port);
+# unset: no proxy. Each proxy must pass the network rule (ALLOW_PRIVATE_NETWORKS).
+PROXY_LIST = ""
+PROXY_FAILURES_BEFORE_REST = 3  # failures in a row that rest a proxy; 0: never rest
+PROXY_REST_SECONDS = 300.0
+PROXY_FAILURE_STATUSES = [407, 502, 503, 504]  # answers that count as the proxy failing
+
 # --- User agents: scrapy-fake-useragent, rotating for real --------------------
 # The name robots.txt rules are matched against (RobotsTxtMiddleware runs before
 # the agent is chosen), and the last-resort agent of the fixed provider.
@@ -132,6 +140,9 @@ DOWNLOADER_MIDDLEWARES = {
     "crawler.middlewares.useragent.RotatingUserAgentMiddleware": 400,
     "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
     "crawler.middlewares.useragent.FreshAgentRetryMiddleware": 550,
+    # between retry (550) and HttpProxyMiddleware (750): sees a proxy's failures
+    # before the retry does, and sets meta["proxy"] before the credentials are read
+    "crawler.middlewares.proxies.RotatingProxyMiddleware": 560,
 }
 
 SPIDER_MIDDLEWARES = {
