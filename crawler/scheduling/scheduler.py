@@ -15,8 +15,11 @@ What it adds to :class:`scrapy_redis.scheduler.Scheduler`:
 * **Other sites first.** While a site's requests wait for their turn in the
   shared politeness budget (see :mod:`crawler.middlewares.politeness`), up to
   ``POLITENESS_PARK_MAX`` popped requests of busy sites are set aside (still
-  leased) and requests of other sites handed out first; a set-aside request
-  goes out as soon as its site is no longer busy.
+  leased; at most ``POLITENESS_MAX_WAITING_PER_SITE`` of one site) and requests
+  of other sites handed out first; a set-aside request goes out as soon as its
+  site is no longer busy. Beyond that, a busy site's request goes back to the
+  shared queue (lease and all) for another worker, so that no worker hoards
+  a site that all of them must share anyway.
 * **No idle latency.** Scrapy's engine looks at the scheduler again only every
   5 seconds once it has found it empty. A worker sharing a queue would sit idle
   while others fill it, so every ``SCHEDULER_IDLE_POLL_INTERVAL`` seconds a
@@ -35,7 +38,7 @@ from twisted.internet import task
 
 from crawler.flow import FlowControl
 from crawler.keys import CrawlKeys
-from crawler.politeness import SiteWaits
+from crawler.politeness import SiteWaits, site_of
 from crawler.scheduling.serializer import LEASE_META_KEY
 
 logger = logging.getLogger(__name__)
@@ -141,14 +144,13 @@ class ReliableScheduler(Scheduler):
         request = self._unpark()
         if request is None:
             request = self.queue.pop()
-            while (
-                request is not None
-                and len(self._parked) < self.park_max
-                and self.site_waits.busy(request.url)
-            ):
-                self._parked.append(request)
-                if self.stats:
-                    self.stats.inc_value("scheduler/parked")
+            while request is not None and self.site_waits.busy(request.url):
+                if not self._park(request):
+                    # this worker holds enough of that site: leave it to the others
+                    self.queue.push(request)
+                    if self.stats:
+                        self.stats.inc_value("scheduler/handed_back")
+                    return None  # the politeness middleware wakes the engine
                 request = self.queue.pop()
         if request is None:
             self._starved = True
@@ -156,6 +158,17 @@ class ReliableScheduler(Scheduler):
         if self.stats:
             self.stats.inc_value("scheduler/dequeued/redis")
         return request
+
+    def _park(self, request: Request) -> bool:
+        """Set a request of a busy site aside, unless this worker holds enough of them."""
+        site = site_of(request.url)
+        same_site = sum(site_of(parked.url) == site for parked in self._parked)
+        if len(self._parked) >= self.park_max or same_site >= self.site_waits.max_waiting:
+            return False
+        self._parked.append(request)
+        if self.stats:
+            self.stats.inc_value("scheduler/parked")
+        return True
 
     def _unpark(self) -> Request | None:
         """The first set-aside request whose site is no longer busy."""
