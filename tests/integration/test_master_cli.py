@@ -32,6 +32,16 @@ OPTIONS = {
     "reset": ["--yes", "--force"],
     "dead": ["list,requeue,clear", "--limit", "--start", "--json", "--yes"],
     "invalid": ["--limit", "--start", "--json"],
+    "export": [
+        "--format",
+        "--out",
+        "--since",
+        "--fields",
+        "--progress",
+        "--postgres-dsn",
+        "--store-path",
+    ],
+    "recrawl": ["--older-than", "--dry-run", "--postgres-dsn", "--mongo-uri", "--store-path"],
 }
 
 
