@@ -100,7 +100,7 @@ class RotatingProxyMiddleware:
         failure_statuses: set[int],
     ) -> None:
         if not proxies:
-            raise NotConfigured("PROXY_LIST is empty")
+            raise ValueError("no proxy to rotate through")
         self.proxies = [ProxyState(url, redact_proxy(url)) for url in proxies]
         self.by_name = {proxy.name: proxy for proxy in self.proxies}
         self.stats = stats
@@ -113,6 +113,8 @@ class RotatingProxyMiddleware:
     def from_crawler(cls, crawler: Any) -> RotatingProxyMiddleware:
         settings = crawler.settings
         proxies = read_proxy_list(settings.get("PROXY_LIST") or "")
+        if not proxies:
+            raise NotConfigured  # no message: Scrapy would log it as a warning
         rule = PrivateNetworkMiddleware(settings.get("ALLOW_PRIVATE_NETWORKS") or "")
         for url in proxies:
             host = urlsplit(url).hostname or ""
