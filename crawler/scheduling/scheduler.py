@@ -18,8 +18,9 @@ What it adds to :class:`scrapy_redis.scheduler.Scheduler`:
   leased; at most ``POLITENESS_MAX_WAITING_PER_SITE`` of one site) and requests
   of other sites handed out first; a set-aside request goes out as soon as its
   site is no longer busy. Beyond that, a busy site's request goes back to the
-  shared queue (lease and all) for another worker, so that no worker hoards
-  a site that all of them must share anyway.
+  shared queue (lease and all; one priority step down, behind other sites'
+  requests) for another worker, so that no worker hoards a site that all of
+  them must share anyway.
 * **No idle latency.** Scrapy's engine looks at the scheduler again only every
   5 seconds once it has found it empty. A worker sharing a queue would sit idle
   while others fill it, so every ``SCHEDULER_IDLE_POLL_INTERVAL`` seconds a
@@ -144,13 +145,18 @@ class ReliableScheduler(Scheduler):
         request = self._unpark()
         if request is None:
             request = self.queue.pop()
+            handed_back = 0
             while request is not None and self.site_waits.busy(request.url):
                 if not self._park(request):
-                    # this worker holds enough of that site: leave it to the others
+                    # this worker holds enough of that site: leave it to the others,
+                    # one priority step down so that other sites' requests come first
+                    request.priority -= 1
                     self.queue.push(request)
+                    handed_back += 1
                     if self.stats:
                         self.stats.inc_value("scheduler/handed_back")
-                    return None  # the politeness middleware wakes the engine
+                    if handed_back > self.queue.batch_size:
+                        return None  # only busy sites: the politeness middleware wakes us
                 request = self.queue.pop()
         if request is None:
             self._starved = True

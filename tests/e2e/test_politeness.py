@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from scrapy.utils.request import RequestFingerprinter
 
 from demoshop.process import ShopProcess
+from master.commands.recrawl import encode, recrawl_request
 
 from .conftest import KEYS, Crawl, page_fetches
 
@@ -94,9 +96,16 @@ def test_robots_crawl_delay_is_honoured_by_all_workers_together(crawl, shop_fact
 def test_a_worker_waiting_on_a_slow_site_crawls_the_other_sites_meanwhile(crawl, shop_factory):
     slow = shop_factory(products=12, crawl_delay=0.3)  # 25 pages at 3.3 per second
     fast = shop_factory(products=40)  # 61 pages, no limit
-    # every page of the slow site queued at once
+    # every page of the slow site queued at once (and known to the dupefilter), ahead
+    # of everything else: without the scheduler setting them aside, they would take
+    # all of the worker's CONCURRENT_REQUESTS while they wait for their turns
     base = slow.url.rstrip("/")
-    crawl.seed(fast.url, *sorted(base + path for path in slow.catalog.crawlable_paths()))
+    fingerprinter = RequestFingerprinter()
+    for path in slow.catalog.crawlable_paths():
+        request = recrawl_request(base + path)
+        crawl.client.sadd(KEYS.dupefilter, bytes(fingerprinter.fingerprint(request)))
+        crawl.client.zadd(KEYS.requests, {encode(request): -1})
+    crawl.seed(fast.url)
     crawl.start_worker("only", SITE_MAX_RPS=0, CONCURRENT_REQUESTS=8)
     crawl.wait_workers()
     crawl.assert_clean_logs()
@@ -107,3 +116,5 @@ def test_a_worker_waiting_on_a_slow_site_crawls_the_other_sites_meanwhile(crawl,
     # the fast site was done while the slow one still had most of its pages to go
     slow_after = sum(stamp > max(fast_times) for stamp in slow_times)
     assert slow_after > len(slow_times) / 2, (slow_after, len(slow_times))
+    log = crawl.workers[0].log()
+    assert "'scheduler/parked'" in log
