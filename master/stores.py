@@ -22,11 +22,17 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, Protocol
 
+import psycopg2
+import pymongo.errors
+
 from crawler import settings as project_settings
 from crawler.config import redact_dsn
 from crawler.pipelines.mongo import connect_mongo
 
 DEFAULT_BATCH_SIZE = 1000
+
+# What reading a store may raise once it is open (lost connection, timeout, locked file).
+READ_ERRORS = (psycopg2.Error, pymongo.errors.PyMongoError, sqlite3.Error)
 
 
 class StoreError(RuntimeError):
@@ -61,8 +67,6 @@ def _with_times(data: dict[str, Any], first_seen: Any, last_seen: Any) -> dict[s
 
 class PostgresStore:
     def __init__(self, dsn: str, batch_size: int = DEFAULT_BATCH_SIZE) -> None:
-        import psycopg2
-
         self.location = redact_dsn(dsn)
         self.batch_size = batch_size
         try:

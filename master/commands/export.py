@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
 from master.durations import parse_since
-from master.stores import StoreError, json_default, open_store
+from master.stores import READ_ERRORS, StoreError, json_default, open_store
 
 FORMATS = ("csv", "jsonl", "json")
 # CSV columns when --fields is not given: the product schema's fields, then the store's
@@ -125,6 +125,12 @@ def cmd_export(ctx: Any, args: argparse.Namespace) -> int:
         count = write_products(
             _progress(store.products(since), total, show), args.format, out, fields
         )
+    except OSError as exc:
+        print(f"error: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    except READ_ERRORS as exc:
+        print(f"error: reading {store.location} failed: {exc}".rstrip(), file=sys.stderr)
+        return 1
     finally:
         if out is not sys.stdout:
             out.close()

@@ -35,7 +35,7 @@ from crawler.keys import CrawlKeys
 from crawler.politeness import site_of
 from crawler.scheduling import serializer
 from master.durations import parse_duration
-from master.stores import StoreError, add_store_options, open_store
+from master.stores import READ_ERRORS, StoreError, add_store_options, open_store
 
 PUSH_BATCH = 500
 
@@ -100,6 +100,9 @@ def cmd_recrawl(ctx: Any, args: argparse.Namespace) -> int:
             )
             return 0
         seen, queued = queue_again(ctx.client, ctx.keys, urls)
+    except READ_ERRORS as exc:
+        print(f"error: reading {store.location} failed: {exc}".rstrip(), file=sys.stderr)
+        return 1
     finally:
         store.close()
     print(
