@@ -61,6 +61,7 @@ def run(n_workers: int, products: int, latency_ms: int, concurrency: int) -> dic
             "REDIS_URL": server.url,
             "ALLOW_PRIVATE_NETWORKS": "127.0.0.1",
             "MAX_IDLE_TIME_BEFORE_CLOSE": "2",
+            "SITE_MAX_RPS": "0",  # measure the crawler, not the politeness budget
             "EMBEDDED_STORE_PATH": str(Path(tmp) / "products.sqlite3"),
         }
         subprocess.run(

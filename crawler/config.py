@@ -1,8 +1,8 @@
 """The environment variables a worker reads, mapped onto Scrapy settings.
 
 ``REDIS_URL``, ``POSTGRES_DSN``, ``MONGO_URI``, ``MONGO_DATABASE``, ``WORKER_ID``,
-``ALLOW_PRIVATE_NETWORKS``, ``MAX_IDLE_TIME_BEFORE_CLOSE``, ``EMBEDDED_STORE_PATH`` and
-``METRICS_PORT`` are each also a
+``ALLOW_PRIVATE_NETWORKS``, ``MAX_IDLE_TIME_BEFORE_CLOSE``, ``EMBEDDED_STORE_PATH``,
+``METRICS_PORT``, ``SITE_MAX_RPS`` and ``PROXY_LIST`` are each also a
 Scrapy setting; the environment sets the project default and ``-s NAME=VALUE``
 on the command line still wins over both.
 """
@@ -23,6 +23,8 @@ ENV_SETTINGS = (
     "MAX_IDLE_TIME_BEFORE_CLOSE",
     "EMBEDDED_STORE_PATH",
     "METRICS_PORT",
+    "SITE_MAX_RPS",
+    "PROXY_LIST",
 )
 
 

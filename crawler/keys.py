@@ -18,6 +18,7 @@ key                           type    content
 ``<s>:stats``                 hash    crawl-wide counters (items_stored, items_invalid, ...)
 ``<s>:dead``                  list    dead letters: JSON of requests that failed for good
 ``<s>:invalid``               list    JSON of items rejected by the schema, with errors
+``<s>:polite:<site>``         string  next time (Redis clock, ms) a request to the site may start
 ============================  ======  =====================================================
 """
 
@@ -89,6 +90,13 @@ class CrawlKeys:
     @property
     def invalid(self) -> str:
         return f"{self.spider}:invalid"
+
+    def polite(self, site: str) -> str:
+        return f"{self.spider}:polite:{site}"
+
+    @property
+    def polite_pattern(self) -> str:
+        return f"{self.spider}:polite:*"
 
     @property
     def all_pattern(self) -> str:

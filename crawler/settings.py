@@ -99,6 +99,25 @@ PAUSE_POLL_INTERVAL = 1.0  # seconds between two looks at <spider>:paused
 ALLOW_PRIVATE_NETWORKS = ""
 TWISTED_DNS_RESOLVER = "crawler.resolver.GuardedResolver"
 
+# --- Politeness shared by all workers (crawler/middlewares/politeness.py) -------
+# Requests per second per site for all workers together, enforced in Redis; a
+# site profile's "max_rps" overrides it, and a robots.txt Crawl-delay is honoured
+# when it is stricter. 0: no budget (Crawl-delay only).
+SITE_MAX_RPS = 2.0
+# Requests of one site waiting for their slot in this worker before the scheduler
+# hands out other sites' requests first; 0: never.
+POLITENESS_MAX_WAITING_PER_SITE = 4
+# Requests of busy sites the scheduler may set aside (still leased) meanwhile.
+POLITENESS_PARK_MAX = 32
+
+# --- Proxies (crawler/middlewares/proxies.py) -----------------------------------
+# A file (one proxy URL a line) or comma-separated URLs (http://user:pass@host:port);
+# unset: no proxy. Each proxy must pass the network rule (ALLOW_PRIVATE_NETWORKS).
+PROXY_LIST = ""
+PROXY_FAILURES_BEFORE_REST = 3  # failures in a row that rest a proxy; 0: never rest
+PROXY_REST_SECONDS = 300.0
+PROXY_FAILURE_STATUSES = [407, 502, 503, 504]  # answers that count as the proxy failing
+
 # --- User agents: scrapy-fake-useragent, rotating for real --------------------
 # The name robots.txt rules are matched against (RobotsTxtMiddleware runs before
 # the agent is chosen), and the last-resort agent of the fixed provider.
@@ -120,12 +139,18 @@ USERAGENT_POOL_SIZE = 100
 
 DOWNLOADER_MIDDLEWARES = {
     "crawler.middlewares.network.PrivateNetworkMiddleware": 50,
+    # after RobotsTxtMiddleware (100): a forbidden URL spends no slot of the budget
+    "crawler.middlewares.politeness.SharedPolitenessMiddleware": 120,
     "scrapy.downloadermiddlewares.useragent.UserAgentMiddleware": None,
     "crawler.middlewares.useragent.RotatingUserAgentMiddleware": 400,
     "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
     "crawler.middlewares.useragent.FreshAgentRetryMiddleware": 550,
     # last before the download: the proxy really used (after HttpProxyMiddleware, 750)
     "crawler.middlewares.network.FinalHopNetworkMiddleware": 950,
+
+    # between retry (550) and HttpProxyMiddleware (750): sees a proxy's failures
+    # before the retry does, and sets meta["proxy"] before the credentials are read
+    "crawler.middlewares.proxies.RotatingProxyMiddleware": 560,
 }
 
 SPIDER_MIDDLEWARES = {

@@ -85,6 +85,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="add a random delay of 0 to this many milliseconds (seeded by --seed)",
     )
     parser.add_argument(
+        "--crawl-delay", type=_non_negative(float), default=0.0,
+        help="seconds of 'Crawl-delay:' in robots.txt (0: none)",
+    )
+    parser.add_argument(
         "--access-log", metavar="PATH", default=None,
         help="append one tab-separated line per request to PATH: "
         "epoch_seconds, METHOD, path_with_query, status, user_agent",
@@ -109,7 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         products=args.products, seed=args.seed, price_version=args.price_version,
         page_size=args.page_size,
     )
-    site = ShopSite(catalog)
+    site = ShopSite(catalog, crawl_delay=args.crawl_delay)
     access_log = AccessLogWriter(args.access_log) if args.access_log else None
     factory = ShopServerFactory(
         site, access_log, latency=args.latency_ms / 1000, jitter=args.jitter_ms / 1000,

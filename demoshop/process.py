@@ -61,7 +61,9 @@ class ShopProcess:
         host: str = "127.0.0.1",
         port: int = 0,
         startup_timeout: float = 10.0,
+        crawl_delay: float = 0,
     ) -> None:
+        self.crawl_delay = crawl_delay
         self.products = products
         self.seed = seed
         self.price_version = price_version
@@ -96,6 +98,7 @@ class ShopProcess:
             "--page-size", str(self.page_size),
             "--latency-ms", str(self.latency_ms),
             "--jitter-ms", str(self.jitter_ms),
+            "--crawl-delay", str(self.crawl_delay),
             "--access-log", str(self.access_log),
         ]
 

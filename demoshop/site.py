@@ -70,8 +70,9 @@ class Response:
 class ShopSite:
     """All the pages of one catalogue, and the router from request targets to them."""
 
-    def __init__(self, catalog: Catalog) -> None:
+    def __init__(self, catalog: Catalog, crawl_delay: float = 0) -> None:
         self.catalog = catalog
+        self.crawl_delay = crawl_delay
         self.pages = PageRenderer(catalog)
         self._static: dict[str, Response] = {}
         self._variants: dict[tuple[str, int, str, str], Response] = {}
@@ -90,7 +91,8 @@ class ShopSite:
     def _render_all(self) -> None:
         catalog, pages, static = self.catalog, self.pages, self._static
         static["/"] = self._html(200, pages.home())
-        static["/robots.txt"] = Response(200, ROBOTS_TXT.encode(), "text/plain; charset=utf-8")
+        robots = ROBOTS_TXT + (f"Crawl-delay: {self.crawl_delay:g}\n" if self.crawl_delay else "")
+        static["/robots.txt"] = Response(200, robots.encode(), "text/plain; charset=utf-8")
         for category in catalog.all_categories():
             if not category.is_leaf:
                 static[category.path] = self._html(200, pages.parent_category(category))

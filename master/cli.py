@@ -1,5 +1,6 @@
 """The master's command line: ``seed``, ``status``, ``pause``, ``resume``, ``report``,
-``reset``, ``dead``, ``invalid`` and ``metrics`` (in ``master/commands/``).
+``reset``, ``dead``, ``invalid``, and (in ``master/commands/``) ``metrics``, ``export`` and
+``recrawl``.
 
 Exit codes (every command):
 
@@ -33,6 +34,8 @@ from crawler.network import NetworkRule, resolve
 from crawler.seeds import SEED_META_KEYS, SeedError
 from master import control, deadletters, inspection, render
 from master.commands import metrics as metrics_command
+from master.commands import export as export_command
+from master.commands import recrawl as recrawl_command
 from master.connection import (
     DEFAULT_REDIS_URL,
     MasterRedisError,
@@ -476,6 +479,33 @@ COMMANDS: dict[str, dict[str, Any]] = {
         "description": "Show the items kept in <spider>:invalid: url and validation errors.",
         "examples": ["invalid", "invalid list --limit 0 --json"],
     },
+    "export": {
+        "help": "stream the stored products as CSV, JSON lines or JSON",
+        "description": (
+            "Read the products from the store the workers write to (PostgreSQL, else "
+            "MongoDB, else the embedded SQLite file; options or the workers' environment "
+            "variables) and write them to FILE or standard output, one at a time, with a "
+            "progress bar on stderr. Exit 1 when the store cannot be opened."
+        ),
+        "examples": [
+            "export --format csv --out products.csv",
+            "export --format jsonl --since 6h --fields url,name,price,currency",
+            "export --format json --out - --postgres-dsn postgresql://crawler@db/crawler",
+        ],
+    },
+    "recrawl": {
+        "help": "queue again the products not seen for longer than DURATION",
+        "description": (
+            "Queue the product URLs whose last_seen is older than DURATION straight into "
+            "<spider>:requests (past the dupefilter, for those URLs only), so the workers "
+            "refetch them and record price changes. Run it from cron to keep prices fresh."
+        ),
+        "examples": [
+            "recrawl --older-than 6h",
+            "recrawl --older-than 2d --dry-run",
+            "recrawl --older-than 12h --postgres-dsn postgresql://crawler@db/crawler",
+        ],
+    },
 }
 
 
@@ -624,6 +654,10 @@ def build_parser(prog: str = "python -m master") -> argparse.ArgumentParser:
     invalid.set_defaults(handler=cmd_invalid)
 
     metrics_command.add_arguments(sub["metrics"])
+    export_command.add_arguments(sub["export"])
+    sub["export"].set_defaults(handler=export_command.cmd_export)
+    recrawl_command.add_arguments(sub["recrawl"])
+    sub["recrawl"].set_defaults(handler=recrawl_command.cmd_recrawl)
     return parser
 
 

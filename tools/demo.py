@@ -88,6 +88,8 @@ def main(argv: list[str] | None = None) -> int:
         "REDIS_URL": redis_url,
         "ALLOW_PRIVATE_NETWORKS": "127.0.0.1,localhost",
         "MAX_IDLE_TIME_BEFORE_CLOSE": str(args.idle),
+        # the demo shop is ours: no budget unless asked for
+        "SITE_MAX_RPS": os.environ.get("SITE_MAX_RPS", "0"),
     }
     if not (env.get("POSTGRES_DSN") or env.get("MONGO_URI")):
         for stale in DEMO_DIR.glob("products.sqlite3*"):

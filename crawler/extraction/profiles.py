@@ -41,7 +41,9 @@ PROFILE_FIELDS = frozenset(
         "breadcrumbs", "description", "rating_value", "rating_count",
     }
 )
-_TOP_LEVEL = frozenset({"name", "domains", "currency", "is_product", "fields", "follow", "notes"})
+_TOP_LEVEL = frozenset(
+    {"name", "domains", "currency", "is_product", "fields", "follow", "notes", "max_rps"}
+)
 _FOLLOW_KEYS = frozenset({"allow", "deny", "restrict_css", "restrict_xpath"})
 _DOMAIN = re.compile(r"^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9-]{1,63}$")
 _translator = HTMLTranslator()
@@ -92,6 +94,7 @@ class SiteProfile:
     follow_deny: tuple[re.Pattern[str], ...] = ()
     restrict_css: tuple[str, ...] = ()
     restrict_xpath: tuple[str, ...] = ()
+    max_rps: float | None = None  # this site's SITE_MAX_RPS (all workers together); 0: no limit
     source: str = "<memory>"
 
     def matches_host(self, host: str) -> int:
@@ -150,6 +153,11 @@ class SiteProfile:
             not isinstance(currency, str) or currency not in ISO_CURRENCIES
         ):
             raise fail("currency", f"not a known ISO 4217 code: {currency!r}")
+        max_rps = data.get("max_rps")
+        if max_rps is not None and (
+            isinstance(max_rps, bool) or not isinstance(max_rps, int | float) or max_rps < 0
+        ):
+            raise fail("max_rps", f"must be a number of requests per second >= 0: {max_rps!r}")
         is_product = (
             _selector(data["is_product"], "is_product", fail) if "is_product" in data else None
         )
@@ -202,6 +210,7 @@ class SiteProfile:
             follow_deny=patterns["deny"],
             restrict_css=tuple(lists["restrict_css"]),
             restrict_xpath=tuple(lists["restrict_xpath"]),
+            max_rps=None if max_rps is None else float(max_rps),
             source=source,
         )
 

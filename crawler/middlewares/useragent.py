@@ -16,7 +16,8 @@ the provider for every request).
 ``RetryUserAgentMiddleware``, which no longer works with Scrapy 2.13+
 (it reads the removed ``RetryMiddleware.EXCEPTIONS_TO_RETRY``): it is Scrapy's
 own ``RetryMiddleware`` whose retried requests drop their agent, so the
-rotating middleware gives them a new one.
+rotating middleware gives them a new one (and the proxy middleware, when
+``PROXY_LIST`` is set, the next proxy).
 """
 
 from __future__ import annotations
@@ -56,4 +57,5 @@ class FreshAgentRetryMiddleware(RetryMiddleware):
         retry = super()._retry(request, reason)
         if retry is not None:
             retry.headers.pop(b"User-Agent", None)
+            retry.headers.pop(b"Proxy-Authorization", None)  # the next proxy brings its own
         return retry

@@ -9,6 +9,7 @@ data is refused" (:attr:`ErrorKind.DATA`). Everything else lives here, once.
 
 from __future__ import annotations
 
+import datetime as dt
 import enum
 import json
 import logging
@@ -81,6 +82,18 @@ class ProductRecord:
         if price is not None and Decimal(str(price)) != self.price:
             return False
         return bool(currency == self.currency and availability == self.availability)
+
+    @property
+    def crawled_at(self) -> dt.datetime | None:
+        """When the page was fetched (the item's ``crawled_at``, UTC), if it says."""
+        value = self.data.get("crawled_at")
+        if not isinstance(value, str):
+            return None
+        try:
+            when = dt.datetime.fromisoformat(value)
+        except ValueError:
+            return None
+        return when.replace(tzinfo=dt.UTC) if when.tzinfo is None else when.astimezone(dt.UTC)
 
 
 @dataclass

@@ -203,8 +203,10 @@ class EmbeddedStorePipeline(BatchingStorePipeline):
                     ),
                 )
                 if old is None or not r.same_offer(*old):
+                    crawled = r.crawled_at
+                    seen_at = crawled.isoformat(timespec="milliseconds") if crawled else now
                     conn.execute(
-                        _HISTORY, (r.url, price, r.currency, r.availability, r.worker, now)
+                        _HISTORY, (r.url, price, r.currency, r.availability, r.worker, seen_at)
                     )
             conn.execute("COMMIT")
         except BaseException:

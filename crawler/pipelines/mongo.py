@@ -70,8 +70,8 @@ class MongoUpsertPipeline(BatchingStorePipeline):
       ``first_seen`` (set on insert only) and ``last_seen``;
     * ``price_history``: ``{url, price, currency, availability, worker,
       seen_at}``, a document when a product is first seen and whenever a
-      re-crawl sees a different price, currency or availability; index on
-      ``(url, seen_at)``.
+      re-crawl sees a different price, currency or availability (``seen_at``:
+      the crawl time, the item's ``crawled_at``); index on ``(url, seen_at)``.
 
     A batch is one unordered ``bulk_write``: ``InsertOne`` for urls not seen
     yet, and for the others ``UpdateOne`` filtered on the url *and* the offer
@@ -237,7 +237,7 @@ class MongoUpsertPipeline(BatchingStorePipeline):
             "currency": record.currency,
             "availability": record.availability,
             "worker": record.worker,
-            "seen_at": now,
+            "seen_at": record.crawled_at or now,
         }
 
 

@@ -82,7 +82,8 @@ _HISTORY = """
 INSERT INTO product_price_history (url, price, currency, availability, worker, seen_at)
 VALUES %s
 """
-_HISTORY_TEMPLATE = "(%s, %s::numeric, %s, %s, %s, now())"
+# seen_at: when the page was crawled (the item's crawled_at), else the write time
+_HISTORY_TEMPLATE = "(%s, %s::numeric, %s, %s, %s, coalesce(%s::timestamptz, now()))"
 
 # libpq options the pipeline sets unless the DSN sets them: fail fast, notice dead peers.
 CONNECT_DEFAULTS: dict[str, Any] = {
@@ -112,7 +113,8 @@ class PostgresUpsertPipeline(BatchingStorePipeline):
     * ``product_price_history``: ``(url, price, currency, availability,
       worker, seen_at)``, a row when a product is first seen and whenever a
       re-crawl sees a different price (compared as a number), currency or
-      availability. Index on ``(url, seen_at)``.
+      availability; ``seen_at`` is the crawl time (the item's ``crawled_at``).
+      Index on ``(url, seen_at)``.
 
     One transaction per batch, with the rows sorted by url (no deadlocks
     between workers): ``INSERT ... ON CONFLICT DO NOTHING RETURNING url`` finds
@@ -223,7 +225,10 @@ class PostgresUpsertPipeline(BatchingStorePipeline):
             execute_values(
                 cur,
                 _HISTORY,
-                [(r.url, r.price, r.currency, r.availability, r.worker) for r in changed],
+                [
+                    (r.url, r.price, r.currency, r.availability, r.worker, r.crawled_at)
+                    for r in changed
+                ],
                 template=_HISTORY_TEMPLATE,
                 page_size=len(changed),
             )

@@ -12,6 +12,15 @@ What it adds to :class:`scrapy_redis.scheduler.Scheduler`:
   it is queued.
 * **Flow control.** No request is handed out while a hold is active
   (``master pause``, a storage backlog), see :class:`crawler.flow.FlowControl`.
+* **Other sites first.** While a site's requests wait for their turn in the
+  shared politeness budget (see :mod:`crawler.middlewares.politeness`), up to
+  ``POLITENESS_PARK_MAX`` popped requests of busy sites are set aside (still
+  leased; at most ``POLITENESS_MAX_WAITING_PER_SITE`` of one site) and requests
+  of other sites handed out first; a set-aside request goes out as soon as its
+  site is no longer busy. Beyond that, a busy site's request goes back to the
+  shared queue (lease and all; one priority step down, behind other sites'
+  requests) for another worker, so that no worker hoards a site that all of
+  them must share anyway.
 * **No idle latency.** Scrapy's engine looks at the scheduler again only every
   5 seconds once it has found it empty. A worker sharing a queue would sit idle
   while others fill it, so every ``SCHEDULER_IDLE_POLL_INTERVAL`` seconds a
@@ -30,6 +39,7 @@ from twisted.internet import task
 
 from crawler.flow import FlowControl
 from crawler.keys import CrawlKeys
+from crawler.politeness import SiteWaits, site_of
 from crawler.scheduling.serializer import LEASE_META_KEY
 
 logger = logging.getLogger(__name__)
@@ -71,6 +81,9 @@ class ReliableScheduler(Scheduler):
             scheduler.flush_on_start = False
         scheduler._starved = False
         scheduler._waker = None
+        scheduler.site_waits = SiteWaits.of(crawler)
+        scheduler.park_max = crawler.settings.getint("POLITENESS_PARK_MAX")
+        scheduler._parked = []
         return scheduler
 
     @staticmethod
@@ -129,7 +142,22 @@ class ReliableScheduler(Scheduler):
         if self.flow.held:
             self._starved = True
             return None
-        request = self.queue.pop()
+        request = self._unpark()
+        if request is None:
+            request = self.queue.pop()
+            handed_back = 0
+            while request is not None and self.site_waits.busy(request.url):
+                if not self._park(request):
+                    # this worker holds enough of that site: leave it to the others,
+                    # one priority step down so that other sites' requests come first
+                    request.priority -= 1
+                    self.queue.push(request)
+                    handed_back += 1
+                    if self.stats:
+                        self.stats.inc_value("scheduler/handed_back")
+                    if handed_back > self.queue.batch_size:
+                        return None  # only busy sites: the politeness middleware wakes us
+                request = self.queue.pop()
         if request is None:
             self._starved = True
             return None
@@ -137,10 +165,28 @@ class ReliableScheduler(Scheduler):
             self.stats.inc_value("scheduler/dequeued/redis")
         return request
 
+    def _park(self, request: Request) -> bool:
+        """Set a request of a busy site aside, unless this worker holds enough of them."""
+        site = site_of(request.url)
+        same_site = sum(site_of(parked.url) == site for parked in self._parked)
+        if len(self._parked) >= self.park_max or same_site >= self.site_waits.max_waiting:
+            return False
+        self._parked.append(request)
+        if self.stats:
+            self.stats.inc_value("scheduler/parked")
+        return True
+
+    def _unpark(self) -> Request | None:
+        """The first set-aside request whose site is no longer busy."""
+        for index, request in enumerate(self._parked):
+            if not self.site_waits.busy(request.url):
+                return self._parked.pop(index)
+        return None
+
     def has_pending_requests(self) -> bool:
         # While held (paused, storage backlog) the worker is waiting, not idle:
         # it must not close for idleness.
-        return self.flow.held or len(self.queue) > 0
+        return self.flow.held or bool(self._parked) or len(self.queue) > 0
 
     def _wake_engine_if_work(self) -> None:
         if not self._starved or self.flow.held:

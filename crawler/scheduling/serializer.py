@@ -8,7 +8,8 @@ every byte to one code point and back. ``meta`` and ``cb_kwargs`` must hold JSON
 values, which the ``ecommerce`` spider guarantees.
 
 The ``lease`` entry of ``meta`` belongs to the worker that popped the request
-and is never written to Redis.
+and is never written to Redis, nor is a ``Proxy-Authorization`` header (proxy
+credentials stay in the worker's ``PROXY_LIST``).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ def dumps(obj: dict[str, Any]) -> bytes:
             value = [
                 [name.decode("latin-1"), [v.decode("latin-1") for v in values]]
                 for name, values in value.items()
+                if name.lower() != b"proxy-authorization"
             ]
         elif key == "body":
             value = value.decode("latin-1")
@@ -111,6 +113,9 @@ RUNTIME_META = frozenset(
         "download_slot",
         "download_timeout",
         "is_start_request",
+        "rotating_proxy",
+        "_auth_proxy",
+        "_scheme_proxy",
         "redirect_reasons",
         "redirect_times",
         "redirect_ttl",
@@ -123,4 +128,6 @@ RUNTIME_META = frozenset(
 def requeueable(request: Request) -> Request:
     """The request as it should be tried again: no per-attempt headers or meta, unfiltered."""
     meta = {k: v for k, v in request.meta.items() if k not in RUNTIME_META}
+    if "rotating_proxy" in request.meta:  # chosen by the rotation: choose again
+        meta.pop("proxy", None)
     return request.replace(headers={}, meta=meta, dont_filter=True)

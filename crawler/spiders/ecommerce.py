@@ -26,7 +26,6 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import urlsplit
 
 import redis
 from scrapy import Request, signals
@@ -42,18 +41,14 @@ from crawler.extraction import ProfileRegistry, discover_links, extract_product
 from crawler.flow import FlowControl
 from crawler.keys import SPIDER_NAME, CrawlKeys
 from crawler.middlewares.network import RefusedRequest
+
+from crawler.politeness import site_of
 from crawler.scheduling import serializer
 from crawler.scheduling.scheduler import wake_engine
 from crawler.scheduling.serializer import LEASE_META_KEY
 from crawler.seeds import InvalidSeed, parse_seed
 
 BUSY_CHECK_INTERVAL = 1.0
-
-
-def site_of(url: str) -> str:
-    """The site a URL belongs to: host and port, without a leading ``www.``."""
-    netloc = urlsplit(url).netloc.lower().rsplit("@", 1)[-1]
-    return netloc[4:] if netloc.startswith("www.") else netloc
 
 
 class RedisUnavailable(RuntimeError):

@@ -43,6 +43,7 @@ class Crawl:
             "REDIS_URL": redis_url,
             "ALLOW_PRIVATE_NETWORKS": "127.0.0.1",
             "MAX_IDLE_TIME_BEFORE_CLOSE": "2",
+            "SITE_MAX_RPS": "0",  # the politeness tests set their own budget
             "EMBEDDED_STORE_PATH": str(workdir / "products.sqlite3"),
         }
 

@@ -33,6 +33,16 @@ OPTIONS = {
     "dead": ["list,requeue,clear", "--limit", "--start", "--json", "--yes"],
     "invalid": ["--limit", "--start", "--json"],
     "metrics": ["--port", "--address", "--once"],
+    "export": [
+        "--format",
+        "--out",
+        "--since",
+        "--fields",
+        "--progress",
+        "--postgres-dsn",
+        "--store-path",
+    ],
+    "recrawl": ["--older-than", "--dry-run", "--postgres-dsn", "--mongo-uri", "--store-path"],
 }
 
 

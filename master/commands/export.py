@@ -1,0 +1,175 @@
+"""``python -m master export``: stream the stored products as CSV, JSON lines or JSON.
+
+Products come from the store the workers write to (:mod:`master.stores`), one
+at a time, so the export of a large catalogue needs little memory. A progress
+bar (tqdm) goes to stderr when stderr is a terminal, or with ``--progress``.
+
+* ``jsonl``: one JSON object per line;
+* ``json``: one JSON array, streamed;
+* ``csv``: a header row, then one row per product; lists and objects (images,
+  breadcrumbs, rating, provenance) are written as JSON text.
+
+Every format carries the item's fields plus ``first_seen`` and ``last_seen``;
+``--fields`` picks and orders them. ``--since`` keeps the products seen (``last_seen``)
+at or after a time: an ISO 8601 time, or a duration back from now (``6h``, ``2d``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from collections.abc import Iterable, Iterator
+from typing import Any, TextIO
+
+from master.durations import parse_since
+from master.stores import READ_ERRORS, StoreError, json_default, open_store
+
+FORMATS = ("csv", "jsonl", "json")
+# CSV columns when --fields is not given: the product schema's fields, then the store's
+CSV_FIELDS = (
+    "url",
+    "name",
+    "price",
+    "currency",
+    "availability",
+    "sku",
+    "gtin",
+    "brand",
+    "images",
+    "breadcrumbs",
+    "rating",
+    "description",
+    "crawled_at",
+    "worker",
+    "first_seen",
+    "last_seen",
+)
+
+
+def _pick(product: dict[str, Any], fields: list[str] | None) -> dict[str, Any]:
+    return product if fields is None else {name: product.get(name) for name in fields}
+
+
+def _cell(value: Any) -> Any:
+    if value is None:
+        return ""
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False, default=json_default)
+    return value
+
+
+def write_products(
+    products: Iterable[dict[str, Any]], fmt: str, out: TextIO, fields: list[str] | None
+) -> int:
+    """Write every product in ``fmt``; returns how many were written."""
+    count = 0
+    if fmt == "csv":
+        writer = csv.writer(out)
+        columns = fields or list(CSV_FIELDS)
+        writer.writerow(columns)
+        for product in products:
+            writer.writerow([_cell(product.get(name)) for name in columns])
+            count += 1
+        return count
+
+    def dump(product: dict[str, Any]) -> str:
+        return json.dumps(_pick(product, fields), ensure_ascii=False, default=json_default)
+
+    if fmt == "jsonl":
+        for product in products:
+            out.write(dump(product) + "\n")
+            count += 1
+        return count
+    out.write("[")
+    for product in products:
+        out.write(("\n" if count == 0 else ",\n") + dump(product))
+        count += 1
+    out.write("\n]\n" if count else "]\n")
+    return count
+
+
+def _progress(
+    products: Iterator[dict[str, Any]], total: int, show: bool
+) -> Iterator[dict[str, Any]]:
+    if not show:
+        yield from products
+        return
+    from tqdm import tqdm
+
+    with tqdm(products, total=total, unit=" products", file=sys.stderr, dynamic_ncols=True) as bar:
+        yield from bar
+
+
+def cmd_export(ctx: Any, args: argparse.Namespace) -> int:
+    try:
+        since = parse_since(args.since) if args.since else None
+    except ValueError as exc:
+        print(f"error: --since: {exc}", file=sys.stderr)
+        return 2
+    fields = (
+        [name.strip() for name in args.fields.split(",") if name.strip()] if args.fields else None
+    )
+    try:
+        store = open_store(args)
+    except StoreError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    out: TextIO = sys.stdout
+    try:
+        total = store.count(since)
+        show = args.progress if args.progress is not None else sys.stderr.isatty()
+        if args.out != "-":
+            out = open(args.out, "w", encoding="utf-8", newline="")  # noqa: SIM115
+        count = write_products(
+            _progress(store.products(since), total, show), args.format, out, fields
+        )
+    except OSError as exc:
+        print(f"error: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    except READ_ERRORS as exc:
+        print(f"error: reading {store.location} failed: {exc}".rstrip(), file=sys.stderr)
+        return 1
+    finally:
+        if out is not sys.stdout:
+            out.close()
+        store.close()
+    where = "standard output" if args.out == "-" else args.out
+    when = f" seen since {since.isoformat(timespec='seconds')}" if since else ""
+    print(
+        f"exported {count} products{when} from {store.location} to {where} ({args.format})",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from master.stores import add_store_options
+
+    parser.add_argument(
+        "--format", choices=FORMATS, default="jsonl", help="output format (default jsonl)"
+    )
+    parser.add_argument(
+        "--out", metavar="FILE", default="-", help="file to write; - is standard output (default)"
+    )
+    parser.add_argument(
+        "--since",
+        metavar="WHEN",
+        help="only products seen at or after WHEN: an ISO 8601 time (UTC unless it says) "
+        "or a duration back from now such as 30m, 6h, 2d",
+    )
+    parser.add_argument(
+        "--fields",
+        metavar="A,B,...",
+        help="comma-separated fields, in this order (default: all; for CSV: "
+        + ", ".join(CSV_FIELDS[:6])
+        + ", ...)",
+    )
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bar on stderr (default: when stderr is a terminal)",
+    )
+    add_store_options(parser)

@@ -1,0 +1,127 @@
+"""``python -m master recrawl --older-than 6h``: fetch again the products not seen lately.
+
+The product URLs whose ``last_seen`` is older than the limit are read from the
+store (:mod:`master.stores`) and pushed straight into the shared request queue
+``<spider>:requests``, the way the workers queue requests (same JSON payload,
+popped under lease), so any running worker fetches them and the pipelines
+update their price and price history.
+
+Why straight into the queue: every one of these URLs has been crawled, so its
+fingerprint is in the dupefilter, and a worker would drop it as seen. Rather
+than lifting the dupefilter (removing fingerprints would let a link found
+meanwhile queue the same page twice, and a crash between removing and pushing
+would lose it), the requests go into the queue directly, one ``ZADD`` per batch,
+and the dupefilter is left as it is, whatever structure it uses: the
+fingerprints of these pages are in it since their first crawl. Nothing else gets past the
+dupefilter: links found on the refetched pages are filtered as always, so only
+the stale pages are fetched again. Running the command twice before the workers
+catch up queues nothing twice (the queue is a set of payloads). Once queued, a
+request is as safe as any other (leases: at least once).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import sys
+from collections.abc import Iterable, Iterator
+from itertools import islice
+from typing import Any
+
+import redis
+from scrapy import Request
+
+from crawler.keys import CrawlKeys
+from crawler.politeness import site_of
+from crawler.scheduling import serializer
+from master.durations import parse_duration
+from master.stores import READ_ERRORS, StoreError, add_store_options, open_store
+
+PUSH_BATCH = 500
+
+
+def recrawl_request(url: str) -> Request:
+    """The request a worker would make for a product page (callbacks of the spider)."""
+    return Request(url, meta={"site": site_of(url), "recrawl": True}, dont_filter=True)
+
+
+def encode(request: Request) -> bytes:
+    data: dict[str, Any] = {
+        "url": request.url,
+        "callback": "parse",
+        "errback": "errback",
+        "meta": dict(request.meta),
+        "dont_filter": request.dont_filter,
+    }
+    return serializer.dumps(data)
+
+
+def _batches(urls: Iterable[str], size: int) -> Iterator[list[str]]:
+    iterator = iter(urls)
+    while batch := list(islice(iterator, size)):
+        yield batch
+
+
+def queue_again(client: redis.Redis, keys: CrawlKeys, urls: Iterable[str]) -> tuple[int, int]:
+    """Queue each URL's request past the dupefilter; returns (seen, newly queued)."""
+    seen = queued = 0
+    for batch in _batches(urls, PUSH_BATCH):
+        # score 0: priority 0, as the spider's own requests
+        mapping = {encode(recrawl_request(url)): 0 for url in batch}
+        added: Any = client.zadd(keys.requests, mapping)  # type: ignore[arg-type]
+        queued += int(added)
+        seen += len(batch)
+    return seen, queued
+
+
+def cmd_recrawl(ctx: Any, args: argparse.Namespace) -> int:
+    try:
+        age = parse_duration(args.older_than)
+    except ValueError as exc:
+        print(f"error: --older-than: {exc}", file=sys.stderr)
+        return 2
+    cutoff = dt.datetime.now(dt.UTC) - age
+    try:
+        store = open_store(args)
+    except StoreError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    try:
+        urls = store.urls_seen_before(cutoff)
+        if args.dry_run:
+            count = 0
+            for url in urls:
+                print(url)
+                count += 1
+            print(
+                f"dry run: {count} products last seen before {cutoff:%Y-%m-%d %H:%M:%S} UTC "
+                f"in {store.location}; nothing was queued",
+                file=sys.stderr,
+            )
+            return 0
+        seen, queued = queue_again(ctx.client, ctx.keys, urls)
+    except READ_ERRORS as exc:
+        print(f"error: reading {store.location} failed: {exc}".rstrip(), file=sys.stderr)
+        return 1
+    finally:
+        store.close()
+    print(
+        f"queued {queued} of {seen} products last seen before {cutoff:%Y-%m-%d %H:%M:%S} UTC "
+        f"({seen - queued} were queued already) into {ctx.keys.requests}"
+    )
+    return 0
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--older-than",
+        required=True,
+        metavar="DURATION",
+        help="queue products whose last_seen is older than this: 90s, 30m, 6h, 2d, 1w",
+    )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the stale URLs on stdout and queue nothing",
+    )
+    add_store_options(parser)

@@ -1,0 +1,266 @@
+"""The master's read access to the product store the workers write to.
+
+The store is chosen as the workers choose it (see ``crawler/pipelines/``):
+PostgreSQL when a DSN is given, else MongoDB when a URI is given, else the
+embedded SQLite file. Each store streams its products (PostgreSQL through a
+server-side cursor, MongoDB through a cursor with a batch size, SQLite row by
+row), so an export never holds the whole catalogue in memory.
+
+A product is the stored item (``data``: the JSON the pipelines wrote) with
+``first_seen`` and ``last_seen`` added.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import sqlite3
+from collections.abc import Callable, Iterator
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, Protocol
+
+import psycopg2
+import pymongo.errors
+
+from crawler import settings as project_settings
+from crawler.config import redact_dsn
+from crawler.pipelines.mongo import connect_mongo
+
+DEFAULT_BATCH_SIZE = 1000
+
+# What reading a store may raise once it is open (lost connection, timeout, locked file).
+READ_ERRORS = (psycopg2.Error, pymongo.errors.PyMongoError, sqlite3.Error)
+
+
+class StoreError(RuntimeError):
+    """The store cannot be opened or read (the message says which and why)."""
+
+
+class ProductStore(Protocol):
+    location: str
+
+    def count(self, since: dt.datetime | None = None) -> int: ...
+
+    def products(self, since: dt.datetime | None = None) -> Iterator[dict[str, Any]]: ...
+
+    def urls_seen_before(self, before: dt.datetime) -> Iterator[str]: ...
+
+    def close(self) -> None: ...
+
+
+def _utc(value: Any) -> dt.datetime:
+    if isinstance(value, str):
+        value = dt.datetime.fromisoformat(value)
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=dt.UTC)
+    return value.astimezone(dt.UTC)  # type: ignore[no-any-return]
+
+
+def _with_times(data: dict[str, Any], first_seen: Any, last_seen: Any) -> dict[str, Any]:
+    data["first_seen"] = _utc(first_seen).isoformat()
+    data["last_seen"] = _utc(last_seen).isoformat()
+    return data
+
+
+class PostgresStore:
+    def __init__(self, dsn: str, batch_size: int = DEFAULT_BATCH_SIZE) -> None:
+        self.location = redact_dsn(dsn)
+        self.batch_size = batch_size
+        try:
+            self.conn = psycopg2.connect(dsn, connect_timeout=10)
+        except psycopg2.Error as exc:
+            raise StoreError(f"cannot connect to PostgreSQL at {self.location}: {exc}") from None
+
+    def _exists(self) -> bool:
+        with self.conn.cursor() as cur:
+            cur.execute("SELECT to_regclass('products') IS NOT NULL")
+            return bool(cur.fetchone()[0])
+
+    def count(self, since: dt.datetime | None = None) -> int:
+        if not self._exists():
+            return 0
+        with self.conn.cursor() as cur:
+            cur.execute(
+                "SELECT count(*) FROM products WHERE %s::timestamptz IS NULL OR last_seen >= %s",
+                (since, since),
+            )
+            return int(cur.fetchone()[0])
+
+    def products(self, since: dt.datetime | None = None) -> Iterator[dict[str, Any]]:
+        if not self._exists():
+            return
+        with self.conn, self.conn.cursor(name="export_products") as cur:
+            cur.itersize = self.batch_size
+            cur.execute(
+                "SELECT data, first_seen, last_seen FROM products "
+                "WHERE %s::timestamptz IS NULL OR last_seen >= %s ORDER BY url",
+                (since, since),
+            )
+            for data, first_seen, last_seen in cur:
+                yield _with_times(data, first_seen, last_seen)
+
+    def urls_seen_before(self, before: dt.datetime) -> Iterator[str]:
+        if not self._exists():
+            return
+        with self.conn, self.conn.cursor(name="stale_products") as cur:
+            cur.itersize = self.batch_size
+            cur.execute("SELECT url FROM products WHERE last_seen < %s ORDER BY url", (before,))
+            for (url,) in cur:
+                yield url
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def _plain(value: Any) -> Any:
+    """A MongoDB value as the JSON of the item had it (Decimal128 -> Decimal)."""
+    from bson import Decimal128
+
+    if isinstance(value, Decimal128):
+        return value.to_decimal()
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value
+
+
+class MongoStore:
+    client_factory: Callable[[str], Any] = staticmethod(connect_mongo)
+
+    def __init__(self, uri: str, database: str, batch_size: int = DEFAULT_BATCH_SIZE) -> None:
+        self.location = f"{redact_dsn(uri)} (database {database})"
+        self.batch_size = batch_size
+        self.client = type(self).client_factory(uri)
+        self.collection = self.client[database]["products"]
+
+    @staticmethod
+    def _filter(since: dt.datetime | None) -> dict[str, Any]:
+        return {} if since is None else {"last_seen": {"$gte": since}}
+
+    def count(self, since: dt.datetime | None = None) -> int:
+        return int(self.collection.count_documents(self._filter(since)))
+
+    def products(self, since: dt.datetime | None = None) -> Iterator[dict[str, Any]]:
+        cursor = self.collection.find(self._filter(since), {"_id": 0}).sort("url", 1)
+        for document in cursor.batch_size(self.batch_size):
+            data = _plain(document)
+            yield _with_times(data, data.pop("first_seen"), data.pop("last_seen"))
+
+    def urls_seen_before(self, before: dt.datetime) -> Iterator[str]:
+        cursor = self.collection.find({"last_seen": {"$lt": before}}, {"_id": 0, "url": 1})
+        for document in cursor.sort("url", 1).batch_size(self.batch_size):
+            yield document["url"]
+
+    def close(self) -> None:
+        self.client.close()
+
+
+class EmbeddedStore:
+    def __init__(self, path: str) -> None:
+        self.path = Path(path).expanduser().resolve()
+        self.location = f"sqlite:{self.path}"
+        if not self.path.exists():
+            raise StoreError(f"no embedded store at {self.path} (set --store-path)")
+        self.conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=30)
+
+    def _exists(self) -> bool:
+        row = self.conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'products'"
+        ).fetchone()
+        return row is not None
+
+    @staticmethod
+    def _since(since: dt.datetime | None) -> str | None:
+        # times are ISO 8601 UTC text of one fixed form: they compare as text
+        return (
+            None if since is None else since.astimezone(dt.UTC).isoformat(timespec="milliseconds")
+        )
+
+    def count(self, since: dt.datetime | None = None) -> int:
+        if not self._exists():
+            return 0
+        cutoff = self._since(since)
+        query = "SELECT count(*) FROM products WHERE ? IS NULL OR last_seen >= ?"
+        return int(self.conn.execute(query, (cutoff, cutoff)).fetchone()[0])
+
+    def products(self, since: dt.datetime | None = None) -> Iterator[dict[str, Any]]:
+        if not self._exists():
+            return
+        cutoff = self._since(since)
+        rows = self.conn.execute(
+            "SELECT data, first_seen, last_seen FROM products "
+            "WHERE ? IS NULL OR last_seen >= ? ORDER BY url",
+            (cutoff, cutoff),
+        )
+        for data, first_seen, last_seen in rows:
+            yield _with_times(json.loads(data), first_seen, last_seen)
+
+    def urls_seen_before(self, before: dt.datetime) -> Iterator[str]:
+        if not self._exists():
+            return
+        rows = self.conn.execute(
+            "SELECT url FROM products WHERE last_seen < ? ORDER BY url", (self._since(before),)
+        )
+        for (url,) in rows:
+            yield url
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def add_store_options(parser: argparse.ArgumentParser) -> None:
+    """``--postgres-dsn``, ``--mongo-uri``, ``--mongo-database``, ``--store-path``."""
+    group = parser.add_argument_group(
+        "product store (as the workers choose it: PostgreSQL, else MongoDB, else embedded)"
+    )
+    group.add_argument(
+        "--postgres-dsn", metavar="DSN", help="PostgreSQL to read (default: $POSTGRES_DSN)"
+    )
+    group.add_argument("--mongo-uri", metavar="URI", help="MongoDB to read (default: $MONGO_URI)")
+    group.add_argument(
+        "--mongo-database",
+        metavar="NAME",
+        help=f"MongoDB database (default: $MONGO_DATABASE, else {project_settings.MONGO_DATABASE})",
+    )
+    group.add_argument(
+        "--store-path",
+        metavar="PATH",
+        help="embedded SQLite store (default: $EMBEDDED_STORE_PATH, else data/products.sqlite3)",
+    )
+    group.add_argument(
+        "--batch-size",
+        type=int,
+        default=DEFAULT_BATCH_SIZE,
+        metavar="N",
+        help=f"rows fetched per round trip (default {DEFAULT_BATCH_SIZE})",
+    )
+
+
+def open_store(args: argparse.Namespace) -> ProductStore:
+    """The store the options (or the environment, as for the workers) name."""
+    dsn = args.postgres_dsn or os.environ.get("POSTGRES_DSN")
+    if dsn:
+        return PostgresStore(dsn, args.batch_size)
+    uri = args.mongo_uri or os.environ.get("MONGO_URI")
+    if uri:
+        database = (
+            args.mongo_database
+            or os.environ.get("MONGO_DATABASE")
+            or project_settings.MONGO_DATABASE
+        )
+        return MongoStore(uri, database, args.batch_size)
+    path = args.store_path or os.environ.get("EMBEDDED_STORE_PATH") or "data/products.sqlite3"
+    return EmbeddedStore(path)
+
+
+def json_default(value: Any) -> Any:
+    """JSON for the values stores give back: exact decimals as numbers, times as ISO text."""
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, dt.datetime | dt.date):
+        return value.isoformat()
+    raise TypeError(f"not JSON serializable: {type(value).__name__}")

@@ -1,0 +1,120 @@
+"""Three real workers share one site's request budget (SITE_MAX_RPS, robots.txt Crawl-delay)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from scrapy.utils.request import RequestFingerprinter
+
+from demoshop.process import ShopProcess
+from master.commands.recrawl import encode, recrawl_request
+
+from .conftest import KEYS, Crawl, page_fetches
+
+pytestmark = pytest.mark.workers
+
+LIMIT = 8.0  # requests per second, all workers together
+WINDOW = 2.0  # seconds
+# Slots are spaced by 1/LIMIT in Redis; a request may reach the shop a little after
+# its slot (a busy CPU), so allow the one extra request any window may hold plus two.
+TOLERANCE = 3
+
+
+def max_in_window(times: list[float], window: float) -> int:
+    """The most requests that arrived within any ``window`` seconds."""
+    times = sorted(times)
+    best, start = 0, 0
+    for end, stamp in enumerate(times):
+        while stamp - times[start] >= window:
+            start += 1
+        best = max(best, end - start + 1)
+    return best
+
+
+def crawl_with_three_workers(crawl: Crawl, shop: ShopProcess, prefix: str, **settings: object):
+    # seeded first: a worker that starts finds work at once (no idle close while
+    # the others are still starting on a busy machine)
+    crawl.seed(shop.url)
+    workers = [crawl.start_worker(f"{prefix}{n}", **settings) for n in range(3)]
+    crawl.wait_workers()
+    crawl.assert_clean_logs()
+    fetched = page_fetches(shop)
+    expected = shop.catalog.crawlable_paths()
+    assert set(fetched) == expected
+    assert max(fetched.values()) == 1, "a page was fetched twice"
+    pages = {
+        worker.worker_id: int(
+            json.loads(crawl.client.hget(KEYS.workers, worker.worker_id))["pages"]
+        )
+        for worker in workers
+    }
+    assert sum(pages.values()) == len(expected), pages
+    return shop.read_access_log(), pages
+
+
+def test_three_workers_together_hold_the_site_budget(crawl, shop_factory):
+    limited_shop = shop_factory(products=40)  # 61 pages
+    log, pages = crawl_with_three_workers(crawl, limited_shop, "limited-", SITE_MAX_RPS=LIMIT)
+    limited = [entry.time for entry in log]
+    # the workers shared the site (a worker may still be starting when a short crawl ends)
+    assert sum(count > 0 for count in pages.values()) >= 2, pages
+    free_shop = shop_factory(products=40)
+    log, _ = crawl_with_three_workers(crawl, free_shop, "free-", SITE_MAX_RPS=0)
+    free = [entry.time for entry in log]
+
+    worst = max_in_window(limited, WINDOW)
+    assert worst <= LIMIT * WINDOW + TOLERANCE, (
+        f"{worst} requests within {WINDOW}s with a budget of {LIMIT}/s"
+    )
+    # without the budget the same crawl goes several times faster
+    assert max_in_window(free, 1.0) > 2 * LIMIT
+    limited_span = max(limited) - min(limited)
+    free_span = max(free) - min(free)
+    assert free_span < limited_span / 2, (free_span, limited_span)
+    # the workers waited for their turns, and counted it crawl-wide
+    assert int(crawl.client.hget("ecommerce:stats", "politeness_waits") or 0) > 0
+    print(
+        f"\nlimited: {len(limited)} requests in {limited_span:.1f}s, at most {worst} in any "
+        f"{WINDOW:g}s; free: {len(free)} in {free_span:.1f}s, at most "
+        f"{max_in_window(free, WINDOW)} in any {WINDOW:g}s"
+    )
+
+
+def test_robots_crawl_delay_is_honoured_by_all_workers_together(crawl, shop_factory):
+    delay = 0.25  # robots.txt: Crawl-delay 0.25 s, i.e. 4 requests per second
+    shop = shop_factory(products=12, crawl_delay=delay)
+    # no budget of our own: only the shop's Crawl-delay spaces the requests
+    log, _ = crawl_with_three_workers(crawl, shop, "delay-", SITE_MAX_RPS=0)
+    # a worker's robots.txt request comes before it knows the delay
+    pages = [entry.time for entry in log if entry.path != "/robots.txt"]
+    worst = max_in_window(pages, WINDOW)
+    assert worst <= WINDOW / delay + TOLERANCE, f"{worst} requests within {WINDOW}s"
+    assert any("Crawl-delay: 0.25" in worker.log() for worker in crawl.workers)
+
+
+def test_a_worker_waiting_on_a_slow_site_crawls_the_other_sites_meanwhile(crawl, shop_factory):
+    slow = shop_factory(products=12, crawl_delay=0.3)  # 25 pages at 3.3 per second
+    fast = shop_factory(products=40)  # 61 pages, no limit
+    # every page of the slow site queued at once (and known to the dupefilter), ahead
+    # of everything else: without the scheduler setting them aside, they would take
+    # all of the worker's CONCURRENT_REQUESTS while they wait for their turns
+    base = slow.url.rstrip("/")
+    fingerprinter = RequestFingerprinter()
+    for path in slow.catalog.crawlable_paths():
+        request = recrawl_request(base + path)
+        crawl.client.sadd(KEYS.dupefilter, bytes(fingerprinter.fingerprint(request)))
+        crawl.client.zadd(KEYS.requests, {encode(request): -1})
+    crawl.seed(fast.url)
+    crawl.start_worker("only", SITE_MAX_RPS=0, CONCURRENT_REQUESTS=8)
+    crawl.wait_workers()
+    crawl.assert_clean_logs()
+    assert set(page_fetches(slow)) == slow.catalog.crawlable_paths()
+    assert set(page_fetches(fast)) == fast.catalog.crawlable_paths()
+    slow_times = [entry.time for entry in slow.read_access_log()]
+    fast_times = [entry.time for entry in fast.read_access_log()]
+    # the fast site was done while the slow one still had most of its pages to go
+    slow_after = sum(stamp > max(fast_times) for stamp in slow_times)
+    assert slow_after > len(slow_times) / 2, (slow_after, len(slow_times))
+    log = crawl.workers[0].log()
+    assert "'scheduler/parked'" in log
