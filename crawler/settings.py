@@ -147,7 +147,6 @@ DOWNLOADER_MIDDLEWARES = {
     "crawler.middlewares.useragent.FreshAgentRetryMiddleware": 550,
     # last before the download: the proxy really used (after HttpProxyMiddleware, 750)
     "crawler.middlewares.network.FinalHopNetworkMiddleware": 950,
-
     # between retry (550) and HttpProxyMiddleware (750): sees a proxy's failures
     # before the retry does, and sets meta["proxy"] before the credentials are read
     "crawler.middlewares.proxies.RotatingProxyMiddleware": 560,

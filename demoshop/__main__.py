@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -126,6 +127,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # CannotListenError: the port is taken
         print(f"demoshop: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1
+    # A SIGTERM/SIGINT between the listening line and reactor.run() (which installs
+    # Twisted's own handlers) must stop the shop cleanly too, not kill it.
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: reactor.callFromThread(reactor.stop))  # type: ignore[attr-defined]
     host = f"[{args.host}]" if ":" in args.host else args.host
     url = f"http://{host}:{port.getHost().port}/"
     print(

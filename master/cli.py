@@ -33,8 +33,8 @@ from crawler.network import SETTING as NETWORK_SETTING
 from crawler.network import NetworkRule, resolve
 from crawler.seeds import SEED_META_KEYS, SeedError
 from master import control, deadletters, inspection, render
-from master.commands import metrics as metrics_command
 from master.commands import export as export_command
+from master.commands import metrics as metrics_command
 from master.commands import recrawl as recrawl_command
 from master.connection import (
     DEFAULT_REDIS_URL,

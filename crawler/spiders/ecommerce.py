@@ -41,7 +41,6 @@ from crawler.extraction import ProfileRegistry, discover_links, extract_product
 from crawler.flow import FlowControl
 from crawler.keys import SPIDER_NAME, CrawlKeys
 from crawler.middlewares.network import RefusedRequest
-
 from crawler.politeness import site_of
 from crawler.scheduling import serializer
 from crawler.scheduling.scheduler import wake_engine
