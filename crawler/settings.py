@@ -17,6 +17,7 @@ from crawler.config import env_overrides
 BOT_NAME = "crawler"
 SPIDER_MODULES = ["crawler.spiders"]
 NEWSPIDER_MODULE = "crawler.spiders"
+COMMANDS_MODULE = "crawler.commands"  # `scrapy crawl`: start-up errors as one clean line
 
 # --- Scrapy core --------------------------------------------------------------
 ROBOTSTXT_OBEY = True

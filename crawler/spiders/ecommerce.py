@@ -43,6 +43,7 @@ from crawler.scheduling import serializer
 from crawler.scheduling.scheduler import wake_engine
 from crawler.scheduling.serializer import LEASE_META_KEY
 from crawler.seeds import InvalidSeed, parse_seed
+from crawler.startup import StartupError
 
 BUSY_CHECK_INTERVAL = 1.0
 
@@ -53,7 +54,7 @@ def site_of(url: str) -> str:
     return netloc[4:] if netloc.startswith("www.") else netloc
 
 
-class RedisUnavailable(RuntimeError):
+class RedisUnavailable(StartupError):
     """The shared Redis cannot be reached when a worker starts."""
 
 
