@@ -82,7 +82,7 @@ LEASE_RECOVERY_INTERVAL = 10
 LEASE_FINISH_INTERVAL = 0.5  # finished leases are deleted in batches this often
 
 # --- Worker identity, stats and report ----------------------------------------
-WORKER_ID = ""  # default: <hostname>-<pid>
+WORKER_ID = ""  # default: <hostname>-<pid>-<4 random hex digits>, unique per process
 WORKERSTATS_INTERVAL = 5  # seconds between two records in Redis
 # Seconds between two progress lines in the log (like Scrapy's LogStats); 0 disables.
 LOGSTATS_INTERVAL = 30

@@ -61,12 +61,22 @@ class Crawl:
         result = self.master("seed", "-", input="\n".join(urls) + "\n")
         assert result.returncode == 0, result.stderr
 
-    def start_worker(self, worker_id: str, **settings: object) -> WorkerProcess:
+    def start_worker(
+        self,
+        worker_id: str | None,
+        *,
+        name: str | None = None,
+        prefix: tuple[str, ...] = (),
+        **settings: object,
+    ) -> WorkerProcess:
+        """Start a worker; ``worker_id`` None leaves ``WORKER_ID`` unset (log: ``name``)."""
+        log_name = name or worker_id or f"worker-{len(self.workers) + 1}"
         worker = WorkerProcess(
             worker_id,
             self.env,
-            self.workdir / f"{worker_id}.log",
+            self.workdir / f"{log_name}.log",
             settings={**FAST_SETTINGS, **settings},
+            prefix=prefix,
         )
         self.workers.append(worker)
         return worker
