@@ -5,10 +5,11 @@ A request popped from the shared queue is *leased* by this worker (see
 when everything it led to is safe:
 
 * its response was parsed and every request it yielded is in the shared queue,
-  and every item it yielded was stored (signal ``items_stored`` from a storage
-  pipeline that called :meth:`LeaseTracker.register_store`; with none, the
-  end of the pipelines), dropped by validation (kept in ``<spider>:invalid``)
-  or failed in a pipeline; or
+  and every item it yielded was stored (signal ``items_stored`` from *every*
+  storage pipeline that called :meth:`LeaseTracker.register_store`, e.g. both
+  PostgreSQL and MongoDB when both are configured; with none, the end of the
+  pipelines), dropped by validation (kept in ``<spider>:invalid``) or failed in
+  a pipeline; or
 * its failure was recorded as a dead letter in ``<spider>:dead``; or
 * a request derived from it (redirect, retry) was queued in its place.
 
@@ -97,6 +98,7 @@ class LeaseTracker:
         self._items: dict[int, str] = {}  # id(item) -> lease
         self._pending: dict[str, int] = {}  # lease -> items not yet safe
         self._output_done: set[str] = set()
+        self._stored_in: dict[int, set[str]] = {}  # id(item) -> stores that have it
         self._loop: task.LoopingCall | None = None
         self._last_recovery = 0.0
         self._last_beat = 0.0
@@ -266,6 +268,7 @@ class LeaseTracker:
             self.finish(lease)
 
     def _item_safe(self, item: Any) -> None:
+        self._stored_in.pop(id(item), None)
         lease = self._items.pop(id(item), None)
         if lease is None:
             return
@@ -290,8 +293,19 @@ class LeaseTracker:
         if not self.stores:
             self._item_safe(item)
 
-    def items_stored(self, items: list[Any], spider: Any = None) -> None:
+    def items_stored(self, items: list[Any], spider: Any = None, store: str | None = None) -> None:
+        """``store`` wrote ``items``: each is safe once every registered store has it.
+
+        (``store`` None: the one store there is, or all of them.)
+        """
         for item in items:
+            if store is not None and len(self.stores) > 1:
+                if id(item) not in self._items:
+                    continue
+                stored_in = self._stored_in.setdefault(id(item), set())
+                stored_in.add(store)
+                if not self.stores <= stored_in:
+                    continue  # another store has yet to write it
             self._item_safe(item)
 
     def item_dropped(

@@ -149,10 +149,11 @@ class BatchingStorePipeline:
     After a batch is committed the pipeline, from the reactor thread:
 
     * sends :data:`crawler.signals.items_stored` with ``items`` = the item
-      objects exactly as they were passed to ``process_item``, ``spider``; the
-      lease tracker (to which ``from_crawler`` registers the pipeline, see
-      ``LeaseTracker.register_store``) acknowledges their requests on it only
-      then, not when the item leaves the pipelines. Items the database
+      objects exactly as they were passed to ``process_item``, ``spider``,
+      ``store`` = :attr:`backend`; the lease tracker (to which ``from_crawler``
+      registers the pipeline, see ``LeaseTracker.register_store``)
+      acknowledges their requests only once every registered store sent it,
+      not when the item leaves the pipelines. Items the database
       refused (see below) are included: they are kept in Redis, so their
       requests are done too;
     * adds the count to ``HINCRBY <spider>:stats items_stored`` and to the
@@ -569,7 +570,9 @@ class BatchingStorePipeline:
                     item_url(batch[position]),
                     reason,
                 )
-        self.crawler.signals.send_catch_log(signal=items_stored, items=batch, spider=self.spider)
+        self.crawler.signals.send_catch_log(
+            signal=items_stored, items=batch, spider=self.spider, store=self.backend
+        )
 
     def _release_flow(self, force: bool = False) -> None:
         if self._holding and (force or len(self._pending) < self.max_pending / 2):
