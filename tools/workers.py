@@ -71,6 +71,10 @@ class WorkerProcess:
     def log(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
+    def log_tail(self, lines: int = 120) -> str:
+        """The last ``lines`` lines of the log (where a worker says why it stopped)."""
+        return "\n".join(self.log().splitlines()[-lines:])
+
 
 def wait_all(workers: list[WorkerProcess], timeout: float) -> None:
     deadline = time.monotonic() + timeout

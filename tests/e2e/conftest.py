@@ -113,6 +113,18 @@ class Crawl:
         self.client.close()
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # type: ignore[no-untyped-def]
+    """A failed test shows the tail of each of its workers' logs, where they say what went wrong."""
+    report = yield
+    crawl = getattr(item, "funcargs", {}).get("crawl")
+    if report.failed and isinstance(crawl, Crawl):
+        for worker in crawl.workers:
+            tail = worker.log_tail() or "(empty)"
+            report.sections.append((f"worker {worker.worker_id}: {worker.log_path}", tail))
+    return report
+
+
 @pytest.fixture
 def crawl(private_redis, tmp_path) -> Iterator[Crawl]:  # type: ignore[no-untyped-def]
     crawl = Crawl(private_redis.url, tmp_path)
