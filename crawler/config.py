@@ -9,7 +9,9 @@ on the command line still wins over both.
 
 from __future__ import annotations
 
+import functools
 import os
+import secrets
 import socket
 from collections.abc import Mapping
 
@@ -34,12 +36,19 @@ def env_overrides(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     return {name: env[name] for name in ENV_SETTINGS if env.get(name)}
 
 
+@functools.cache
 def default_worker_id() -> str:
-    return f"{socket.gethostname()}-{os.getpid()}"
+    """``<hostname>-<pid>-<4 hex digits>``, drawn once per process.
+
+    The random part keeps it unique where hostname and pid are not: replicas of
+    a container on the host network, or processes in their own pid namespace,
+    are all ``<host>-1``.
+    """
+    return f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(2)}"
 
 
 def worker_id(settings) -> str:  # type: ignore[no-untyped-def]
-    """``WORKER_ID`` or ``<hostname>-<pid>``; stable for the life of the process."""
+    """``WORKER_ID`` or :func:`default_worker_id`; stable for the life of the process."""
     return settings.get("WORKER_ID") or default_worker_id()
 
 

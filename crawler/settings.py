@@ -17,6 +17,7 @@ from crawler.config import env_overrides
 BOT_NAME = "crawler"
 SPIDER_MODULES = ["crawler.spiders"]
 NEWSPIDER_MODULE = "crawler.spiders"
+COMMANDS_MODULE = "crawler.commands"  # `scrapy crawl`: start-up errors as one clean line
 
 # --- Scrapy core --------------------------------------------------------------
 ROBOTSTXT_OBEY = True
@@ -83,7 +84,7 @@ LEASE_RECOVERY_INTERVAL = 10
 LEASE_FINISH_INTERVAL = 0.5  # finished leases are deleted in batches this often
 
 # --- Worker identity, stats and report ----------------------------------------
-WORKER_ID = ""  # default: <hostname>-<pid>
+WORKER_ID = ""  # default: <hostname>-<pid>-<4 random hex digits>, unique per process
 WORKERSTATS_INTERVAL = 5  # seconds between two records in Redis
 # Seconds between two progress lines in the log (like Scrapy's LogStats); 0 disables.
 LOGSTATS_INTERVAL = 30

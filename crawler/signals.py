@@ -4,12 +4,13 @@
     Sent by a storage pipeline once a batch of items is durably written
     (committed to PostgreSQL, acknowledged by MongoDB, committed to the
     embedded store). Arguments: ``items`` (list of the item objects that were
-    passed to ``process_item``), ``spider``, ``backend`` (``postgres``,
-    ``mongo``, ...) and ``seconds`` (how long the successful write took; the
-    metrics extension's store write latency). The lease tracker uses it to
-    acknowledge the requests that produced those items, so a worker that dies
-    before its batch is written gets the pages crawled again instead of losing
-    the products.
+    passed to ``process_item``), ``spider``, ``store`` (the name the pipeline
+    registered with ``LeaseTracker.register_store``, e.g. ``postgres``) and
+    ``seconds`` (how long the successful write took; the metrics extension's
+    store write latency). The lease tracker uses it to acknowledge the requests
+    that produced those items once *every* registered store has sent it for
+    them, so a worker that dies before its batch is written everywhere gets the
+    pages crawled again instead of losing the products.
 """
 
 items_stored = object()

@@ -7,28 +7,37 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 class WorkerProcess:
-    """One worker, its log in a file; ``stop()`` is a graceful SIGINT, ``kill()`` a crash."""
+    """One worker, its log in a file; ``stop()`` is a graceful SIGINT, ``kill()`` a crash.
+
+    ``worker_id`` None leaves ``WORKER_ID`` unset (the worker names itself; the
+    log file is still named ``name``). ``prefix`` runs the worker through another
+    command, e.g. ``unshare --pid --fork --mount-proc --kill-child``.
+    """
 
     def __init__(
         self,
-        worker_id: str,
+        worker_id: str | None,
         env: Mapping[str, str],
         log_path: Path,
         settings: Mapping[str, object] | None = None,
+        prefix: Sequence[str] = (),
     ) -> None:
-        self.worker_id = worker_id
+        self.worker_id = worker_id or log_path.stem
         self.log_path = log_path
-        args = [sys.executable, "-m", "scrapy", "crawl", "ecommerce"]
+        args = [*prefix, sys.executable, "-m", "scrapy", "crawl", "ecommerce"]
         for name, value in (settings or {}).items():
             args += ["-s", f"{name}={value}"]
-        full_env = {**os.environ, **env, "WORKER_ID": worker_id, "PYTHONUNBUFFERED": "1"}
+        full_env = {**os.environ, **env, "PYTHONUNBUFFERED": "1"}
+        full_env.pop("WORKER_ID", None)
+        if worker_id is not None:
+            full_env["WORKER_ID"] = worker_id
         log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log = open(log_path, "ab")
         self.process = subprocess.Popen(
@@ -61,6 +70,10 @@ class WorkerProcess:
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def log_tail(self, lines: int = 120) -> str:
+        """The last ``lines`` lines of the log (where a worker says why it stopped)."""
+        return "\n".join(self.log().splitlines()[-lines:])
 
 
 def wait_all(workers: list[WorkerProcess], timeout: float) -> None:

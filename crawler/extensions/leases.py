@@ -5,19 +5,28 @@ A request popped from the shared queue is *leased* by this worker (see
 when everything it led to is safe:
 
 * its response was parsed and every request it yielded is in the shared queue,
-  and every item it yielded was stored (signal ``items_stored`` from a storage
-  pipeline that called :meth:`LeaseTracker.register_store`; with none, the
-  end of the pipelines), dropped by validation (kept in ``<spider>:invalid``)
-  or failed in a pipeline; or
+  and every item it yielded was stored (signal ``items_stored`` from *every*
+  storage pipeline that called :meth:`LeaseTracker.register_store`, e.g. both
+  PostgreSQL and MongoDB when both are configured; with none, the end of the
+  pipelines), dropped by validation (kept in ``<spider>:invalid``) or failed in
+  a pipeline; or
 * its failure was recorded as a dead letter in ``<spider>:dead``; or
 * a request derived from it (redirect, retry) was queued in its place.
 
 The tracker also beats the worker's heart (``<spider>:alive:<worker>``, TTL
 ``LEASE_WORKER_TIMEOUT``) every ``LEASE_HEARTBEAT_INTERVAL`` seconds and, every
 ``LEASE_RECOVERY_INTERVAL`` seconds, requeues the leases of workers whose heart
-stopped. On start it requeues what an earlier process with the same
-``WORKER_ID`` left; on close, whatever it still holds (a clean stop loses
-nothing and fetches nothing twice).
+stopped (the check and the requeue are one Lua script: a live worker's leases
+are never taken). On close it requeues whatever it still holds (a clean stop
+loses nothing and fetches nothing twice).
+
+**One live process per worker id.** When it is built, the tracker claims the
+heartbeat of its ``WORKER_ID`` (``SET NX``). If that heartbeat exists, it
+watches it for up to ``LEASE_WORKER_TIMEOUT`` seconds: renewed means another
+live worker has the id, and the worker refuses to start (one ERROR line, exit
+status 1, see :mod:`crawler.startup`); expired means an earlier process with
+that id died, and the worker takes the id over. Only then, when the spider
+opens, does it requeue what an earlier process with its id left.
 
 Finished leases are deleted in batches: one round trip per 64, and at least
 every ``LEASE_FINISH_INTERVAL`` seconds (what a killed worker's successor
@@ -38,6 +47,7 @@ from typing import Any
 
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
+from scrapy.utils.reactor import is_reactor_installed
 from scrapy_redis.connection import get_redis_from_settings
 from twisted.internet import task
 from w3lib.url import canonicalize_url
@@ -46,11 +56,27 @@ from crawler import signals as crawler_signals
 from crawler.config import worker_id
 from crawler.keys import SPIDER_NAME, CrawlKeys
 from crawler.scheduling.leases import LeaseLedger
+from crawler.startup import StartupError
 
 logger = logging.getLogger(__name__)
 
 _ATTR = "_ecommerce_lease_tracker"
 FINISH_BATCH = 64
+CLAIM_POLL_INTERVAL = 0.2  # seconds between looks at a heartbeat of our id
+RENEWED_MS = 100  # a heartbeat whose time left grows by more than this was renewed
+
+
+def _reactor_running() -> bool:
+    """Is a reactor installed and running? (Never installs one.)"""
+    if not is_reactor_installed():
+        return False
+    from twisted.internet import reactor
+
+    return bool(reactor.running)  # type: ignore[attr-defined]
+
+
+class WorkerIdInUse(StartupError):
+    """Another live worker has this ``WORKER_ID``."""
 
 
 class LeaseTracker:
@@ -73,6 +99,7 @@ class LeaseTracker:
         self._items: dict[int, str] = {}  # id(item) -> lease
         self._pending: dict[str, int] = {}  # lease -> items not yet safe
         self._output_done: set[str] = set()
+        self._stored_in: dict[int, set[str]] = {}  # id(item) -> stores that have it
         self._loop: task.LoopingCall | None = None
         self._last_recovery = 0.0
         self._last_beat = 0.0
@@ -81,6 +108,7 @@ class LeaseTracker:
     @classmethod
     def from_crawler(cls, crawler: Any) -> LeaseTracker:
         tracker = cls(crawler)
+        tracker.claim_worker_id()
         setattr(crawler, _ATTR, tracker)
         crawler.signals.connect(tracker.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(tracker.spider_closed, signal=signals.spider_closed)
@@ -102,6 +130,39 @@ class LeaseTracker:
         return tracker
 
     # -- lifecycle -----------------------------------------------------------------
+    def claim_worker_id(self) -> None:
+        """Become the one live process of this worker id, or raise :class:`WorkerIdInUse`."""
+        last_left: int | None = None
+        while not self.ledger.claim(self.timeout):
+            left = self.ledger.heartbeat_left()
+            if left == -2:  # expired between the two calls: claim again
+                continue
+            renewed = left == -1 or (last_left is not None and left > last_left + RENEWED_MS)
+            if renewed:
+                raise WorkerIdInUse(
+                    f"WORKER_ID {self.worker_id!r} is in use by a live worker (its heartbeat "
+                    f"{self.keys.alive(self.worker_id)} is being renewed): give this worker "
+                    "another WORKER_ID, or leave WORKER_ID unset for a unique one"
+                )
+            if last_left is None:
+                logger.info(
+                    "Worker id %s has a heartbeat in Redis: waiting up to %.1f s to see "
+                    "whether that worker is alive",
+                    self.worker_id,
+                    left / 1000,
+                )
+            last_left = left
+            time.sleep(CLAIM_POLL_INTERVAL)
+        self._last_beat = time.monotonic()
+        if _reactor_running():
+            self._start_upkeep()  # keep the claim alive through the rest of the start-up
+
+    def _start_upkeep(self) -> None:
+        """Beat, flush finished leases and recover the dead's from now on."""
+        if self._loop is None:
+            self._loop = task.LoopingCall(self._tick)
+            self._loop.start(min(self.finish_interval, self.beat_interval), now=False)
+
     def spider_opened(self, spider: Any) -> None:
         requeued = self.ledger.recover(self.worker_id, force=True)
         if requeued:
@@ -113,8 +174,7 @@ class LeaseTracker:
             self.stats.inc_value("leases/recovered", requeued)
         self.ledger.heartbeat(self.timeout)
         self._last_beat = time.monotonic()
-        self._loop = task.LoopingCall(self._tick)
-        self._loop.start(min(self.finish_interval, self.beat_interval), now=False)
+        self._start_upkeep()
 
     def spider_closed(self, spider: Any, reason: str) -> None:
         if self._loop is not None and self._loop.running:
@@ -209,6 +269,7 @@ class LeaseTracker:
             self.finish(lease)
 
     def _item_safe(self, item: Any) -> None:
+        self._stored_in.pop(id(item), None)
         lease = self._items.pop(id(item), None)
         if lease is None:
             return
@@ -233,8 +294,19 @@ class LeaseTracker:
         if not self.stores:
             self._item_safe(item)
 
-    def items_stored(self, items: list[Any], spider: Any = None) -> None:
+    def items_stored(self, items: list[Any], spider: Any = None, store: str | None = None) -> None:
+        """``store`` wrote ``items``: each is safe once every registered store has it.
+
+        (``store`` None: the one store there is, or all of them.)
+        """
         for item in items:
+            if store is not None and len(self.stores) > 1:
+                if id(item) not in self._items:
+                    continue
+                stored_in = self._stored_in.setdefault(id(item), set())
+                stored_in.add(store)
+                if not self.stores <= stored_in:
+                    continue  # another store has yet to write it
             self._item_safe(item)
 
     def item_dropped(

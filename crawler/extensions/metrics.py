@@ -219,8 +219,8 @@ class PrometheusMetrics:
         if latency is not None:
             self.download_latency.observe(latency)
 
-    def items_stored(self, items: list[Any], backend: str = "store", seconds: float = 0.0) -> None:
-        self.store_write.labels(backend).observe(seconds)
+    def items_stored(self, items: list[Any], store: str = "store", seconds: float = 0.0) -> None:
+        self.store_write.labels(store).observe(seconds)
 
     # -- live figures (called from the HTTP server's thread) ----------------------------
     def requests_in_flight(self) -> int:

@@ -164,10 +164,10 @@ class BatchingStorePipeline:
 
     * sends :data:`crawler.signals.items_stored` with ``items`` = the item
       objects exactly as they were passed to ``process_item``, ``spider``,
-      ``backend`` and ``seconds`` (how long the write took); the
-      lease tracker (to which ``from_crawler`` registers the pipeline, see
-      ``LeaseTracker.register_store``) acknowledges their requests on it only
-      then, not when the item leaves the pipelines. Items the database
+      ``store`` = :attr:`backend` and ``seconds`` (how long the write took);
+      the lease tracker (to which ``from_crawler`` registers the pipeline, see
+      ``LeaseTracker.register_store``) acknowledges their requests only once
+      every registered store sent it, not when the item leaves the pipelines. Items the database
       refused (see below) are included: they are kept in Redis, so their
       requests are done too;
     * adds the count to ``HINCRBY <spider>:stats items_stored`` and to the
@@ -590,7 +590,7 @@ class BatchingStorePipeline:
             signal=items_stored,
             items=batch,
             spider=self.spider,
-            backend=self.backend,
+            store=self.backend,
             seconds=result.seconds,
         )
 

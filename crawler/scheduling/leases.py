@@ -140,6 +140,16 @@ class LeaseLedger:
     def heartbeat(self, ttl: int) -> None:
         self.server.set(self.keys.alive(self.worker_id), b"1", ex=max(1, int(ttl)))
 
+    def claim(self, ttl: int) -> bool:
+        """Start beating unless this worker id has a heartbeat already (``SET NX``)."""
+        return bool(
+            self.server.set(self.keys.alive(self.worker_id), b"1", ex=max(1, int(ttl)), nx=True)
+        )
+
+    def heartbeat_left(self) -> int:
+        """Milliseconds left of this worker id's heartbeat (-2: none, -1: never expires)."""
+        return int(self.server.pttl(self.keys.alive(self.worker_id)))
+
     def stop_beating(self) -> None:
         self.server.delete(self.keys.alive(self.worker_id))
 

@@ -17,7 +17,10 @@ the seed's own site. Everything about parsing lives in :mod:`crawler.extraction`
 
 A worker closes after ``MAX_IDLE_TIME_BEFORE_CLOSE`` seconds during which the
 whole crawl had nothing to do (no queued request, no seed, no request held by
-any worker); it never closes while paused. 0 means never.
+any worker); it never closes while paused. 0 means never. The idle clock starts
+when the spider is open and has read the crawl's state in Redis for the first
+time, not when the process starts: a worker started before the crawl is seeded
+waits the full time, however long its start-up took.
 """
 
 from __future__ import annotations
@@ -46,11 +49,12 @@ from crawler.scheduling import serializer
 from crawler.scheduling.scheduler import wake_engine
 from crawler.scheduling.serializer import LEASE_META_KEY
 from crawler.seeds import InvalidSeed, parse_seed
+from crawler.startup import StartupError
 
 BUSY_CHECK_INTERVAL = 1.0
 
 
-class RedisUnavailable(RuntimeError):
+class RedisUnavailable(StartupError):
     """The shared Redis cannot be reached when a worker starts."""
 
 
@@ -71,7 +75,8 @@ def check_redis(settings: Any) -> None:
 
 class EcommerceSpider(RedisSpider):
     name = SPIDER_NAME
-    idle_since: float = 0.0  # monotonic time of the last work seen in the crawl
+    # monotonic time of the last work seen in the crawl; None until Redis was read once
+    idle_since: float | None = None
     _busy_checked: float = 0.0  # monotonic time of the last look at the whole crawl
 
     @classmethod
@@ -86,7 +91,6 @@ class EcommerceSpider(RedisSpider):
         spider.profiles = (
             ProfileRegistry.from_dir(profiles_dir) if profiles_dir else ProfileRegistry.from_dir()
         )
-        spider.idle_since = time.monotonic()
         crawler.signals.connect(spider._note_activity, signal=signals.response_received)
         return spider
 
@@ -139,12 +143,16 @@ class EcommerceSpider(RedisSpider):
             self._busy_checked = now
             try:
                 self.tracker.reclaim_orphans()
-                if self._crawl_busy():
+                if self._crawl_busy() or self.idle_since is None:
+                    # busy, or the first look at the crawl: the idle clock starts now
                     self.idle_since = now
             except Exception as exc:  # Redis away: wait for it rather than close
                 self.logger.warning("Redis unreachable (%r); waiting", exc)
                 self.idle_since = now
         if self.max_idle_time:
+            if self.idle_since is None:  # Redis not read yet: look again soon
+                wake_engine(self.crawler, BUSY_CHECK_INTERVAL)
+                raise DontCloseSpider
             idle = now - self.idle_since
             if idle >= self.max_idle_time:
                 self.logger.info(

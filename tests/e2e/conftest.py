@@ -62,12 +62,22 @@ class Crawl:
         result = self.master("seed", "-", input="\n".join(urls) + "\n")
         assert result.returncode == 0, result.stderr
 
-    def start_worker(self, worker_id: str, **settings: object) -> WorkerProcess:
+    def start_worker(
+        self,
+        worker_id: str | None,
+        *,
+        name: str | None = None,
+        prefix: tuple[str, ...] = (),
+        **settings: object,
+    ) -> WorkerProcess:
+        """Start a worker; ``worker_id`` None leaves ``WORKER_ID`` unset (log: ``name``)."""
+        log_name = name or worker_id or f"worker-{len(self.workers) + 1}"
         worker = WorkerProcess(
             worker_id,
             self.env,
-            self.workdir / f"{worker_id}.log",
+            self.workdir / f"{log_name}.log",
             settings={**FAST_SETTINGS, **settings},
+            prefix=prefix,
         )
         self.workers.append(worker)
         return worker
@@ -102,6 +112,18 @@ class Crawl:
             if worker.running:
                 worker.kill()
         self.client.close()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # type: ignore[no-untyped-def]
+    """A failed test shows the tail of each of its workers' logs, where they say what went wrong."""
+    report = yield
+    crawl = getattr(item, "funcargs", {}).get("crawl")
+    if report.failed and isinstance(crawl, Crawl):
+        for worker in crawl.workers:
+            tail = worker.log_tail() or "(empty)"
+            report.sections.append((f"worker {worker.worker_id}: {worker.log_path}", tail))
+    return report
 
 
 @pytest.fixture

@@ -24,7 +24,7 @@ def test_check_redis_passes_on_a_live_redis(redis_url):
     check_redis(Settings({"REDIS_URL": redis_url}))
 
 
-def test_scrapy_crawl_exits_non_zero_with_the_reason():
+def test_scrapy_crawl_exits_1_with_the_reason_in_one_line():
     env = {**os.environ, "REDIS_URL": f"redis://127.0.0.1:{free_port()}/0"}
     result = subprocess.run(
         [sys.executable, "-m", "scrapy", "crawl", "ecommerce"],
@@ -34,5 +34,11 @@ def test_scrapy_crawl_exits_non_zero_with_the_reason():
         text=True,
         timeout=60,
     )
-    assert result.returncode != 0
-    assert "Cannot reach the shared Redis" in result.stderr
+    assert result.returncode == 1, result.stderr[-3000:]
+    # one clean line: no traceback, no asyncio "Task exception was never retrieved"
+    errors = [line for line in result.stderr.splitlines() if " ERROR: " in line]
+    assert len(errors) == 1, result.stderr[-3000:]
+    assert "Cannot reach the shared Redis at redis://127.0.0.1:" in errors[0]
+    assert "REDIS_URL" in errors[0]
+    assert "Traceback" not in result.stderr, result.stderr[-3000:]
+    assert "never retrieved" not in result.stderr, result.stderr[-3000:]

@@ -219,7 +219,7 @@ def test_worker_can_be_scaled(services: dict[str, Any]) -> None:
     assert worker["restart"] == "unless-stopped"
     assert depends_on(worker) == {"redis": "service_healthy", "postgres": "service_healthy"}
     env = environment(worker)
-    assert "WORKER_ID" not in env, "each replica is named <hostname>-<pid>"
+    assert "WORKER_ID" not in env, "each replica names itself <hostname>-<pid>-<random>"
     assert env["REDIS_URL"] == "redis://:${REDIS_PASSWORD:?set REDIS_PASSWORD in .env}@redis:6379/0"
     assert re.fullmatch(
         r"postgresql://\$\{POSTGRES_USER:-crawler\}:\$\{POSTGRES_PASSWORD(:\?[^}]*)?\}"
