@@ -13,6 +13,7 @@ from redis.exceptions import BusyLoadingError, ConnectionError, TimeoutError
 from redis.retry import Retry
 
 from crawler.config import env_overrides
+from crawler.scheduling.restarts import connect as connect_noticing_restarts
 
 BOT_NAME = "crawler"
 SPIDER_MODULES = ["crawler.spiders"]
@@ -61,6 +62,9 @@ REDIS_PARAMS = {
     "retry": Retry(ExponentialBackoff(cap=2.0, base=0.05), retries=20),
     "retry_on_error": [ConnectionError, TimeoutError, BusyLoadingError],
     "health_check_interval": 30,
+    # every new connection checks Redis's run id: a restart that may have lost its
+    # last second of writes makes the worker redo what it holds (scheduling/restarts.py)
+    "redis_connect_func": connect_noticing_restarts,
 }
 # Seconds a starved scheduler waits before looking at Redis again (Scrapy's own
 # engine would wait 5 s); 0 disables.
