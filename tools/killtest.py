@@ -2,8 +2,9 @@
 
 Used by ``tests/e2e/test_kill_soak.py`` (on this project's settings) and by
 ``benchmarks/kill_test.py`` (on these settings and on stock scrapy-redis's). Every
-``kill_every`` seconds the oldest running worker gets SIGKILL, with no chance to
-hand anything back, and a new worker (a fresh id) takes its place, until every
+``kill_every`` seconds the oldest worker that is at work (its record shows pages:
+a worker still starting would hold nothing) gets SIGKILL, with no chance to hand
+anything back, and a new worker (a fresh id) takes its place, until every
 product is stored, the crawl has nothing left, or ``kill_for`` seconds have passed.
 Then the last workers finish the crawl and close when idle.
 
@@ -17,6 +18,7 @@ What it measures, from the shop's access log and the ``products`` table:
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -144,6 +146,10 @@ def run_kill_test(
         running.append(WorkerProcess(worker_id, env, log, settings=chosen))
         run.logs[worker_id] = log
 
+    def at_work(worker_id: str) -> bool:
+        raw = client.hget(KEYS.workers, worker_id)
+        return raw is not None and int(json.loads(raw).get("pages") or 0) > 0
+
     def crawl_is_over() -> bool:
         rows, _ = postgres_rows(postgres_dsn)
         if rows >= run.products:
@@ -164,7 +170,10 @@ def run_kill_test(
             time.sleep(kill_every)
             if crawl_is_over():
                 break
-            victim = running.pop(0)
+            victim = next((w for w in running if at_work(w.worker_id)), None)
+            if victim is None:
+                continue  # all still starting: nothing to lose yet
+            running.remove(victim)
             if client.hlen(KEYS.inflight(victim.worker_id)):
                 run.kills_holding_leases += 1
             victim.kill()
