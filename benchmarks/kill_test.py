@@ -2,7 +2,7 @@
 
 The same spider, pipelines and demo shop; only the scheduling differs. For each
 configuration: a fresh private Redis, a fresh PostgreSQL database, the shop, and
-three workers of which the oldest is SIGKILLed every few seconds and replaced
+three workers of which the oldest one at work is SIGKILLed every few seconds and replaced
 (``tools/killtest.py``). Printed per configuration: products lost (no row in
 PostgreSQL), pages never fetched, products fetched and stored more than once
 (duplicated: the upsert keeps one row, but the work was done twice), kills, and
@@ -106,8 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     print(
         f"demo shop: {args.products} products, {args.latency_ms} ms latency; {args.workers} "
-        f"workers, CONCURRENT_REQUESTS={args.concurrency}; the oldest worker SIGKILLed every "
-        f"{args.kill_every:g} s (for at most {args.kill_for:g} s) and replaced",
+        f"workers, CONCURRENT_REQUESTS={args.concurrency}; the oldest worker at work "
+        f"SIGKILLed every {args.kill_every:g} s (for at most {args.kill_for:g} s) and replaced",
         flush=True,
     )
     header = (

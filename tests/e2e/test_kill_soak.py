@@ -2,8 +2,8 @@
 
 ``test_workers_killed_again_and_again`` is the long one (marked ``soak`` as well as
 ``workers``; it runs in the default suite, about two minutes): three workers crawl
-a slow demo shop into PostgreSQL while, every 6 seconds, the oldest one is killed
-with SIGKILL and a new one started, for up to 90 seconds.
+a slow demo shop into PostgreSQL while, every 6 seconds, the oldest one at work is
+killed with SIGKILL and a new one started, for up to 75 seconds.
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from .conftest import KEYS, page_fetches, wait_until
 
 pytestmark = pytest.mark.workers
 
-# About a minute of crawling for three workers at two requests each (440 pages at
-# 250 ms), so that the kills land all along the crawl.
-PRODUCTS = 400
-LATENCY_MS = 250
+# Three workers at two requests each, 330 pages at 500 ms: about 30 s of crawling
+# undisturbed, a minute or more with the kills, so that they land all along the crawl.
+PRODUCTS = 300
+LATENCY_MS = 500
 
 
 def _logs(run, last: int = 3) -> str:
@@ -44,12 +44,12 @@ def test_workers_killed_again_and_again(private_redis, postgres_dsn, shop_factor
         tmp_path,
         workers=3,
         kill_every=6.0,
-        kill_for=90.0,
+        kill_for=75.0,
         settings={"CONCURRENT_REQUESTS": 2},
     )
     # the kills were real and hit workers at work
-    assert run.kills >= 5, f"only {run.kills} kills: the crawl ended too soon"
-    assert run.kills_holding_leases >= 3, run
+    assert run.kills >= 4, f"only {run.kills} kills: the crawl ended too soon"
+    assert run.kills_holding_leases >= 2, run
     # every product stored exactly once: one row per product, none missing
     assert run.missing_products == [], _logs(run)
     assert run.rows == run.distinct_urls == run.products
