@@ -117,7 +117,7 @@ class LeaseTracker:
         self._last_beat = time.monotonic()
         self._loop = task.LoopingCall(self._tick)
         self._loop.start(min(self.finish_interval, self.beat_interval), now=False)
-        self._forget_restarts = restarts.on_restart(self.redis_restarted)
+        self._forget_restarts = restarts.on_restart(self.server, self.redis_restarted)
 
     def redis_restarted(self, old_run_id: str, new_run_id: str) -> None:
         """Redis restarted, maybe without its last second: fetch again what this worker holds.

@@ -41,7 +41,7 @@ class BinaryFingerprintDupeFilter(RFPDupeFilter):
         self.cache_size = cache_size
         self._known: dict[bytes, None] = {}
         # a Redis restart may have lost fingerprints the cache says are there
-        self._forget_restarts = restarts.on_restart(self.forget)
+        self._forget_restarts = restarts.on_restart(server, self.forget)
 
     def forget(self, *restart: str) -> None:
         """Drop the local cache: Redis is the only judge of what was seen."""

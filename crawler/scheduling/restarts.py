@@ -33,19 +33,30 @@ logger = logging.getLogger(__name__)
 
 _lock = threading.RLock()
 _local = threading.local()
-_seen: dict[str, str] = {}  # "run_id" -> the server run id this process talks to
-_listeners: list[Callable[[str, str], None]] = []
+Address = tuple[Any, Any, Any]  # (host, port, unix socket path) of a server
+_seen: dict[Address, str] = {}  # the run id last seen at each server address
+_listeners: list[tuple[Address, Callable[[str, str], None]]] = []
 
 
-def on_restart(listener: Callable[[str, str], None]) -> Callable[[], None]:
-    """Call ``listener(old_run_id, new_run_id)`` after a restart; returns the unregister call."""
+def address_of(settings: dict[str, Any]) -> Address:
+    """The server address in connection (or connection pool) keyword arguments."""
+    return (settings.get("host"), settings.get("port"), settings.get("path"))
+
+
+def on_restart(client: Any, listener: Callable[[str, str], None]) -> Callable[[], None]:
+    """Call ``listener(old_run_id, new_run_id)`` when the server of ``client`` restarts.
+
+    Returns the call that unregisters it.
+    """
+    pool = getattr(client, "connection_pool", None)
+    entry = (address_of(getattr(pool, "connection_kwargs", {})), listener)
     with _lock:
-        _listeners.append(listener)
+        _listeners.append(entry)
 
     def unregister() -> None:
         with _lock:
-            if listener in _listeners:
-                _listeners.remove(listener)
+            if entry in _listeners:
+                _listeners.remove(entry)
 
     return unregister
 
@@ -68,8 +79,13 @@ def connect(connection: Any) -> None:
     run_id = server_run_id(connection.read_response())
     if not run_id:
         return
+    address = (
+        getattr(connection, "host", None),
+        getattr(connection, "port", None),
+        getattr(connection, "path", None),
+    )
     with _lock:  # other threads' new connections wait here until the listeners are done
-        previous = _seen.get("run_id")
+        previous = _seen.get(address)
         if previous == run_id:
             return
         if previous is not None:
@@ -81,8 +97,9 @@ def connect(connection: Any) -> None:
             )
             _local.in_listener = True
             try:
-                for listener in list(_listeners):
-                    listener(previous, run_id)
+                for where, listener in list(_listeners):
+                    if where == address:
+                        listener(previous, run_id)
             finally:
                 _local.in_listener = False
-        _seen["run_id"] = run_id
+        _seen[address] = run_id

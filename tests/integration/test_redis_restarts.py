@@ -41,7 +41,7 @@ def test_listeners_run_after_a_restart_before_any_command(server: RedisServer) -
         # a listener's own commands run, on a connection of their own
         second.set("redone", "yes")
 
-    forget = restarts.on_restart(listener)
+    forget = restarts.on_restart(first, listener)
     try:
         assert first.ping() and second.ping()
         assert calls == []  # the first server seen is no restart
@@ -75,7 +75,7 @@ def test_a_failing_listener_fails_the_connection_and_runs_again(server: RedisSer
             raise ConnectionError("Redis went away again")
 
     r = client(server.url)
-    forget = restarts.on_restart(listener)
+    forget = restarts.on_restart(r, listener)
     try:
         assert r.ping()
         server.stop(signal.SIGKILL)
@@ -85,6 +85,33 @@ def test_a_failing_listener_fails_the_connection_and_runs_again(server: RedisSer
     finally:
         forget()
         r.close()
+
+
+def test_servers_at_other_addresses_are_not_restarts(
+    server: RedisServer, redis_url: str
+) -> None:
+    """One process, two servers: each keeps its own run id, neither looks restarted."""
+    calls: list[str] = []
+    here, there = client(server.url), client(redis_url)
+    forget = [
+        restarts.on_restart(here, lambda old, new: calls.append("here")),
+        restarts.on_restart(there, lambda old, new: calls.append("there")),
+    ]
+    try:
+        for _ in range(3):
+            assert here.ping() and there.ping()
+            here.connection_pool.disconnect()
+            there.connection_pool.disconnect()
+        assert calls == []
+        server.stop(signal.SIGKILL)
+        server.start()
+        assert here.ping() and there.ping()
+        assert calls == ["here"]
+    finally:
+        for unregister in forget:
+            unregister()
+        here.close()
+        there.close()
 
 
 def test_run_id_of_an_info_reply() -> None:
