@@ -13,6 +13,7 @@ from redis.exceptions import BusyLoadingError, ConnectionError, TimeoutError
 from redis.retry import Retry
 
 from crawler.config import env_overrides
+from crawler.scheduling.restarts import connect as connect_noticing_restarts
 
 BOT_NAME = "crawler"
 SPIDER_MODULES = ["crawler.spiders"]
@@ -64,6 +65,9 @@ REDIS_PARAMS = {
     "health_check_interval": 30,
     # redis.Redis counting its round trips (metric crawler_redis_round_trips_total)
     "redis_cls": "crawler.redis_client.CountingRedis",
+    # every new connection checks Redis's run id: a restart that may have lost its
+    # last second of writes makes the worker redo what it holds (scheduling/restarts.py)
+    "redis_connect_func": connect_noticing_restarts,
 }
 # Seconds a starved scheduler waits before looking at Redis again (Scrapy's own
 # engine would wait 5 s); 0 disables.

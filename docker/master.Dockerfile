@@ -14,11 +14,40 @@ ENV PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
+# Build-time only (not kept in the image's environment): a package index for pip and
+# an extra CA certificate, for builds behind a mirror or a TLS-inspecting proxy. See
+# docker/certs/README.md; empty values change nothing.
+ARG PIP_INDEX_URL=
+ARG PIP_EXTRA_INDEX_URL=
+ARG PIP_TRUSTED_HOST=
+ARG EXTRA_CA_CERT=
+
+# pip, requests and Python's ssl read the system trust store (which then holds the
+# extra CA too) instead of their own bundled copies.
+ENV PIP_CERT=/etc/ssl/certs/ca-certificates.crt \
+    REQUESTS_CA_BUNDLE=/etc/ssl/certs/ca-certificates.crt \
+    SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt
+
+COPY docker/certs/ /tmp/extra-certs/
+RUN set -eu; \
+    if [ -n "$EXTRA_CA_CERT" ]; then \
+        if [ ! -f "/tmp/extra-certs/$EXTRA_CA_CERT" ]; then \
+            echo "EXTRA_CA_CERT=$EXTRA_CA_CERT: no such file in docker/certs/" >&2; exit 1; \
+        fi; \
+        cp "/tmp/extra-certs/$EXTRA_CA_CERT" /usr/local/share/ca-certificates/extra-ca.crt; \
+        update-ca-certificates; \
+    fi; \
+    rm -rf /tmp/extra-certs
+
 WORKDIR /app
 
 # Dependencies first, in their own layer (see worker.Dockerfile): runtime pins only.
 COPY requirements.txt ./
-RUN pip install --no-cache-dir -r requirements.txt
+RUN set -eu; \
+    for name in PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_TRUSTED_HOST; do \
+        eval "value=\${$name:-}"; [ -n "$value" ] || unset "$name"; \
+    done; \
+    pip install --no-cache-dir -r requirements.txt
 
 RUN groupadd --system --gid 10001 crawler \
  && useradd --system --uid 10001 --gid crawler --home-dir /app --no-create-home \

@@ -118,8 +118,13 @@ def cmd_seed(ctx: Context, args: argparse.Namespace) -> int:
         err(f"error: cannot read {name}: {exc.strerror or exc}")
         return EXIT_FAILED
 
+    refused: list[SeedError] = []
+
     def on_error(error: SeedError) -> None:
-        err(str(error))
+        if args.json:  # reported in the JSON summary instead
+            refused.append(error)
+        else:
+            err(str(error))
 
     def on_progress(counts: SeedCounts) -> None:
         err(f"... {counts.lines} lines read: {counts.summary()} so far")
@@ -142,7 +147,9 @@ def cmd_seed(ctx: Context, args: argparse.Namespace) -> int:
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()
-    if args.dry_run:
+    if args.json:
+        print_json(seed_summary(counts, refused, args.dry_run))
+    elif args.dry_run:
         out(
             f"dry run: valid {counts.accepted}, duplicates {counts.already_seeded}, "
             f"rejected {counts.rejected}; nothing was pushed"
@@ -153,6 +160,20 @@ def cmd_seed(ctx: Context, args: argparse.Namespace) -> int:
         err(f"error: no valid seed in {name}")
         return EXIT_FAILED
     return EXIT_OK
+
+
+def seed_summary(counts: SeedCounts, refused: list[SeedError], dry_run: bool) -> dict[str, Any]:
+    """``seed --json``: the counts, and every refused line with its reason."""
+    return {
+        "accepted": counts.accepted,
+        "already_seeded": counts.already_seeded,
+        "rejected": counts.rejected,
+        "lines": counts.lines,
+        "dry_run": dry_run,
+        "rejected_lines": [
+            {"line": error.lineno, "reason": error.reason, "text": error.text} for error in refused
+        ],
+    }
 
 
 # --- status and report ------------------------------------------------------------------
@@ -402,12 +423,15 @@ COMMANDS: dict[str, dict[str, Any]] = {
             f"meta holds a key other than {', '.join(sorted(SEED_META_KEYS))}, and URLs whose "
             "host is, means or resolves to a loopback, private or link-local address not "
             f"listed in {NETWORK_SETTING} (the workers' own network rule). Prints "
-            "'accepted N, already seeded M, rejected K'. Exit 0 when at least one line was "
+            "'accepted N, already seeded M, rejected K' (--json: a JSON object with these "
+            "counts and the rejected lines with their reasons). Exit 0 when at least one line "
+            "was "
             "valid, 1 when none was, 2 when Redis fails."
         ),
         "examples": [
             "seed seeds.txt",
             "seed --dry-run seeds.txt",
+            "seed --json seeds.txt",
             "cat urls.txt | {prog} seed -",
             "seed --batch-size 2000 --redis-url redis://:secret@10.0.0.5:6379/0 big.jsonl",
         ],
@@ -581,6 +605,12 @@ def build_parser(prog: str = "python -m master") -> argparse.ArgumentParser:
         help="do not resolve host names to check their addresses (addresses written in the "
         "URL, in any form, are still checked; the workers check names when they connect): "
         "for large files of many sites behind a slow DNS",
+    )
+    seed.add_argument(
+        "--json",
+        action="store_true",
+        help="print a JSON object: accepted, already_seeded, rejected, lines, dry_run and "
+        "rejected_lines (line, reason, text) instead of the text lines",
     )
     seed.set_defaults(handler=cmd_seed)
 

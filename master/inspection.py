@@ -204,7 +204,7 @@ def crawl_state(
     waiting = queued + pending
     workers = f"{len(live)} live worker" + ("" if len(live) == 1 else "s")
     if paused:
-        return "paused", f"{workers} hold; resume with `master resume`"
+        return "paused", f"{workers} hold; resume with `python -m master resume`"
     if any(w.state not in ("idle", "finished") for w in live) or (live and inflight):
         return "running", f"{workers} at work"
     if live:
@@ -234,7 +234,7 @@ def gather_status(client: redis.Redis, keys: CrawlKeys, now: float | None = None
     pipe.hmget(keys.stats, ["items_stored", "items_invalid", "requests_refused"])
     pipe.llen(keys.dead)
     pipe.llen(keys.invalid)
-    queued, pending, seen, seeded, counters, dead, invalid = pipe.execute()
+    queued, pending, seen, seeded, counters, dead, kept = pipe.execute()
     stored, invalid_count, refused = counters
     inflight = count_inflight(client, keys)
     workers = load_workers(client, keys, now)
@@ -251,6 +251,8 @@ def gather_status(client: redis.Redis, keys: CrawlKeys, now: float | None = None
         "seeded_urls": int(seeded),
         "seen_fingerprints": int(seen),
         "in_flight": inflight,
+        # requests leased before the pause: their workers hold them until resume
+        "in_flight_held": inflight if pause is not None else 0,
         "live_workers": len(live),
         "known_workers": len(workers),
         "pages_per_min": round(sum(w.pages_per_min for w in live), 2),
@@ -267,12 +269,13 @@ def gather_status(client: redis.Redis, keys: CrawlKeys, now: float | None = None
             for w in live
         ],
         "items_stored": as_int(stored),
-        "items_invalid": as_int(invalid_count),
+        # the counter counts every rejected item; the kept records (when the workers
+        # keep them) are never more, unless the counter was lost: take the larger
+        "items_invalid": max(as_int(invalid_count), int(kept)),
         "dead_letters": int(dead),
         # seeds and requests the workers refused (network rule, seed meta), ever;
         # each became a dead letter
         "requests_refused": as_int(refused),
-        "invalid_items": int(invalid),
         "time": now,
     }
 

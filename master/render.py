@@ -67,19 +67,20 @@ def render_status(status: dict[str, Any], redis_url: str) -> str:
     if known != live:
         notes.append(f"{known} known")
     rate = f"  ({'; '.join(notes)})" if notes else ""
+    held = "  (held while paused)" if status.get("in_flight_held") else ""
+    invalid = "  (python -m master invalid)" if status["items_invalid"] else ""
     rows = [
         ("queued requests", status["queued_requests"], ""),
         ("pending seeds", status["pending_seeds"], ""),
         ("seen fingerprints", status["seen_fingerprints"], ""),
-        ("requests in flight", status["in_flight"], ""),
+        ("requests in flight", status["in_flight"], held),
         ("live workers", live, rate),
         ("items stored", status["items_stored"], ""),
-        ("items invalid", status["items_invalid"], ""),
+        ("items invalid", status["items_invalid"], invalid),
         ("dead letters", status["dead_letters"], ""),
     ]
     if status.get("requests_refused"):  # each of them is a dead letter too
         rows.append(("requests refused", status["requests_refused"], "  (network rule, seed meta)"))
-    rows.append(("invalid items kept", status["invalid_items"], ""))
     width = max(len(name) for name, _, _ in rows)
     numbers = max(len(str(value)) for _, value, _ in rows)
     for name, value, extra in rows:

@@ -43,6 +43,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 from scrapy import signals
@@ -55,6 +56,7 @@ from w3lib.url import canonicalize_url
 from crawler import signals as crawler_signals
 from crawler.config import worker_id
 from crawler.keys import SPIDER_NAME, CrawlKeys
+from crawler.scheduling import restarts
 from crawler.scheduling.leases import LeaseLedger
 from crawler.startup import StartupError
 
@@ -104,6 +106,7 @@ class LeaseTracker:
         self._last_recovery = 0.0
         self._last_beat = 0.0
         self.stores: set[str] = set()
+        self._forget_restarts: Callable[[], None] = lambda: None
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> LeaseTracker:
@@ -175,8 +178,25 @@ class LeaseTracker:
         self.ledger.heartbeat(self.timeout)
         self._last_beat = time.monotonic()
         self._start_upkeep()
+        self._forget_restarts = restarts.on_restart(self.server, self.redis_restarted)
+
+    def redis_restarted(self, old_run_id: str, new_run_id: str) -> None:
+        """Redis restarted, maybe without its last second: fetch again what this worker holds.
+
+        Every lease of this worker still in Redis goes back to the queue before any
+        lease is finished on the restarted server (see :mod:`crawler.scheduling.restarts`);
+        the pages in progress are fetched again, and their late acknowledgements
+        find no lease to delete.
+        """
+        requeued = self.ledger.recover(self.worker_id, force=True)
+        self.stats.inc_value("leases/requeued_after_redis_restart", requeued)
+        logger.warning(
+            "Redis restarted: requeued the %d request(s) this worker held, to be fetched again",
+            requeued,
+        )
 
     def spider_closed(self, spider: Any, reason: str) -> None:
+        self._forget_restarts()
         if self._loop is not None and self._loop.running:
             self._loop.stop()
         try:

@@ -1,8 +1,12 @@
 """``WorkerStats``: each worker's elapsed time, pages, items and rate.
 
 While the worker runs, its record in the hash ``<spider>:workers`` (field: the
-worker id, value: JSON) is refreshed every ``WORKERSTATS_INTERVAL`` seconds;
-``python -m master status`` and ``report`` read it. When the worker closes it
+worker id, value: JSON) is refreshed every ``WORKERSTATS_INTERVAL`` seconds and
+each time a storage pipeline has written a batch (signal ``items_stored``), so
+the crawl-wide ``items stored`` that ``python -m master status`` shows is never
+ahead of the workers' own pages and items (a fast worker used to store its whole
+share before its first refresh and show 0 pages). ``status`` and ``report`` read
+it. When the worker closes it
 writes the final record and logs, at INFO::
 
     Spider (w1) ran for 12.34 seconds.
@@ -31,6 +35,7 @@ from scrapy import signals
 from scrapy_redis.connection import get_redis_from_settings
 from twisted.internet import task
 
+from crawler import signals as crawler_signals
 from crawler.config import worker_id
 from crawler.flow import FlowControl
 from crawler.keys import SPIDER_NAME, CrawlKeys
@@ -43,18 +48,20 @@ class WorkerStats:
         self.crawler = crawler
         self.stats = crawler.stats
         self.worker_id = worker_id(crawler.settings)
-        self.interval = crawler.settings.getfloat("WORKERSTATS_INTERVAL", 5)
+        self.interval = crawler.settings.getfloat("WORKERSTATS_INTERVAL")
         self.server = get_redis_from_settings(crawler.settings)
         self.keys = CrawlKeys(getattr(crawler.spidercls, "name", None) or SPIDER_NAME)
         self.flow = FlowControl.of(crawler)
         self.started_at = time.time()
         self._loop: task.LoopingCall | None = None
+        self._closed = False
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> WorkerStats:
         extension = cls(crawler)
         crawler.signals.connect(extension.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(extension.spider_closed, signal=signals.spider_closed)
+        crawler.signals.connect(extension.items_stored, signal=crawler_signals.items_stored)
         return extension
 
     def figures(self, now: float, finished: bool = False) -> dict[str, Any]:
@@ -105,9 +112,15 @@ class WorkerStats:
         self._loop.start(self.interval, now=False)
 
     def _beat(self) -> None:
-        self.publish(self.record("paused" if self.flow.held else "running"))
+        if not self._closed:
+            self.publish(self.record("paused" if self.flow.held else "running"))
+
+    def items_stored(self, items: list[Any], spider: Any = None) -> None:
+        """A batch is in the store (and counted crawl-wide): show this worker's share now."""
+        self._beat()
 
     def spider_closed(self, spider: Any, reason: str) -> None:
+        self._closed = True
         if self._loop is not None and self._loop.running:
             self._loop.stop()
         record = self.record("finished", finished=True, reason=reason)

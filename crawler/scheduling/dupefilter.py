@@ -20,6 +20,7 @@ from scrapy_redis.connection import get_redis_from_settings
 from scrapy_redis.dupefilter import RFPDupeFilter
 
 from crawler.keys import CrawlKeys
+from crawler.scheduling import restarts
 
 
 class BinaryFingerprintDupeFilter(RFPDupeFilter):
@@ -39,6 +40,12 @@ class BinaryFingerprintDupeFilter(RFPDupeFilter):
         self.fingerprinter = fingerprinter
         self.cache_size = cache_size
         self._known: dict[bytes, None] = {}
+        # a Redis restart may have lost fingerprints the cache says are there
+        self._forget_restarts = restarts.on_restart(server, self.forget)
+
+    def forget(self, *restart: str) -> None:
+        """Drop the local cache: Redis is the only judge of what was seen."""
+        self._known.clear()
 
     @classmethod
     def from_spider(cls, spider: Any) -> BinaryFingerprintDupeFilter:
@@ -75,4 +82,5 @@ class BinaryFingerprintDupeFilter(RFPDupeFilter):
 
     def close(self, reason: str = "") -> None:
         """Keep the shared fingerprints (scrapy-redis deletes them here)."""
+        self._forget_restarts()
         self._known.clear()

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 KEYS = CrawlKeys()
 
 OPTIONS = {
-    "seed": ["FILE", "--batch-size", "--dry-run"],
+    "seed": ["FILE", "--batch-size", "--dry-run", "--json"],
     "status": ["--json", "--watch"],
     "pause": [],
     "resume": [],

@@ -166,6 +166,39 @@ def test_dry_run_pushes_nothing(seed_file: Path, redis_url: str, redis_client: r
     assert redis_client.dbsize() == 0
 
 
+def test_seed_json_summary(seed_file: Path, redis_url: str, redis_client: redis.Redis) -> None:
+    result = run_master(["seed", "--json", str(seed_file)], redis_url)
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert {k: summary[k] for k in ("accepted", "already_seeded", "rejected", "dry_run")} == {
+        "accepted": 4,
+        "already_seeded": 2,
+        "rejected": 8,
+        "dry_run": False,
+    }
+    assert summary["lines"] == 16
+    refused = summary["rejected_lines"]
+    assert [entry["line"] for entry in refused] == [6, 7, 8, 9, 10, 11, 12, 13]
+    for entry, expected in zip(refused, EXPECTED_ERRORS, strict=True):
+        shown = f"line {entry['line']}: {entry['reason']}: {entry['text']!r}"
+        assert shown.startswith(expected), (shown, expected)
+    assert refused[2]["text"] == "ftp://x"
+    assert result.stderr == ""  # everything is in the JSON
+    assert start_urls(redis_client) == EXPECTED_PAYLOADS
+
+    again = json.loads(run_master(["seed", "--json", str(seed_file)], redis_url).stdout)
+    assert (again["accepted"], again["already_seeded"], again["rejected"]) == (0, 6, 8)
+    dry = json.loads(run_master(["seed", "--json", "--dry-run", str(seed_file)], redis_url).stdout)
+    assert dry["dry_run"] is True and dry["accepted"] == 4
+
+    bad = seed_file.with_name("bad.txt")
+    bad.write_text("ftp://x\n")
+    nothing = run_master(["seed", "--json", str(bad)], redis_url)
+    assert nothing.returncode == 1
+    assert json.loads(nothing.stdout)["rejected_lines"][0]["line"] == 1
+    assert "no valid seed" in nothing.stderr
+
+
 def test_unreachable_redis_exits_2_with_one_line(seed_file: Path) -> None:
     url = f"redis://127.0.0.1:{free_port()}/0"
     for cwd in (ROOT, ROOT / "master"):

@@ -90,9 +90,11 @@ def test_status_json(
     assert status["workers"][0]["pages_per_min"] == 180.0
     assert status["pages_per_min"] == 210.5
     assert status["items_stored"] == 120
+    # one figure for the rejected items: the counter (4), of which 2 records are kept
     assert status["items_invalid"] == 4
+    assert "invalid_items" not in status
     assert status["dead_letters"] == 1
-    assert status["invalid_items"] == 2
+    assert status["in_flight_held"] == 0  # not paused
 
 
 def test_status_table(
@@ -111,15 +113,18 @@ def test_status_table(
         "items stored": "120",
         "items invalid": "4",
         "dead letters": "1",
-        "invalid items kept": "2",
     }
     for label, value in figures.items():
         row = next(line for line in lines if line.strip().startswith(label))
         assert row.split()[len(label.split())] == value, row
     assert "210.50 pages/min" in out
     # the value column is aligned
-    value_ends = {len(line.rstrip().split("  (")[0]) for line in lines[3:12]}
-    assert len(value_ends) == 1, lines[3:12]
+    value_ends = {len(line.rstrip().split("  (")[0]) for line in lines[3:11]}
+    assert len(value_ends) == 1, lines[3:11]
+    # rejected items are one row, which says where to read them
+    assert sum("invalid" in line for line in lines) == 1
+    assert "items invalid" in lines[9] and "python -m master invalid" in lines[9]
+    assert "held" not in out  # not paused: nothing is held
     header = next(line for line in lines if line.startswith("worker"))
     assert header.split() == ["worker", "host", "state", "pages", "items", "pages/min", "updated"]
     w1 = next(line for line in lines if line.startswith("w1 "))
@@ -139,6 +144,26 @@ def test_status_paused(
     _, out, _ = run(capsys, redis_url, "status")
     assert out.splitlines()[0].startswith(f"crawl 'ecommerce' on {redis_url}: paused since ")
     assert "by ops@desk" in out.splitlines()[0]
+    # the requests leased before the pause stay in flight, and status says they are held
+    assert status["in_flight"] == 4
+    assert status["in_flight_held"] == 4
+    row = next(line for line in out.splitlines() if "requests in flight" in line)
+    assert row.split()[3:] == ["4", "(held", "while", "paused)"], row
+    # and it names a command that exists
+    assert "resume with `python -m master resume`" in out
+
+
+def test_invalid_items_without_kept_records(
+    capsys: pytest.CaptureFixture[str], redis_url: str, redis_client: redis.Redis
+) -> None:
+    """VALIDATION_KEEP_INVALID off: counted, none kept; records without a counter: counted."""
+    redis_client.hset(KEYS.stats, "items_invalid", 3)
+    _, out, _ = run(capsys, redis_url, "status", "--json")
+    assert json.loads(out)["items_invalid"] == 3
+    redis_client.delete(KEYS.stats)
+    redis_client.rpush(KEYS.invalid, json.dumps({"url": "https://a.example/y", "errors": []}))
+    _, out, _ = run(capsys, redis_url, "status", "--json")
+    assert json.loads(out)["items_invalid"] == 1
 
 
 def test_status_states(

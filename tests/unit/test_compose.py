@@ -24,6 +24,8 @@ ROOT = Path(__file__).resolve().parents[2]
 COMPOSE_FILE = ROOT / "docker-compose.yml"
 ENV_EXAMPLE = ROOT / ".env.example"
 DOCKERIGNORE = ROOT / ".dockerignore"
+# Build arguments for builds behind a package mirror or a TLS-inspecting proxy.
+BUILD_ARGS = ("PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_TRUSTED_HOST", "EXTRA_CA_CERT")
 DOCKERFILES = {
     "worker": ROOT / "docker" / "worker.Dockerfile",
     "master": ROOT / "docker" / "master.Dockerfile",
@@ -183,20 +185,36 @@ def test_redis_is_durable_and_needs_a_password(services: dict[str, Any]) -> None
     assert environment(redis)["REDISCLI_AUTH"].startswith("${REDIS_PASSWORD")
 
 
-def test_postgres_password_is_required(services: dict[str, Any]) -> None:
-    postgres = services["postgres"]
-    assert re.match(r"^\$\{POSTGRES_PASSWORD:\?.+\}$", environment(postgres)["POSTGRES_PASSWORD"])
-    assert "pg_isready" in " ".join(postgres["healthcheck"]["test"])
+def test_postgres_has_a_healthcheck(services: dict[str, Any]) -> None:
+    assert "pg_isready" in " ".join(services["postgres"]["healthcheck"]["test"])
 
 
-def test_mongo_is_optional(services: dict[str, Any]) -> None:
-    mongo = services["mongo"]
-    assert mongo["profiles"] == ["mongo"]
-    env = environment(mongo)
+def test_databases_are_optional_profiles(services: dict[str, Any]) -> None:
+    """PostgreSQL and MongoDB are each a profile; nothing depends on either.
+
+    A MongoDB-only setup (COMPOSE_PROFILES=mongo) must start no PostgreSQL, so no
+    service may pull one in through depends_on; workers wait for their store
+    themselves (the storage pipelines hold the items until it is reachable).
+    """
+    assert services["postgres"]["profiles"] == ["postgres"]
+    assert services["mongo"]["profiles"] == ["mongo"]
+    env = environment(services["mongo"])
     assert env["MONGO_INITDB_ROOT_USERNAME"].startswith("${")
-    assert env["MONGO_INITDB_ROOT_PASSWORD"].startswith("${")
+    assert env["MONGO_INITDB_ROOT_PASSWORD"] == "${MONGO_ROOT_PASSWORD:-}"
     for name, service in services.items():
-        assert "mongo" not in depends_on(service), f"{name} would pull in the optional mongo"
+        for database in ("mongo", "postgres"):
+            assert database not in depends_on(service), f"{name} would pull in {database}"
+    # the stores are chosen in .env: the postgres profile comes with its DSN
+    example = env_example()
+    assert example["COMPOSE_PROFILES"] == "postgres"
+    assert example["POSTGRES_DSN"] == (
+        "postgresql://${POSTGRES_USER}:${POSTGRES_PASSWORD}@postgres:5432/${POSTGRES_DB}"
+    )
+    assert example["MONGO_URI"] == ""
+    for role in ("worker", "master"):
+        role_env = environment(services[role])
+        assert role_env["POSTGRES_DSN"] == "${POSTGRES_DSN:-}", role
+        assert role_env["MONGO_URI"] == "${MONGO_URI:-}", role
 
 
 def test_master_seeds_once_and_exits(services: dict[str, Any]) -> None:
@@ -217,15 +235,10 @@ def test_worker_can_be_scaled(services: dict[str, Any]) -> None:
     assert "container_name" not in worker
     assert "ports" not in worker
     assert worker["restart"] == "unless-stopped"
-    assert depends_on(worker) == {"redis": "service_healthy", "postgres": "service_healthy"}
+    assert depends_on(worker) == {"redis": "service_healthy"}
     env = environment(worker)
-    assert "WORKER_ID" not in env, "each replica names itself <hostname>-<pid>-<random>"
+    assert "WORKER_ID" not in env, "each replica gets a unique default id"
     assert env["REDIS_URL"] == "redis://:${REDIS_PASSWORD:?set REDIS_PASSWORD in .env}@redis:6379/0"
-    assert re.fullmatch(
-        r"postgresql://\$\{POSTGRES_USER:-crawler\}:\$\{POSTGRES_PASSWORD(:\?[^}]*)?\}"
-        r"@postgres:5432/\$\{POSTGRES_DB:-crawler\}",
-        env["POSTGRES_DSN"],
-    ), env["POSTGRES_DSN"]
     assert env["MAX_IDLE_TIME_BEFORE_CLOSE"] == "${MAX_IDLE_TIME_BEFORE_CLOSE:-0}"
 
 
@@ -247,9 +260,59 @@ def test_every_variable_is_listed_in_env_example() -> None:
 def test_env_example_holds_placeholders_only() -> None:
     for name, value in env_example().items():
         if SECRET_NAME.search(name):
-            assert value == "" or "CHANGE_ME" in value, f".env.example: {name}={value!r}"
+            assert value == "", f".env.example: {name}={value!r} would be used as a password"
+        for password in URL_PASSWORD.findall(value):
+            assert REFERENCE.match(password), f".env.example: {name} has a literal password"
     gitignore = (ROOT / ".gitignore").read_text(encoding="utf-8").split()
     assert {".env", "/.env"} & set(gitignore), ".env must be git-ignored"
+
+
+def test_no_password_placeholder_can_run() -> None:
+    """Every password is empty in .env.example, and whatever uses it refuses it empty.
+
+    A placeholder such as ``CHANGE_ME`` passes compose's ``:?`` check and gets used;
+    an empty value does not. Redis is always needed: compose itself refuses
+    (``${REDIS_PASSWORD:?...}``, empty included). The databases are optional
+    profiles, and compose interpolates disabled services too, so their passwords
+    are checked by their own containers, when they run (see the test below).
+    """
+    text = COMPOSE_FILE.read_text(encoding="utf-8")
+    secrets = {name for name in VARIABLE.findall(text) if SECRET_NAME.search(name)}
+    assert secrets == {"REDIS_PASSWORD", "POSTGRES_PASSWORD", "MONGO_ROOT_PASSWORD"}
+    assert "${REDIS_PASSWORD:-" not in text
+    assert set(re.findall(r"\$\{([A-Za-z_][A-Za-z0-9_]*):\?", text)) == {"REDIS_PASSWORD"}
+    example = env_example()
+    for name in sorted(secrets):
+        assert example[name] == "", f".env.example: {name} must be empty"
+
+
+@pytest.mark.parametrize(
+    ("service", "variable", "program"),
+    [("postgres", "POSTGRES_PASSWORD", "postgres"), ("mongo", "MONGO_ROOT_PASSWORD", "mongod")],
+)
+def test_database_refuses_an_empty_password(
+    services: dict[str, Any], service: str, variable: str, program: str
+) -> None:
+    cmd = command(services[service])
+    assert cmd[:2] == ["sh", "-c"], cmd
+    inner = environment(services[service])
+    (name,) = [key for key, value in inner.items() if value == f"${{{variable}:-}}"]
+    # $$ is compose's escape for a $ left to the container's shell
+    script = cmd[2].replace("$$", "$").replace("docker-entrypoint.sh", "echo started")
+    assert script.rstrip().endswith(f"exec echo started {program}")
+    for value, started in (("", False), ("s3cret", True)):
+        result = subprocess.run(
+            ["sh", "-c", script],
+            env={"PATH": os.environ["PATH"], name: value},
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        assert (result.returncode == 0) is started, result
+        if started:
+            assert result.stdout.strip() == f"started {program}"
+        else:
+            assert result.stderr.strip() == f"set {variable} in .env"
 
 
 def test_no_literal_secret_in_compose(services: dict[str, Any]) -> None:
@@ -279,6 +342,8 @@ def test_images_are_built_from_the_dockerfiles_with_a_base_image_arg(
         if isinstance(args, list):
             args = dict(item.partition("=")[::2] for item in args)
         assert args["BASE_IMAGE"] == "${BASE_IMAGE:-python:3.11-slim}"
+        for name in BUILD_ARGS:
+            assert args[name] == f"${{{name}:-}}", f"{name}: not passed to the image build"
 
 
 # --- Dockerfiles --------------------------------------------------------------------
@@ -378,6 +443,94 @@ def test_master_dockerfile() -> None:
     assert exec_form([a for kw, a in steps if kw == "CMD"][-1]) == ["--help"]
 
 
+def run_step(
+    args: str, replace: dict[str, str], env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """A Dockerfile RUN step run by ``sh`` here, with some words replaced (paths, tools)."""
+    script = args
+    for old, new in replace.items():
+        assert old in script, f"{old!r} not in the RUN step"
+        script = script.replace(old, new)
+    return subprocess.run(
+        ["sh", "-c", script],
+        env={"PATH": os.environ["PATH"], **env},
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+
+
+@pytest.mark.parametrize("role", sorted(DOCKERFILES))
+def test_dockerfile_takes_a_package_index_and_an_extra_ca_before_pip(role: str) -> None:
+    steps = instructions(DOCKERFILES[role])
+    first_from = next(i for i, (kw, _) in enumerate(steps) if kw == "FROM")
+    install = next(
+        i for i, (kw, args) in enumerate(steps) if kw == "RUN" and "-r requirements.txt" in args
+    )
+    # declared inside the build stage (an ARG before FROM is not seen by RUN), before pip
+    declared = {args.split("=")[0]: i for i, (kw, args) in enumerate(steps) if kw == "ARG"}
+    for name in BUILD_ARGS:
+        assert first_from < declared[name] < install, f"ARG {name}"
+    ca_step = next(
+        i for i, (kw, args) in enumerate(steps) if kw == "RUN" and "update-ca-certificates" in args
+    )
+    assert ca_step < install, "the extra CA must be trusted before pip contacts the index"
+    env = " ".join(args for kw, args in steps[:install] if kw == "ENV")
+    for name in ("PIP_CERT", "REQUESTS_CA_BUNDLE", "SSL_CERT_FILE"):
+        assert f"{name}=/etc/ssl/certs/ca-certificates.crt" in env, name
+    assert (ROOT / "docker" / "certs").is_dir()
+
+
+@pytest.mark.parametrize("role", sorted(DOCKERFILES))
+def test_dockerfile_pip_step_passes_only_the_index_options_that_are_set(role: str) -> None:
+    steps = instructions(DOCKERFILES[role])
+    (install,) = [a for kw, a in steps if kw == "RUN" and "-r requirements.txt" in a]
+    # an empty PIP_INDEX_URL in pip's environment would mean "no index": it must be unset
+    result = run_step(
+        install,
+        {"pip install --no-cache-dir -r requirements.txt": "env"},
+        {
+            "PIP_INDEX_URL": "",
+            "PIP_EXTRA_INDEX_URL": "https://mirror.example/simple",
+            "PIP_TRUSTED_HOST": "",
+        },
+    )
+    assert result.returncode == 0, result.stderr
+    seen = dict(line.partition("=")[::2] for line in result.stdout.splitlines())
+    assert "PIP_INDEX_URL" not in seen and "PIP_TRUSTED_HOST" not in seen
+    assert seen["PIP_EXTRA_INDEX_URL"] == "https://mirror.example/simple"
+
+
+@pytest.mark.parametrize("role", sorted(DOCKERFILES))
+def test_dockerfile_adds_the_named_ca_certificate(role: str, tmp_path: Path) -> None:
+    steps = instructions(DOCKERFILES[role])
+    (ca_step,) = [a for kw, a in steps if kw == "RUN" and "update-ca-certificates" in a]
+    certs, store = tmp_path / "certs", tmp_path / "store"
+    certs.mkdir()
+    store.mkdir()
+    (certs / "proxy-ca.pem").write_text("-----BEGIN CERTIFICATE-----\n")
+    replace = {
+        "/tmp/extra-certs": str(certs),
+        "/usr/local/share/ca-certificates": str(store),
+        "update-ca-certificates": "echo trust store updated",
+    }
+    added = run_step(ca_step, replace, {"EXTRA_CA_CERT": "proxy-ca.pem"})
+    assert added.returncode == 0, added.stderr
+    assert "trust store updated" in added.stdout
+    assert (store / "extra-ca.crt").read_text() == "-----BEGIN CERTIFICATE-----\n"
+    assert not certs.exists(), "the copied folder stays out of the image"
+
+    certs.mkdir()
+    missing = run_step(ca_step, replace, {"EXTRA_CA_CERT": "nope.pem"})
+    assert missing.returncode != 0
+    assert "EXTRA_CA_CERT=nope.pem: no such file in docker/certs/" in missing.stderr
+
+    (store / "extra-ca.crt").unlink()
+    nothing = run_step(ca_step, replace, {"EXTRA_CA_CERT": ""})
+    assert nothing.returncode == 0 and "updated" not in nothing.stdout
+    assert not (store / "extra-ca.crt").exists()
+
+
 # --- .dockerignore ------------------------------------------------------------------
 
 
@@ -410,13 +563,11 @@ def compose_command() -> list[str] | None:
     return None
 
 
-def test_compose_config_is_valid_with_env_example() -> None:
-    cmd = compose_command()
-    if cmd is None:
-        pytest.skip("no compose implementation: no docker compose plugin, no docker-compose")
-    # Only .env.example may supply the variables (and the project name).
+def compose_config(cmd: list[str], passwords: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    # Only .env.example (and the passwords given here) may supply the variables.
     env = {k: v for k, v in os.environ.items() if k not in env_example()}
-    result = subprocess.run(
+    env.update(passwords)
+    return subprocess.run(
         [*cmd, "--env-file", ".env.example", "-f", "docker-compose.yml", "config", "--quiet"],
         cwd=ROOT,
         env=env,
@@ -424,4 +575,40 @@ def test_compose_config_is_valid_with_env_example() -> None:
         text=True,
         timeout=120,
     )
+
+
+def test_compose_config_is_valid_with_env_example_once_redis_has_a_password() -> None:
+    cmd = compose_command()
+    if cmd is None:
+        pytest.skip("no compose implementation: no docker compose plugin, no docker-compose")
+    result = compose_config(cmd, {"REDIS_PASSWORD": "r3dis-pw"})
     assert result.returncode == 0, result.stderr or result.stdout
+    # .env.example as it is: compose refuses to run with the empty placeholder
+    refused = compose_config(cmd, {})
+    assert refused.returncode != 0, "compose ran without REDIS_PASSWORD"
+    assert "set REDIS_PASSWORD in .env" in refused.stderr + refused.stdout
+
+
+def test_compose_builds_the_workers_dsn_from_the_env_file(tmp_path: Path) -> None:
+    cmd = compose_command()
+    if cmd is None:
+        pytest.skip("no compose implementation: no docker compose plugin, no docker-compose")
+    text = ENV_EXAMPLE.read_text(encoding="utf-8")
+    text = text.replace("\nREDIS_PASSWORD=\n", "\nREDIS_PASSWORD=r3dis\n")
+    text = text.replace("\nPOSTGRES_PASSWORD=\n", "\nPOSTGRES_PASSWORD=pg-pw\n")
+    env_file = tmp_path / ".env"
+    env_file.write_text(text, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in env_example()}
+    result = subprocess.run(
+        [*cmd, "--env-file", str(env_file), "-f", str(COMPOSE_FILE), "config"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    worker = yaml.safe_load(result.stdout)["services"]["worker"]
+    assert environment(worker)["POSTGRES_DSN"] == "postgresql://crawler:pg-pw@postgres:5432/crawler"
+    assert environment(worker)["REDIS_URL"] == "redis://:r3dis@redis:6379/0"
+    assert "depends_on" not in worker or set(depends_on(worker)) == {"redis"}

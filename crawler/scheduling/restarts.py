@@ -1,0 +1,105 @@
+"""After a Redis restart, which may have lost its last second, workers redo what they hold.
+
+Redis persists the crawl with ``appendonly yes`` and ``appendfsync everysec``. A
+crash of redis-server alone loses nothing (what it wrote is in the kernel's page
+cache), but a crash of its machine loses what was not yet fsynced: about the last
+second. Redis then restarts from an older, consistent state, and two kinds of
+state in the workers may be ahead of it:
+
+* the dupefilter's in-process cache of fingerprints known to be in Redis
+  (``DUPEFILTER_LOCAL_CACHE_SIZE``): a link whose ``SADD`` was lost would be
+  dropped as "seen" for ever;
+* the leases a worker finishes after the restart: a page whose links were queued
+  in the lost second, then acknowledged after the restart, would lose its links.
+
+redis-py calls ``redis_connect_func`` (``REDIS_PARAMS``) on every new connection,
+before its first command. :func:`connect` asks the server for its ``run_id``
+there; when it differs from the one this process saw, Redis has restarted, and
+*before* that connection (or any other of the process, which wait on a lock) runs
+a command, the listeners registered with :func:`on_restart` run: the dupefilter
+forgets its cache, the lease tracker requeues every lease this worker holds, so
+that what it was doing is fetched again (at-least-once; the upserts make the
+second write harmless). A restart that lost nothing costs those pages twice.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+_lock = threading.RLock()
+_local = threading.local()
+Address = tuple[Any, Any, Any]  # (host, port, unix socket path) of a server
+_seen: dict[Address, str] = {}  # the run id last seen at each server address
+_listeners: list[tuple[Address, Callable[[str, str], None]]] = []
+
+
+def address_of(settings: dict[str, Any]) -> Address:
+    """The server address in connection (or connection pool) keyword arguments."""
+    return (settings.get("host"), settings.get("port"), settings.get("path"))
+
+
+def on_restart(client: Any, listener: Callable[[str, str], None]) -> Callable[[], None]:
+    """Call ``listener(old_run_id, new_run_id)`` when the server of ``client`` restarts.
+
+    Returns the call that unregisters it.
+    """
+    pool = getattr(client, "connection_pool", None)
+    entry = (address_of(getattr(pool, "connection_kwargs", {})), listener)
+    with _lock:
+        _listeners.append(entry)
+
+    def unregister() -> None:
+        with _lock:
+            if entry in _listeners:
+                _listeners.remove(entry)
+
+    return unregister
+
+
+def server_run_id(info: Any) -> str:
+    """The ``run_id`` line of an ``INFO server`` reply (bytes or text)."""
+    text = info.decode("utf-8", "replace") if isinstance(info, bytes) else str(info)
+    for line in text.splitlines():
+        if line.startswith("run_id:"):
+            return line.split(":", 1)[1].strip()
+    return ""
+
+
+def connect(connection: Any) -> None:
+    """``redis_connect_func``: the usual handshake, then the restart check."""
+    connection.on_connect()
+    if getattr(_local, "in_listener", False):
+        return  # a listener's own commands, on a connection of their own
+    connection.send_command("INFO", "server")
+    run_id = server_run_id(connection.read_response())
+    if not run_id:
+        return
+    address = (
+        getattr(connection, "host", None),
+        getattr(connection, "port", None),
+        getattr(connection, "path", None),
+    )
+    with _lock:  # other threads' new connections wait here until the listeners are done
+        previous = _seen.get(address)
+        if previous == run_id:
+            return
+        if previous is not None:
+            logger.warning(
+                "Redis restarted (run id %s, was %s): writes of its last second may be "
+                "lost; redoing the work this worker holds",
+                run_id[:8],
+                previous[:8],
+            )
+            _local.in_listener = True
+            try:
+                for where, listener in list(_listeners):
+                    if where == address:
+                        listener(previous, run_id)
+            finally:
+                _local.in_listener = False
+        _seen[address] = run_id

@@ -1,0 +1,120 @@
+"""Nothing lost under repeated crashes: workers SIGKILLed one after another, Redis SIGKILLed.
+
+``test_workers_killed_again_and_again`` is the long one (marked ``soak`` as well as
+``workers``; it runs in the default suite, about two minutes): three workers crawl
+a slow demo shop into PostgreSQL while, every 6 seconds, the oldest one at work is
+killed with SIGKILL and a new one started, for up to 75 seconds.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from tools.killtest import postgres_rows, run_kill_test
+
+from .conftest import KEYS, page_fetches, wait_until
+
+pytestmark = pytest.mark.workers
+
+# Three workers at two requests each, 330 pages at 500 ms: about 30 s of crawling
+# undisturbed, a minute or more with the kills, so that they land all along the crawl.
+PRODUCTS = 300
+LATENCY_MS = 500
+
+
+def _logs(run, last: int = 3) -> str:
+    names = sorted(run.logs, key=lambda name: int(name.lstrip("abcdefghijklmnopqrstuvwxyz")))
+    return "\n".join(
+        f"--- {name}:\n{run.logs[name].read_text(errors='replace')[-3000:]}"
+        for name in names[-last:]
+    )
+
+
+@pytest.mark.soak
+def test_workers_killed_again_and_again(private_redis, postgres_dsn, shop_factory, tmp_path):
+    shop = shop_factory(products=PRODUCTS, latency_ms=LATENCY_MS)
+    run = run_kill_test(
+        shop,
+        private_redis.url,
+        postgres_dsn,
+        tmp_path,
+        workers=3,
+        kill_every=6.0,
+        kill_for=75.0,
+        settings={"CONCURRENT_REQUESTS": 2},
+    )
+    # the kills were real and hit workers at work
+    assert run.kills >= 4, f"only {run.kills} kills: the crawl ended too soon"
+    assert run.kills_holding_leases >= 2, run
+    # every product stored exactly once: one row per product, none missing
+    assert run.missing_products == [], _logs(run)
+    assert run.rows == run.distinct_urls == run.products
+    # and no page lost
+    assert run.missing_pages == [], run.missing_pages[:10]
+    assert run.finished, _logs(run)
+    print(
+        f"kill test: {run.kills} kills ({run.kills_holding_leases} holding leases), "
+        f"{run.workers_started} workers, {run.seconds:.0f} s, {run.products} products stored once, "
+        f"{run.refetched_products} refetched"
+    )
+    for name, log in run.logs.items():
+        text = log.read_text(errors="replace")
+        assert "Deprecat" not in text, f"{name}:\n{text[-3000:]}"
+
+
+def _truncate_aof_tail(data_dir: Path, fraction: float) -> int:
+    """Cut the last ``fraction`` of the newest append-only increment: writes lost.
+
+    A crash of the machine (not only of redis-server) loses what was written to the
+    file but not yet fsynced: with ``appendfsync everysec``, about the last second.
+    The test cuts more (30% of a crawl of a few seconds) so that the cut surely
+    holds queued links, leases and acknowledgements. Redis loads a file cut in the
+    middle of a command (``aof-load-truncated yes``) and drops a transaction cut
+    before its EXEC.
+    """
+    increments = sorted((data_dir / "appendonlydir").glob("*.incr.aof"))
+    assert increments, list(data_dir.iterdir())
+    newest = increments[-1]
+    size = newest.stat().st_size
+    cut = int(size * fraction)
+    with open(newest, "r+b") as aof:
+        aof.truncate(size - cut)
+    return cut
+
+
+@pytest.mark.parametrize("lost_tail", [False, True], ids=["sigkill", "sigkill-lost-tail"])
+def test_redis_killed_mid_crawl_and_restarted_from_its_aof(
+    crawl, shop_factory, private_redis, postgres_dsn, lost_tail
+):
+    shop = shop_factory(products=200, latency_ms=40)
+    expected = shop.catalog.crawlable_paths()
+    crawl.env["POSTGRES_DSN"] = postgres_dsn
+    crawl.seed(shop.url)
+    crawl.start_worker("w1", CONCURRENT_REQUESTS=4, MAX_IDLE_TIME_BEFORE_CLOSE=4)
+    crawl.start_worker("w2", CONCURRENT_REQUESTS=4, MAX_IDLE_TIME_BEFORE_CLOSE=4)
+    wait_until(lambda: len(page_fetches(shop)) >= 60, 90, "60 pages")
+    private_redis.stop(signal.SIGKILL)  # a crash: no shutdown, no final fsync
+    if lost_tail:
+        assert _truncate_aof_tail(private_redis.data_dir, 0.3) > 0
+    time.sleep(1)
+    assert len(page_fetches(shop)) < len(expected), "the crawl ended before the crash"
+    private_redis.start()  # loads the append-only file
+    crawl.wait_workers(timeout=240)
+    crawl.assert_clean_logs()
+    # every worker noticed the restart and redid what it held
+    for worker in crawl.workers:
+        assert "Redis restarted: requeued the " in worker.log(), worker.log()[-3000:]
+
+    fetched = page_fetches(shop)
+    assert set(fetched) == expected, sorted(expected - set(fetched))[:10]
+    product_urls = {shop.url.rstrip("/") + path for path in shop.catalog.product_paths()}
+    rows, stored = postgres_rows(postgres_dsn)
+    assert stored == product_urls, sorted(product_urls - stored)[:10]
+    assert rows == len(product_urls)
+    # nothing left behind after the restart: no lease stuck, nothing queued
+    assert not list(crawl.client.scan_iter(KEYS.inflight_pattern))
+    assert crawl.client.zcard(KEYS.requests) == 0
