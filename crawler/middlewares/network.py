@@ -21,6 +21,7 @@ Stats: ``network/refused`` and, for compatibility, ``network/refused_private``.
 from __future__ import annotations
 
 import logging
+import sys
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -100,8 +101,8 @@ class FinalHopNetworkMiddleware(_NetworkMiddleware):
     def process_exception(self, request: Any, exception: Exception, spider: Any = None) -> None:
         if not isinstance(exception, (CannotResolveHostError, DNSLookupError)):
             return None
-        from twisted.internet import reactor
-
+        # the running reactor, if any (importing twisted.internet.reactor would install one)
+        reactor = sys.modules.get("twisted.internet.reactor")
         refusal_for = getattr(getattr(reactor, "resolver", None), "refusal_for", None)
         if refusal_for is None:
             return None

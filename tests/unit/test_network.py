@@ -188,9 +188,20 @@ def _resolve(resolver, name):
     return results[0]
 
 
-def test_resolver_refuses_an_address_the_rule_refuses():
+def _installed_reactor():
+    """The workers' reactor (asyncio), installed if nothing installed one yet: importing
+    ``twisted.internet.reactor`` bare would install the default one for the whole session."""
+    from scrapy.utils.reactor import install_reactor, is_reactor_installed
+
+    if not is_reactor_installed():
+        install_reactor("twisted.internet.asyncioreactor.AsyncioSelectorReactor")
     from twisted.internet import reactor
 
+    return reactor
+
+
+def test_resolver_refuses_an_address_the_rule_refuses():
+    reactor = _installed_reactor()
     resolver = _ScriptedResolver(reactor, 0, 5, NetworkRule("127.0.0.1"))
     resolver.answers = {"shop.test": "127.0.0.1", "rebound.test": "127.0.0.2"}
     assert _resolve(resolver, "shop.test") == "127.0.0.1"
@@ -204,8 +215,7 @@ def test_resolver_refuses_an_address_the_rule_refuses():
 
 
 def test_resolver_is_built_from_the_settings():
-    from twisted.internet import reactor
-
+    reactor = _installed_reactor()
     crawler = get_crawler(settings_dict={"ALLOW_PRIVATE_NETWORKS": "10.0.0.0/8"})
     resolver = GuardedResolver.from_crawler(crawler, reactor)
     assert resolver.rule.refusal("http://10.1.1.1/") is None
