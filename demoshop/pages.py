@@ -78,7 +78,7 @@ class PageRenderer:
     def _layout(self, title: str, body: str, canonical: str | None = None, head: str = "") -> str:
         link = f'<link rel="canonical" href="{_e(canonical)}">\n' if canonical else ""
         return (
-            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            "<!DOCTYPE html>\n<html lang=\"en-US\">\n<head>\n<meta charset=\"utf-8\">\n"
             f"<title>{_e(title)} | {SITE_NAME}</title>\n{link}{head}</head>\n<body>\n"
             f"{self._header}<main>\n{body}</main>\n{self._footer}</body>\n</html>\n"
         )

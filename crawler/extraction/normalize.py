@@ -181,9 +181,10 @@ def parse_currency(value: Any) -> str | None:
 def currency_from_text(text: str | None, hint: str | None = None) -> str | None:
     """The currency a visible price names, by ISO code or symbol.
 
-    ``$`` alone is ambiguous: it means ``hint`` when the hint is a dollar (or
-    peso/real) currency, else USD. ``kr`` resolves to the hint among SEK, NOK,
-    DKK and ISK (else SEK); ``¥`` to CNY when hinted, else JPY.
+    ``$`` alone is ambiguous (USD, CAD, AUD, MXN, CLP, ARS...): it means ``hint``
+    when the hint is a dollar (or peso/real) currency, else None: no guess.
+    ``kr`` resolves to the hint among SEK, NOK, DKK and ISK (else SEK); ``¥`` to CNY
+    when hinted, else JPY.
     """
     if not text:
         return None
@@ -194,7 +195,7 @@ def currency_from_text(text: str | None, hint: str | None = None) -> str | None:
     if match:
         return _SYMBOL_MAP[match.group(0)]
     if "$" in text:
-        return hint if hint in DOLLAR_CURRENCIES else "USD"
+        return hint if hint in DOLLAR_CURRENCIES else None
     if "¥" in text or "￥" in text or "円" in text:
         return "CNY" if hint == "CNY" else "JPY"
     if _KRONA.search(text):

@@ -163,14 +163,20 @@ _CODE_LABELS: list[tuple[re.Pattern[str], str]] = [
             r"^(?:sku|item|item (?:number|no|code|#)|product (?:code|number|no|id|sku)|"
             r"article (?:number|no)|art\.?-?\s?nr|artikelnummer|reference|ref|code|"
             r"style(?: number| no)?|model|asin|referencia|código|codigo|"
-            r"código de producto|artikel-?nr|bestellnummer)$"
+            r"código de producto|artikel-?nr|bestellnummer|artikelcode|productcode|"
+            r"r[ée]f[ée]rence|r[ée]f|code (?:produit|article)|codice(?: articolo| prodotto)?|"
+            r"cod(?:\.|ice)?(?: produs| produto| art\.?| articolo)?|c[óo]digo do produto|"
+            r"[šs]ifra(?: proizvoda| izdelka)?|k[óo]d(?: produktu| tovaru)?|"
+            r"katalogov[ée] [čc][íi]slo|numer katalogowy|kod produktu|indeks|"
+            r"tootekood|kood|tuotekoodi|tuotenumero|artikelnummer|artikelnr|varenummer|"
+            r"item #|style #|model #)$"
         ),
         "sku",
     ),
     (re.compile(r"^(?:brand|manufacturer|marca|marke|marque|hersteller|fabricante|made by)$"),
      "brand"),
 ]
-_LABEL_VALUE = re.compile(r"^\s*([A-Za-z][A-Za-z .#\-]{1,30}?)\s*[:#]\s*(\S[^:]{0,80}?)\s*$")
+_LABEL_VALUE = re.compile(r"^\s*([^\W\d_][\w .#\-]{1,30}?)\s*[:#]\s*(\S[^:]{0,80}?)\s*$")
 
 _MAX_H1_TO_PRICE = 150  # elements between the heading and the selling price
 _MAX_LIST_TO_SALE = 12  # elements between a lone list price and the selling price
@@ -619,7 +625,9 @@ def _codes(idx: _Index) -> dict[str, str]:
         elif tag in ("li", "p", "span", "div") and len(el) <= 3:
             cls = (el.get("class") or "").lower().split()
             if "sku" in cls and not idx.is_excluded(el):
-                ident = normalize_identifier(_text(el))
+                own = el.find(".//*[@itemprop='sku']")
+                shown = _text(own if own is not None else el)
+                ident = normalize_identifier(_strip_code_label(shown))
                 if ident:
                     codes.setdefault("sku", ident)
                 continue
@@ -637,6 +645,14 @@ def _codes(idx: _Index) -> dict[str, str]:
                 if match and not idx.is_excluded(el):
                     add(match.group(1), match.group(2))
     return codes
+
+
+def _strip_code_label(text: str) -> str:
+    """"SKU MH07" -> "MH07": a label written before the code in the same element."""
+    match = re.match(r"^\s*([^\W\d][\w .#\-]{0,30}?)\s*[:#]?\s+(\S+)\s*$", text)
+    if match and any(p.match(match.group(1).strip().lower()) for p, _ in _CODE_LABELS):
+        return match.group(2)
+    return text
 
 
 def _breadcrumbs(idx: _Index) -> list[str]:

@@ -184,10 +184,11 @@ class EcommerceSpider(RedisSpider):
         except Exception as exc:
             self.crawler.stats.inc_value("extraction/errors")
             self.logger.warning("Extraction failed on %s", response.url, exc_info=True)
+            request = response.request or Request(response.url, callback=self.parse)
             self.tracker.dead_letter(
                 url=response.url,
                 reason=f"extraction failed: {type(exc).__name__}: {exc}",
-                payload=serializer.encode_request(serializer.requeueable(response.request), self),
+                payload=serializer.encode_request(serializer.requeueable(request), self),
             )  # no lease: the page's own lease ends with its output, as usual
             return None
 
