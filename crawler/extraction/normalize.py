@@ -258,7 +258,10 @@ _STOCK_RULES: list[tuple[re.Pattern[str], str]] = [
     (
         re.compile(
             r"\b(?:pre-?\s?orders?|pre-?sale|reserve now|pre-?venta|en preventa|reserva(?:r)? ya|"
-            r"vorbestell(?:ung|bar|en)|précommande|pré-?venda)\b",
+            r"vorbestell(?:ung|bar|en)|précommande|pré-?venda|pre-?ordine|preordina|"
+            r"pré-?encomenda|voorbestel(?:len|ling)?|przedsprzedaż|předobjednávka|"
+            r"predobjednávka|prednaročilo|precomandă|eeltellimus|ennakkotilaus|"
+            r"förhandsboka|förbeställ|förhandsbeställning)\b",
             re.I,
         ),
         "PreOrder",
@@ -266,7 +269,9 @@ _STOCK_RULES: list[tuple[re.Pattern[str], str]] = [
     (
         re.compile(
             r"\b(?:back-?\s?order(?:ed|s)?|on back order|nachbestell(?:ung|t|bar)|"
-            r"bajo pedido|por encargo|sobre pedido|sur commande|sob encomenda)\b",
+            r"bajo pedido|por encargo|sobre pedido|sur commande|sob encomenda|"
+            r"su ordinazione|in arrivo|nabestelling|na zamówienie|na objednávku|"
+            r"po naročilu|la comandă|tellimisel|tilaustuote|beställningsvara)\b",
             re.I,
         ),
         "BackOrder",
@@ -274,7 +279,9 @@ _STOCK_RULES: list[tuple[re.Pattern[str], str]] = [
     (
         re.compile(
             r"\b(?:discontinued|no longer (?:available|sold|made)|descontinuado|"
-            r"nicht mehr (?:erhältlich|lieferbar|verfügbar)|ausgelaufen)\b",
+            r"nicht mehr (?:erhältlich|lieferbar|verfügbar)|ausgelaufen|"
+            r"plus disponible|fuori produzione|uit (?:het )?assortiment|wycofany|"
+            r"ukončen[ýá] prodej|utgått)\b",
             re.I,
         ),
         "Discontinued",
@@ -284,7 +291,16 @@ _STOCK_RULES: list[tuple[re.Pattern[str], str]] = [
             r"\b(?:out[\s-]+of[\s-]+stock|sold[\s-]*out|not (?:in stock|available)|"
             r"currently unavailable|unavailable|no stock|agotado|sin stock|sin existencias|"
             r"no disponible|ausverkauft|vergriffen|nicht vorrätig|"
-            r"rupture de stock|esgotado|nicht (?:verfügbar|lieferbar)|"
+            r"rupture de stock|épuisé|indisponible|esgotado|indisponível|"
+            r"nicht (?:verfügbar|lieferbar|auf lager)|non disponibile|esaurito|"
+            r"uitverkocht|niet (?:op voorraad|leverbaar|beschikbaar)|"
+            r"niedostępny|brak w magazynie|wyprzedany|"
+            r"není skladem|nie je na sklade|vypredané|vyprodáno|"
+            r"ni na zalogi|ni na voljo|razprodano|"
+            r"stoc epuizat|indisponibil|nu este în stoc|"
+            r"otsas|laost otsas|pole saadaval|"
+            r"loppu(?:unmyyty)?|ei varastossa|tilapäisesti loppu|"
+            r"slut(?:såld)?(?: i lager)?|ej i lager|finns ej i lager|tillfälligt slut|"
             r"\(?0 (?:in stock|available|left)\)?)\b",
             re.I,
         ),
@@ -304,7 +320,11 @@ _STOCK_RULES: list[tuple[re.Pattern[str], str]] = [
             r"(?:\bin[\s-]+stock\b|\bavailable now\b|\(\s*\d+\s+available\s*\)|"
             r"^\s*available\s*$|\bships (?:today|in \d)|\ben stock\b|\bdisponible\b|"
             r"\ben existencia\b|\bauf lager\b|\blieferbar\b|\bverfügbar\b|\bvorrätig\b|"
-            r"\bem estoque\b)",
+            r"\bem estoque\b|\bdisponível\b|\bdisponibile\b|\bin magazzino\b|"
+            r"\bop voorraad\b|\bleverbaar\b|\bdostępny\b|\bw magazynie\b|"
+            r"\bna (?:skladě|sklade)\b|\bskladem\b|\bna zalogi\b|\bna voljo\b|"
+            r"\bîn stoc\b|\bdisponibil\b|\blaos\b|\bsaadaval\b|\bvarastossa\b|"
+            r"\btoimitusvalmis\b|\bi lager\b|\bfinns i lager\b|\bi butik\b)",
             re.I,
         ),
         "InStock",

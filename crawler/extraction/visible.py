@@ -35,7 +35,13 @@ from .normalize import (
     parse_price,
 )
 
-_PRICE_CLASS = re.compile(r"price|amount|precio|preço|preco|preis|prix|prezzo", re.I)
+_PRICE_CLASS = re.compile(
+    r"price|amount|precio|preço|preco|preis|prix|prezzo|"
+    r"(?:^|[\s_-])(?:cena|cijena|pris|hinta|hind|pret|preț|cost|kaina|prijs)(?:$|[\s_-])",
+    re.I,
+)
+# A link out of a block to another page (a product card's title or image link).
+_NOT_CARD_LINK = re.compile(r"^\s*(?:#|javascript:|mailto:)|cart|basket|wish|review|compare", re.I)
 # Parts of a split price ("<span class=price-whole>1,099</span><span class=price-fraction>99")
 # are not prices of their own: the element around them is.
 _PRICE_PART = re.compile(
@@ -106,7 +112,8 @@ _ADD_TO_CART_ATTR = re.compile(
 _CART_FORM_ACTION = re.compile(r"cart/add|checkout/cart/add|add-?to-?cart|basket/add", re.I)
 _MONEY_TEXT = re.compile(
     r"(?:[$€£¥₹₩₽₺]|R\$|\b(?:USD|EUR|GBP|CAD|AUD|CLP|BRL|MXN|ARS|COP|JPY|CHF|SEK|NOK|DKK|PLN)\b)"
-    r"\s?\d[\d.,\s]*\d|\d[\d.,]*\s?(?:€|zł|kr|\b(?:EUR|USD|GBP|CHF|SEK|NOK|DKK|PLN|CLP)\b)"
+    r"\s?\d[\d.,\s]*\d|\d(?:[\d.,]|[\s\u00a0\u202f](?=\d{3}))*\s?"
+    r"(?:€|zł|kr|\b(?:EUR|USD|GBP|CHF|SEK|NOK|DKK|PLN|CLP)\b)"
 )
 _NEGATIVE_HEADING = re.compile(
     r"shopping (?:cart|bag|basket)|your (?:cart|bag|basket)|^(?:cart|basket|bag|checkout)$|"
@@ -145,6 +152,8 @@ _RATING_COUNT = re.compile(
     r"reseñas|opiniones|valoraciones|avis|évaluations)\b",
     re.I,
 )
+# Headings of review and Q&A widgets, dialogs and modals: never the product's.
+_WIDGET = re.compile(r"BVQA|BVRR|review|question|modal|dialog|popup|tooltip", re.I)
 _LOGO = re.compile(r"logo|site-?title|site-?name|site-?brand|masthead", re.I)
 _STOCK_CLASS = re.compile(r"stock|availability|inventory|delivery-(?:information|status)", re.I)
 _CODE_LABELS: list[tuple[re.Pattern[str], str]] = [
@@ -404,7 +413,10 @@ def _price_box(first: HtmlElement) -> HtmlElement:
 def _select_price(
     idx: _Index, h1: HtmlElement, h1_pos: int
 ) -> tuple[Decimal | None, str | None, bool]:
-    usable = [p for p in idx.prices if p not in idx.in_grid and not idx.is_excluded(p)]
+    usable = [
+        p for p in idx.prices
+        if p not in idx.in_grid and not idx.is_excluded(p) and not _in_card(p, h1)
+    ]
     candidates = [
         p for p in usable
         if 0 < idx.order[p] - h1_pos <= _MAX_H1_TO_PRICE and not _in_titled_block(p, h1)
@@ -425,6 +437,11 @@ def _select_price(
         in_box = [p for p in candidates if p is box or _Index._inside(p, box)] or candidates[:1]
         boxes = {p: box for p in in_box}
         if all(_is_hard_list(p, box) for p in in_box):
+            rest = _text_without(box, in_box)
+            match = _MONEY_TEXT.search(rest)
+            if match and parse_price(match.group(0)) is not None:
+                # "<s>2 157,00 €</s> <strong>1 626,00 €</strong>": the unmarked amount
+                return parse_price(match.group(0)), match.group(0), True
             # Only a struck list price in the first box ("Normal: <s>$59.990</s>"): the
             # selling price is the next one, in a block of its own right after it.
             last = idx.order[in_box[-1]]
@@ -461,11 +478,52 @@ def _select_price(
             continue
         own = normalize_text(el.text) or ""
         match = _MONEY_TEXT.search(own)
-        if match and not any(a.tag in _HARD_LIST_TAGS for a in el.iterancestors()):
+        if match and not any(a.tag in _HARD_LIST_TAGS for a in el.iterancestors()) and (
+            not _in_card(el, h1)
+        ):
             amount = parse_price(match.group(0))
             if amount is not None:
                 return amount, match.group(0), True
     return None, None, False
+
+
+def _text_without(box: HtmlElement, dropped: list[HtmlElement]) -> str:
+    """The visible text of ``box`` without the ``dropped`` elements (their tails kept)."""
+    skip = set(dropped)
+    out: list[str] = []
+
+    def walk(el: HtmlElement) -> None:
+        if el not in skip:
+            if el.tag == "sup" and re.fullmatch(r"\s*\d{2}\s*", el.text or "") and len(el) == 0:
+                whole = "".join(out)
+                out.append(("," if re.search(r"\d\.\d{3}\D*$", whole) else ".") + el.text.strip())
+            elif el.text:
+                out.append(el.text)
+            for child in el:
+                if isinstance(child.tag, str) and child.tag not in _SKIPPED_TAGS:
+                    walk(child)
+                if child.tail:
+                    out.append(child.tail)
+
+    walk(box)
+    return normalize_text("".join(out)) or ""
+
+
+def _in_card(price: HtmlElement, h1: HtmlElement) -> bool:
+    """The price sits in a block of its own that links to another page by a name or an
+    image (a product card, a table row of a listing, a search result), not under the
+    page heading: the blocks from the price up to the one holding the heading."""
+    h1_ancestors = set(h1.iterancestors())
+    for block in (price, *price.iterancestors()):
+        if block in h1_ancestors or block.tag in ("body", "html"):
+            return False
+        for link in block.iter("a"):
+            href = link.get("href") or ""
+            if not href or _NOT_CARD_LINK.search(href):
+                continue
+            if link.find(".//img") is not None or len(_text(link).split()) >= 2:
+                return True
+    return False
 
 
 def _in_titled_block(price: HtmlElement, h1: HtmlElement) -> bool:
@@ -512,13 +570,31 @@ def _price_text(el: HtmlElement) -> str:
             symbol = _text(child)
     if whole:
         return f"{symbol or ''}{whole}.{fraction}" if fraction else f"{symbol or ''}{whole}"
+    if el.find(".//sup") is not None:
+        return _text_without(el, [])  # "115<sup>,99</sup> €": the parts glued back
     return _text(el)
 
 
-def _select_h1(idx: _Index) -> HtmlElement | None:
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text.casefold()))
+
+
+def _select_h1(idx: _Index, title: str = "") -> HtmlElement | None:
     h1s = [h for h in idx.h1s if _text(h) and not idx.is_excluded(h)]
+    h1s = [h for h in h1s if not _WIDGET.search(_classes(h))] or h1s
+    if len({_text(h).casefold() for h in h1s}) == 1:  # the same heading twice (mobile copy)
+        return h1s[0]
     if len(h1s) > 1:  # drop logo headings, then prefer the main content's
         h1s = [h for h in h1s if not _LOGO.search(_classes(h))] or h1s
+    if len(h1s) > 1 and title:  # the heading the page's <title> repeats
+        wanted = _words(title)
+        scored = sorted(
+            ((len(_words(_text(h)) & wanted) / max(len(_words(_text(h))), 1), i)
+             for i, h in enumerate(h1s)),
+            reverse=True,
+        )
+        if scored[0][0] >= 0.6 and (len(scored) == 1 or scored[1][0] < scored[0][0]):
+            return h1s[scored[0][1]]
     if len(h1s) > 1:
         h1s = [
             h for h in h1s if any(a.tag in ("main", "article") for a in h.iterancestors())
@@ -859,7 +935,8 @@ def read_visible_page(root: HtmlElement, url_path: str = "/") -> VisiblePage:
     page = VisiblePage()
     body = root.find(".//body")
     idx = _Index(body if body is not None else root)
-    h1 = _select_h1(idx)
+    title_el = root.find(".//title")
+    h1 = _select_h1(idx, title_el.text_content() if title_el is not None else "")
     page.grid_cards = idx.find_grids(h1)
     if h1 is not None:
         page.name = _text(h1)
