@@ -447,9 +447,12 @@ def _merge(
     if has_structured and not forced and visible.grid_cards >= 3 and visible.price is None:
         # A listing that marks up one Product (e.g. for a rich snippet): the
         # heading must name it, or the page must be its URL.
+        titles = " ".join(
+            t for t in (page_title(response), normalize_text(og.get("og:title"))) if t
+        )
         if not any(
-            _same_page(n.get("url"), url) or _name_key(n.get("name")) == (visible.name or "")
-            .casefold() for n in nodes + variants
+            _refers_to(n, url, canonical) or _name_key(n.get("name")) == (visible.name or "")
+            .casefold() or _named_in(_name_key(n.get("name")), titles) for n in nodes + variants
         ):
             return None
 
@@ -543,6 +546,11 @@ def _merge(
         prov["availability"] = "opengraph"
     if visible.availability is not None and (availability is None or visible.availability_clear):
         availability, prov["availability"] = visible.availability, "visible"
+    elif visible.availability is None and visible.add_to_cart and availability in (
+        None, "OutOfStock", "Discontinued"
+    ):
+        # a buy button the page shows, and no stock wording against it: it can be bought
+        availability, prov["availability"] = "InStock", "visible"
 
     # identifiers: the code the page shows beats internal ids of the markup
     sku: str | None = visible.codes.get("sku")
@@ -594,6 +602,26 @@ def _merge(
             if v and k in ("name", "price", "currency", "availability", "sku")
         },
     }
+
+
+def _refers_to(node: dict[str, Any], url: str, canonical: str | None) -> bool:
+    """The node (or one of its offers) names this page's address."""
+    values = [node.get("url"), node.get("@id")] + [
+        v for o in _as_list(node.get("offers")) if isinstance(o, dict) for v in o.values()
+    ]
+    return any(
+        isinstance(v, str) and (_same_page(v, url) or bool(canonical and _same_page(v, canonical)))
+        for v in values
+    )
+
+
+def _named_in(name: str, titles: str) -> bool:
+    """Most words of the product's name are in the page's <title>/og:title (a listing's
+    title names its category, not one of its products)."""
+    words = set(re.findall(r"\w+", name))
+    if len(words) < 2:
+        return False
+    return len(words & set(re.findall(r"\w+", titles.casefold()))) >= 0.8 * len(words)
 
 
 def _hint(hints: list[tuple[str | None, str]], text: str | None) -> tuple[str | None, str]:

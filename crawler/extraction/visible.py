@@ -211,9 +211,20 @@ def _visible_strings(el: HtmlElement) -> list[str]:
     return out
 
 
+# Class names that hide an element on every screen (not "hidden-xs": that is one size).
+_HIDDEN_CLASSES = frozenset(
+    {"hidden", "hide", "d-none", "is-hidden", "js-hidden", "u-hidden", "displaynone",
+     "display-none", "no-display", "nodisplay", "invisible", "ng-hide", "ng-cloak",
+     "x-cloak", "hidden-all"}
+)
+
+
 def _hidden(el: HtmlElement) -> bool:
     style = (el.get("style") or "").replace(" ", "").lower()
-    return el.get("hidden") is not None or "display:none" in style
+    if el.get("hidden") is not None or "display:none" in style or "visibility:hidden" in style:
+        return True
+    cls = el.get("class")
+    return bool(cls) and not _HIDDEN_CLASSES.isdisjoint(cls.lower().split())
 
 
 @dataclass
@@ -615,11 +626,13 @@ def _availability(idx: _Index, h1_pos: int) -> tuple[str | None, bool]:
         if el.get("itemprop") == "availability" or _STOCK_CLASS.search(cls):
             if idx.is_excluded(el) or el.tag in ("link", "meta", "input", "body", "html"):
                 continue
-            text = _text(el)
+            text = _PICKUP.sub(" ", _text(el))  # "Store pickup: not available" is no stock state
             said = availability_states(text) if len(text) <= 120 else []
             marked = _stock_class_state(cls)
             if not said:
-                if marked:
+                if marked and not _MESSAGE_BOX.search(cls) and (
+                    not text.strip() or any(c.isalpha() for c in text)
+                ):
                     return marked, True
                 continue
             found = said[0]
@@ -649,6 +662,15 @@ def _availability(idx: _Index, h1_pos: int) -> tuple[str | None, bool]:
                 if said_nearby:
                     return said_nearby, False
     return None, False
+
+
+# Delivery options other than this shop shipping it: their wording says nothing of stock.
+_PICKUP = re.compile(
+    r"(?:store )?pick-?\s?up[^.|]*|in[- ]store[^.|]*|(?:find|check) (?:it )?in (?:a )?store[^.|]*",
+    re.I,
+)
+# Message boxes and alerts are templates filled in by scripts: their class is no state.
+_MESSAGE_BOX = re.compile(r"alert|message|msg|notice|notification|modal|popup|toast", re.I)
 
 
 def _stock_class_state(cls: str) -> str | None:

@@ -55,12 +55,16 @@ _CODE_IN_DATA = re.compile(
 _LANG_TAG = re.compile(r"^([a-z]{2,3})(?:[-_]([a-z]{2}))?", re.I)
 
 
-def _words(text: str) -> list[str]:
+def _split(text: str) -> list[str]:
     return text.casefold().split()
 
 
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text.casefold()))
+
+
 def _starts_with_words(longer: str, shorter: str) -> bool:
-    a, b = _words(longer), _words(shorter)
+    a, b = _split(longer), _split(shorter)
     return len(a) > len(b) and a[: len(b)] == b
 
 
@@ -84,11 +88,16 @@ def weigh_name(
             head = _TITLE_SEPARATORS.split(text)[0]
             if head.casefold().startswith(stem.casefold()) and len(head) > len(stem):
                 return head, source
-    # only the brand, or the first words of the heading: the heading
-    if heading and (text := normalize_text(heading)) and _starts_with_words(text, name) and (
-        (brand and name.casefold() == brand.casefold()) or len(_words(name)) <= 2
-    ):
-        return text, "visible"
+    # only the brand, or the first words of the heading (or of the title): the longer one
+    short = (brand and name.casefold() == brand.casefold()) or len(_words(name)) <= 2
+    for text, source in candidates if short else []:
+        head = _TITLE_SEPARATORS.split(text)[0].strip()
+        if _starts_with_words(head, name):
+            return head, source
+    # the heading repeats the name with more words of its own: the heading is what shows
+    if heading and (text := normalize_text(heading)) and len(text) <= 200:
+        if _words(name) < _words(text) and _starts_with_words(text, " ".join(name.split()[:2])):
+            return text, "visible"
     # the brand in front, when the page's own titles put it there
     if brand and not name.casefold().startswith(brand.casefold()):
         full = f"{brand} {name}".casefold()
