@@ -269,8 +269,9 @@ _STOCK_RULES: list[tuple[re.Pattern[str], str]] = [
     (
         re.compile(
             r"\b(?:back-?\s?order(?:ed|s)?|on back order|nachbestell(?:ung|t|bar)|"
-            r"back in stock soon|(?:we'?ll|we will) ship (?:it |them )?when (?:it'?s|it is|they'?re)"
-            r" (?:available|in stock)|available (?:for|on) back-?order|"
+            r"back in stock soon|available (?:for|on) back-?order|"
+            r"(?:we'?ll|we will) ship (?:it |them )?when (?:it'?s|it is|they'?re) "
+            r"(?:available|in stock)|"
             r"bajo pedido|por encargo|sobre pedido|sur commande|sob encomenda|"
             r"su ordinazione|in arrivo|nabestelling|na zamówienie|na objednávku|"
             r"po naročilu|la comandă|tellimisel|tilaustuote|beställningsvara)\b",
