@@ -40,6 +40,12 @@ _PRICE_CLASS = re.compile(
     r"(?:^|[\s_-])(?:cena|cijena|pris|hinta|hind|pret|preț|cost|kaina|prijs)(?:$|[\s_-])",
     re.I,
 )
+# Links that do something (or ask) rather than name another product.
+_ACTION_LABEL = re.compile(
+    r"\?\s*$|^\s*(?:add|see|view|notify|don'?t|do not|find|write|read|share|tell|learn|shop|"
+    r"compare|sign|log|check|get|ask|email|print|save|more|show|size|free)\b",
+    re.I,
+)
 # A link out of a block to another page (a product card's title or image link).
 _NOT_CARD_LINK = re.compile(r"^\s*(?:#|javascript:|mailto:)|cart|basket|wish|review|compare", re.I)
 # Parts of a split price ("<span class=price-whole>1,099</span><span class=price-fraction>99")
@@ -187,7 +193,7 @@ _CODE_LABELS: list[tuple[re.Pattern[str], str]] = [
 ]
 _LABEL_VALUE = re.compile(r"^\s*([^\W\d_][\w .#\-]{1,30}?)\s*[:#]\s*(\S[^:]{0,80}?)\s*$")
 
-_MAX_H1_TO_PRICE = 150  # elements between the heading and the selling price
+_MAX_H1_TO_PRICE = 400  # elements between the heading and the selling price
 _MAX_LIST_TO_SALE = 12  # elements between a lone list price and the selling price
 
 
@@ -525,14 +531,19 @@ def _in_card(price: HtmlElement, h1: HtmlElement) -> bool:
     image (a product card, a table row of a listing, a search result), not under the
     page heading: the blocks from the price up to the one holding the heading."""
     h1_ancestors = set(h1.iterancestors())
-    for block in (price, *price.iterancestors()):
-        if block in h1_ancestors or block.tag in ("body", "html"):
+    for depth, block in enumerate((price, *price.iterancestors())):
+        if block in h1_ancestors or block.tag in ("body", "html") or depth > 4:
+            return False
+        if len(_text(block)) > 300:  # a card is small: a name, a price, a stock word, a button
             return False
         for link in block.iter("a"):
             href = link.get("href") or ""
             if not href or _NOT_CARD_LINK.search(href):
                 continue
-            if link.find(".//img") is not None or len(_text(link).split()) >= 2:
+            label = _text(link)
+            if link.find(".//img") is not None or (
+                len(label.split()) >= 3 and not _ACTION_LABEL.search(label)
+            ):
                 return True
     return False
 
