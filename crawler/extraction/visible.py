@@ -51,10 +51,14 @@ _NOT_CARD_LINK = re.compile(r"^\s*(?:#|javascript:|mailto:)|cart|basket|wish|rev
 # Parts of a split price ("<span class=price-whole>1,099</span><span class=price-fraction>99")
 # are not prices of their own: the element around them is.
 _PRICE_PART = re.compile(
-    r"(?:^|[-_\s])(?:whole|fraction|decimals?|integer|cents|symbol|currency)(?:$|\s)", re.I
+    r"(?:^|[-_\s])(?:whole|fraction|decimals?|integer|cents|symbol|currency|entero|decimales|"
+    r"ganzzahl|entier|intero)(?:$|\s)",
+    re.I,
 )
-_PRICE_WHOLE = re.compile(r"(?:^|[-_\s])(?:whole|integer)(?:$|\s)", re.I)
-_PRICE_FRACTION = re.compile(r"(?:^|[-_\s])(?:fraction|decimals|cents)(?:$|\s)", re.I)
+_PRICE_WHOLE = re.compile(r"(?:^|[-_\s])(?:whole|integer|entero|entier|intero)(?:$|\s)", re.I)
+_PRICE_FRACTION = re.compile(
+    r"(?:^|[-_\s])(?:fraction|decimals?|decimales|cents)(?:$|\s)", re.I
+)
 # Screen-reader copies of a price: the full amount, in one string.
 _SCREEN_READER = re.compile(
     r"(?:^|\s)(?:a-offscreen|sr-only|visually-?hidden|visuallyhidden|screen-?reader-?text|"
@@ -559,7 +563,12 @@ def _in_titled_block(price: HtmlElement, h1: HtmlElement) -> bool:
         block = ancestor
     else:
         return False
-    return any(_text(h) for h in block.iter("h2", "h3", "h4"))
+    for el in block.iter():  # a titled block starts with its title: a heading before the price
+        if el is price:
+            return False
+        if el.tag in ("h2", "h3", "h4") and _text(el):
+            return True
+    return False
 
 
 def _price_value(el: HtmlElement) -> str:
@@ -584,12 +593,16 @@ def _price_text(el: HtmlElement) -> str:
             text = _text(child)
             if any(ch.isdigit() for ch in text) and len(text) <= 40:
                 return text
-        elif whole is None and _PRICE_WHOLE.search(cls):
+        elif not whole and _PRICE_WHOLE.search(cls):
             whole = re.sub(r"\D", "", child.text or "")
         elif fraction is None and _PRICE_FRACTION.search(cls):
             fraction = re.sub(r"\D", "", _text(child))
         elif symbol is None and re.search(r"symbol|currency", cls, re.I):
             symbol = _text(child)
+    if whole and not fraction:
+        sup = el.find(".//sup")  # "<span class=entero>150</span><sup>,99</sup>"
+        digits = re.sub(r"\D", "", _text(sup)) if sup is not None else ""
+        fraction = digits if len(digits) == 2 else None
     if whole:
         return f"{symbol or ''}{whole}.{fraction}" if fraction else f"{symbol or ''}{whole}"
     if el.find(".//sup") is not None:
