@@ -488,8 +488,12 @@ def _merge(
     brand = _first_value(product_nodes, lambda n: _brand(n.get("brand") or n.get("manufacturer")))
     brand = brand or normalize_text(og.get("product:brand")) or visible.codes.get("brand")
     if name:
+        headings = () if visible.name else tuple(
+            t for h in response.xpath("//h1")[:5]
+            if (t := normalize_text(" ".join(h.xpath(".//text()").getall())))
+        )
         better, source = weigh_name(
-            name, brand, visible.name, og.get("og:title"), page_title(response)
+            name, brand, visible.name, og.get("og:title"), page_title(response), headings
         )
         if better != name:
             name, prov["name"] = better, source

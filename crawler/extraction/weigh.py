@@ -74,11 +74,17 @@ def weigh_name(
     heading: str | None,
     og_title: str | None,
     title: str | None,
+    headings: tuple[str, ...] = (),
 ) -> tuple[str, str]:
-    """(the name to keep, its source: ``visible``/``opengraph`` when changed)."""
+    """(the name to keep, its source: ``visible``/``opengraph`` when changed).
+
+    ``headings``: the texts of every ``<h1>`` when none was the page's one heading."""
     candidates = [
         (text, source)
-        for raw, source in ((heading, "visible"), (og_title, "opengraph"), (title, "visible"))
+        for raw, source in (
+            (heading, "visible"), (og_title, "opengraph"), (title, "visible"),
+            *((h, "visible") for h in headings),
+        )
         if (text := normalize_text(raw))
     ]
     # a truncated name: the first candidate that continues it
@@ -86,8 +92,18 @@ def weigh_name(
         stem = _ELLIPSIS.sub("", name)
         for text, source in candidates:
             head = _TITLE_SEPARATORS.split(text)[0]
-            if head.casefold().startswith(stem.casefold()) and len(head) > len(stem):
+            if (
+                head.casefold().startswith(stem.casefold()) and len(head) > len(stem)
+                and not _ELLIPSIS.search(head)
+            ):
                 return head, source
+    # the brand (or a maker's word) in front of the name in the page's own heading
+    for text, source in candidates[:2] + [(h, "visible") for h in headings]:
+        if text.casefold().endswith(" " + name.casefold()):
+            extra = text[: -len(name)].split()
+            # not a site name before a separator ("GagGifts.com: Glow in the Dark ...")
+            if 1 <= len(extra) <= 3 and not re.search(r"[:|–—\-]$|\.\w", " ".join(extra)):
+                return text, source
     # only the brand, or the first words of the heading (or of the title): the longer one
     short = (brand and name.casefold() == brand.casefold()) or len(_words(name)) <= 2
     for text, source in candidates if short else []:
