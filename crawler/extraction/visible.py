@@ -484,7 +484,8 @@ def _select_price(
         soft = [p for p in in_box if p not in hard]
         for group in (sale, regular, soft):
             texts = [(p, _price_value(p)) for p in group]
-            parsed = [(p, t, v) for p, t in texts if (v := parse_price(t)) is not None]
+            # a zero amount ("Special price: $0.00") is a template, never a selling price
+            parsed = [(p, t, v) for p, t in texts if (v := parse_price(t)) is not None and v > 0]
             if parsed:
                 values = {v for _, _, v in parsed}
                 el, text, value = parsed[0]
