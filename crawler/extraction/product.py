@@ -485,6 +485,9 @@ def _merge(
         name, prov["name"] = normalize_text(og.get("og:title")), "opengraph"
     if not name:
         name, prov["name"] = visible.name, "visible"
+    if not name and has_structured:  # a marked-up product without a name: the page's title
+        title = page_title(response) or normalize_text(og.get("og:title")) or ""
+        name = normalize_text(re.split(r"\s+[|–—]\s+|\s+-\s+", title)[0])
     brand = _first_value(product_nodes, lambda n: _brand(n.get("brand") or n.get("manufacturer")))
     brand = brand or normalize_text(og.get("product:brand")) or visible.codes.get("brand")
     if name:
@@ -638,9 +641,10 @@ def _hint(hints: list[tuple[str | None, str]], text: str | None) -> tuple[str | 
 
 def _visible_product(visible: VisiblePage) -> bool:
     """A page with no structured product is one when it shows one heading, a
-    selling price right after it (outside any grid of cards) and at least one
+    selling price (or a price range) right after it (outside any grid of cards) and at least one
     product signal: add-to-cart control, product code, or stock wording."""
-    return bool(visible.name and visible.price is not None and visible.product_signals >= 1)
+    shows_price = visible.price is not None or bool(visible.price_text)  # or a price range
+    return bool(visible.name and shows_price and visible.product_signals >= 1)
 
 
 # ---------------------------------------------------------------------- profile

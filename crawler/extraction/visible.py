@@ -40,6 +40,8 @@ _PRICE_CLASS = re.compile(
     r"(?:^|[\s_-])(?:cena|cijena|pris|hinta|hind|pret|preț|cost|kaina|prijs)(?:$|[\s_-])",
     re.I,
 )
+# A second amount right after a price: "<span>$12.97</span> - $24.99", "10 € bis 20 €".
+_RANGE_AFTER = re.compile(r"\s*(?:-|–|—|to|bis|à|a|до|–)\s*\S{0,4}\s?\d", re.I)
 # Links that do something (or ask) rather than name another product.
 _ACTION_LABEL = re.compile(
     r"\?\s*$|^\s*(?:add|see|view|notify|don'?t|do not|find|write|read|share|tell|learn|shop|"
@@ -489,6 +491,9 @@ def _select_price(
             if parsed:
                 values = {v for _, _, v in parsed}
                 el, text, value = parsed[0]
+                if _RANGE_AFTER.match(el.tail or ""):
+                    # "$12.97 - $24.99": a range, no single price (the text says a price shows)
+                    return None, normalize_text(f"{text}{el.tail}"), False
                 shown = _price_text(el) if text == el.get("content") else text
                 return value, shown or el.get("content"), len(values) == 1
         return None, None, False
