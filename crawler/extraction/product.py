@@ -554,9 +554,10 @@ def _merge(
     if visible.availability is not None and (availability is None or visible.availability_clear):
         availability, prov["availability"] = visible.availability, "visible"
     elif visible.availability is None and visible.add_to_cart and availability in (
-        None, "OutOfStock", "Discontinued"
+        None, "OutOfStock", "Discontinued", "LimitedAvailability"
     ):
         # a buy button the page shows, and no stock wording against it: it can be bought
+        # ("limited" only when the page itself says so: "Only 3 left")
         availability, prov["availability"] = "InStock", "visible"
 
     # identifiers: the code the page shows beats internal ids of the markup
