@@ -686,7 +686,7 @@ def _availability(idx: _Index, h1_pos: int) -> tuple[str | None, bool]:
                 said_by_button = availability_from_text(_text(el) or el.get("value"))
                 if said_by_button in ("OutOfStock", "PreOrder", "BackOrder", "Discontinued"):
                     return said_by_button, True  # the buy button itself says so
-            own = normalize_text(el.text)
+            own = normalize_text(_PICKUP.sub(" ", el.text or ""))
             if own and len(own) <= 60:
                 said_nearby = availability_from_text(own)
                 if said_nearby:
@@ -726,6 +726,7 @@ def _codes(idx: _Index) -> dict[str, str]:
     def add(label: str, value: str | None) -> None:
         label = re.sub(r"[:#.\s]+$", "", label.strip().lower())
         label = re.sub(r"\s+", " ", label)
+        value = (value or "").lstrip(":#. ")  # "Item #: OAK-49"
         if not value:
             return
         for pattern, key in _CODE_LABELS:
