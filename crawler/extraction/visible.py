@@ -190,7 +190,7 @@ _CODE_LABELS: list[tuple[re.Pattern[str], str]] = [
             r"[šs]ifra(?: proizvoda| izdelka)?|k[óo]d(?: produktu| tovaru)?|"
             r"katalogov[ée] [čc][íi]slo|numer katalogowy|kod produktu|indeks|"
             r"tootekood|kood|tuotekoodi|tuotenumero|artikelnummer|artikelnr|varenummer|"
-            r"item #|style #|model #)$"
+            r"item ?#|style ?#|model ?#|web id|sku ?#|item no|style no)$"
         ),
         "sku",
     ),
@@ -736,7 +736,7 @@ def _codes(idx: _Index) -> dict[str, str]:
                     if gtin:
                         codes.setdefault("gtin", gtin)
                 else:
-                    ident = normalize_identifier(value)
+                    ident = _code_value(value) if key == "sku" else normalize_identifier(value)
                     if ident:
                         codes.setdefault(key, ident)
                 return
@@ -751,12 +751,12 @@ def _codes(idx: _Index) -> dict[str, str]:
             dd = el.getnext()
             if dd is not None and dd.tag == "dd" and not idx.is_excluded(el):
                 add(_text(el), _text(dd))
-        elif tag in ("li", "p", "span", "div") and len(el) <= 3:
+        elif tag in ("li", "p", "span", "div", "strong", "b", "small", "em") and len(el) <= 3:
             cls = (el.get("class") or "").lower().split()
             if "sku" in cls and not idx.is_excluded(el):
                 own = el.find(".//*[@itemprop='sku']")
                 shown = _text(own if own is not None else el)
-                ident = normalize_identifier(_strip_code_label(shown))
+                ident = _code_value(shown)
                 if ident:
                     codes.setdefault("sku", ident)
                 continue
@@ -766,14 +766,26 @@ def _codes(idx: _Index) -> dict[str, str]:
                 if 0 < len(label) <= 30 and not idx.is_excluded(el):
                     add(label, _text(el[1]))
             raw = el.text_content()
-            if len(raw) > 400 or ":" not in raw:
+            if len(raw) > 400 or (":" not in raw and "#" not in raw):
                 continue
             text = _text(el)
-            if 3 < len(text) <= 90 and ":" in text:
+            if 3 < len(text) <= 90 and (":" in text or "#" in text):
                 match = _LABEL_VALUE.match(text)
                 if match and not idx.is_excluded(el):
                     add(match.group(1), match.group(2))
     return codes
+
+
+def _code_value(text: str) -> str | None:
+    """A product code as shown: one token ("MH07", "BA5208-010"), its label and any
+    trailing words ("Black/White", "Write a review") dropped; None for plain words."""
+    text = _strip_code_label(text.split("|")[0]).lstrip(":#. ")
+    tokens = text.split()
+    if not tokens or len(tokens[0]) > 40:
+        return None
+    if len(tokens) == 1 or (any(c.isdigit() for c in tokens[0]) and len(tokens[0]) >= 3):
+        return normalize_identifier(tokens[0].rstrip(",;"))
+    return None
 
 
 def _strip_code_label(text: str) -> str:
