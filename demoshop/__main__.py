@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -122,6 +123,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # CannotListenError: the port is taken
         print(f"demoshop: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1
+    # A SIGTERM between the listening line and the reactor's own handlers still
+    # stops cleanly (exit status 0): the reactor stops as soon as it runs.
+    signal.signal(signal.SIGTERM, lambda *_: reactor.callWhenRunning(reactor.stop))  # type: ignore[attr-defined]
     host = f"[{args.host}]" if ":" in args.host else args.host
     url = f"http://{host}:{port.getHost().port}/"
     print(
