@@ -22,7 +22,13 @@ from crawler.extraction import discover_links, extract_product
 from crawler.schema import validation_errors
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-DEV_SET = Path(__file__).resolve().parents[3] / "shared" / "product-pages-dev"
+ROOT = Path(__file__).resolve().parents[2]
+# ../shared/product-pages-dev beside the repository (or beside a worktree's parent)
+DEV_SET = next(
+    (p for base in (ROOT.parent, ROOT.parent.parent)
+     if (p := base / "shared" / "product-pages-dev").is_dir()),
+    ROOT.parent / "shared" / "product-pages-dev",
+)
 PAGES = sorted((FIXTURES / "pages").glob("*.html")) + sorted((FIXTURES / "holdout").glob("*.html"))
 DEV_PAGES = sorted(DEV_SET.glob("*.html"))[::6] if DEV_SET.is_dir() else []
 BODIES = [p.read_bytes() for p in PAGES + DEV_PAGES]
