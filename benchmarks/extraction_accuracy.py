@@ -1,99 +1,225 @@
-"""Accuracy and speed of the zero-configuration extractor on the saved pages.
+"""Accuracy and speed of the zero-configuration extractor on saved pages.
 
-Runs :func:`crawler.extraction.extract_product` with no site profile over every
-``tests/fixtures/pages/*.html`` and compares each field with the expected
-product beside it (``<case>.expected.json``; ``null`` for pages that are not
-product pages). Prints, per field, how many product pages got it right, the
-page-type accuracy (product page or not), and the time per page including the
-HTML parse.
+Runs :func:`crawler.extraction.extract_product` with no site profile over a
+folder of saved pages and compares each field with the truth beside it. Two
+folder formats are read:
 
-    python benchmarks/extraction_accuracy.py [--pages DIR] [--repeat N] [--verbose]
+* the project's fixtures (``tests/fixtures/pages``, ``tests/fixtures/holdout``):
+  ``<case>.html`` starting with ``<!-- url: ... -->`` and ``<case>.expected.json``
+  (``null`` for pages that are not product pages);
+* the shared development set (``../shared/product-pages-dev``): ``<slug>.html``
+  and ``<slug>.truth.json`` (name, price, currency, availability; no SKU truth).
+  The page's URL is its own absolute ``<link rel=canonical>``, else a made-up
+  ``https://www.<slug>.com/product``.
 
-``--pages tests/fixtures/holdout`` runs it on pages written after the extractor
-by someone else, never used to tune it: the honest figure for unseen shops.
+The development set is split by a fixed rule: sorted by name, every fifth page
+(index 0, 5, 10, ...) is the HOLDOUT, never looked at while tuning; ``--part``
+selects ``dev``, ``holdout`` or ``all``.
+
+Printed: per field, correct/total and accuracy; "found" (a product came out of
+a product page); "sku found" (a SKU came out, where there is no SKU truth);
+non-product pages taken for products (the folder's own ``null`` pages plus,
+with ``--negatives``, every non-product page of the project's fixtures and of
+the demo shop); median milliseconds per page (HTML parse included); every miss.
+
+    python -m benchmarks.extraction_accuracy --pages ../shared/product-pages-dev --part dev
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import re
 import statistics
 import sys
 import time
+from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from scrapy.http import HtmlResponse
+
+from crawler.extraction import PRODUCT_FIELDS, extract_product
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+FIXTURES = ROOT / "tests" / "fixtures"
+_URL_COMMENT = re.compile(r"<!--\s*url:\s*(\S+)\s*-->")
+_CANONICAL = re.compile(
+    r"<link[^>]+rel=[\"']canonical[\"'][^>]*href=[\"'](https?://[^\"'\s]+)[\"']", re.I
+)
+#: Fields compared with the development set's truth.
+DEV_FIELDS = ("name", "price", "currency", "availability")
+HOLDOUT_EVERY = 5
 
-from crawler.extraction import PRODUCT_FIELDS, extract_product  # noqa: E402
-from tests.unit.test_extraction import PAGES, load_case  # noqa: E402
+Case = tuple[str, HtmlResponse, "dict[str, Any] | None"]
 
 
-def _same(field: str, got: Any, expected: Any) -> bool:
+def split(names: list[str], part: str) -> list[str]:
+    """The fixed dev/holdout split: sorted names, every fifth one (0, 5, ...) is holdout."""
+    ordered = sorted(names)
+    holdout = {n for i, n in enumerate(ordered) if i % HOLDOUT_EVERY == 0}
+    if part == "holdout":
+        return [n for n in ordered if n in holdout]
+    if part == "dev":
+        return [n for n in ordered if n not in holdout]
+    return ordered
+
+
+def _response(url: str, body: bytes) -> HtmlResponse:
+    return HtmlResponse(url=url, body=body, encoding="utf-8")
+
+
+def load_folder(folder: Path, part: str = "all") -> list[Case]:
+    """Every case of a folder in either format (see the module doc)."""
+    truths = sorted(folder.glob("*.truth.json"))
+    if truths:
+        names = split([p.name[: -len(".truth.json")] for p in truths], part)
+        cases: list[Case] = []
+        for name in names:
+            truth = json.loads((folder / f"{name}.truth.json").read_text(encoding="utf-8"))
+            body = (folder / truth.get("file", f"{name}.html")).read_bytes()
+            match = _CANONICAL.search(body[:400_000].decode("utf-8", "replace"))
+            url = match.group(1) if match else f"https://www.{name}.com/product"
+            cases.append((name, _response(url, body), truth))
+        return cases
+    out = []
+    for page in sorted(folder.glob("*.html")):
+        name = page.name[: -len(".html")]
+        expected_file = folder / f"{name}.expected.json"
+        if not expected_file.exists():
+            continue
+        html = page.read_text(encoding="utf-8")
+        match = _URL_COMMENT.search(html)
+        if not match:
+            continue
+        expected = json.loads(expected_file.read_text(encoding="utf-8"))
+        out.append((name, _response(match.group(1), html.encode("utf-8")), expected))
+    return out
+
+
+def negative_cases() -> Iterator[Case]:
+    """Every non-product page the project knows: fixtures and the demo shop."""
+    for folder in (FIXTURES / "pages", FIXTURES / "holdout"):
+        for name, response, expected in load_folder(folder):
+            if expected is None:
+                yield f"{folder.name}/{name}", response, None
+    from demoshop.catalog import Catalog
+    from demoshop.site import ShopSite
+
+    catalog = Catalog.build()
+    site = ShopSite(catalog)
+    base = "http://127.0.0.1:8000"
+    for path in sorted(catalog.crawlable_paths() - catalog.product_paths()):
+        page = site.resolve("GET", path)
+        if page.status == 200:
+            yield f"demoshop{path}", _response(base + path, page.body), None
+
+
+def same(field: str, got: Any, expected: Any) -> bool:
     if field == "price" and got is not None and expected is not None:
         return Decimal(str(got)) == Decimal(str(expected))
     return bool(got == expected)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeat", type=int, default=20, help="timing runs per page (default 20)")
-    parser.add_argument("--verbose", action="store_true", help="print every wrong field")
-    parser.add_argument(
-        "--pages", type=Path, default=PAGES, help="folder of saved pages (default: fixtures/pages)"
-    )
-    args = parser.parse_args(argv)
-    cases = sorted(p.name[: -len(".html")] for p in args.pages.glob("*.html"))
+def _timed(response: HtmlResponse, repeat: int) -> float:
+    runs = []
+    for _ in range(repeat):
+        fresh = response.replace(body=response.body)  # parse included in the timing
+        start = time.perf_counter()
+        extract_product(fresh)
+        runs.append(time.perf_counter() - start)
+    return statistics.median(runs) * 1000
 
-    correct = dict.fromkeys(PRODUCT_FIELDS, 0)
-    product_pages = 0
-    page_type_ok = 0
+
+def run(cases: list[Case], negatives: list[Case], repeat: int) -> tuple[list[str], list[str]]:
+    """(report lines, misses)."""
+    product_cases = [c for c in cases if c[2] is not None]
+    non_product = [c for c in cases if c[2] is None] + negatives
+    dev_format = any("file" in (c[2] or {}) for c in product_cases)
+    fields = DEV_FIELDS if dev_format else PRODUCT_FIELDS
+    correct = dict.fromkeys(fields, 0)
+    found = sku_found = 0
     misses: list[str] = []
     timings: dict[str, float] = {}
-    for case in cases:
-        response, expected = load_case(case, args.pages)
+    for name, response, expected in product_cases:
+        assert expected is not None
         product = extract_product(response)
-        is_product = product is not None
-        if is_product == (expected is not None):
-            page_type_ok += 1
+        if product is None:
+            misses.append(f"{name}: no product (page not recognised)")
         else:
-            misses.append(f"{case}: page type (expected {'product' if expected else 'none'})")
-        if expected is not None:
-            product_pages += 1
-            for field in PRODUCT_FIELDS:
-                got = product.get(field) if product else None
-                if _same(field, got, expected.get(field)):
-                    correct[field] += 1
-                else:
-                    misses.append(f"{case}: {field}: got {got!r}, expected {expected.get(field)!r}")
-        runs = []
-        for _ in range(args.repeat):
-            fresh = response.replace(body=response.body)  # parse included in the timing
-            start = time.perf_counter()
-            extract_product(fresh)
-            runs.append(time.perf_counter() - start)
-        timings[case] = statistics.median(runs) * 1000
+            found += 1
+            sku_found += bool(product.get("sku"))
+        for field in fields:
+            got = product.get(field) if product else None
+            if same(field, got, expected.get(field)):
+                correct[field] += 1
+            elif product is not None:
+                source = (product.get("provenance") or {}).get(field, "-")
+                misses.append(
+                    f"{name}: {field}: got {got!r} ({source}), expected {expected.get(field)!r}"
+                )
+        if repeat:
+            timings[name] = _timed(response, repeat)
+    false_positives = 0
+    for name, response, _ in non_product:
+        product = extract_product(response)
+        if product is not None:
+            false_positives += 1
+            misses.append(f"{name}: NOT a product page, got {product.get('name')!r}")
+        if repeat and not name.startswith("demoshop/"):
+            timings[name] = _timed(response, repeat)
 
-    print(f"{'field':<14}{'correct':>8}{'total':>7}{'accuracy':>10}")
-    for field in PRODUCT_FIELDS:
-        share = correct[field] / product_pages
-        print(f"{field:<14}{correct[field]:>8}{product_pages:>7}{share:>10.0%}")
-    all_fields = sum(correct.values())
-    total_fields = product_pages * len(PRODUCT_FIELDS)
-    print(f"{'all fields':<14}{all_fields:>8}{total_fields:>7}{all_fields / total_fields:>10.1%}")
-    print(f"{'page type':<14}{page_type_ok:>8}{len(cases):>7}{page_type_ok / len(cases):>10.0%}")
-    values = sorted(timings.values())
-    print(
-        f"\n{len(cases)} pages ({product_pages} product pages): "
-        f"median {statistics.median(values):.2f} ms/page, mean {statistics.mean(values):.2f}, "
-        f"max {values[-1]:.2f} ({max(timings, key=timings.__getitem__)})"
+    n = len(product_cases)
+    lines = [f"{'field':<14}{'correct':>8}{'total':>7}{'accuracy':>10}"]
+
+    def row(label: str, good: int, total: int) -> None:
+        share = f"{good / total:.0%}" if total else "-"
+        lines.append(f"{label:<14}{good:>8}{total:>7}{share:>10}")
+
+    row("found", found, n)
+    for field in fields:
+        row(field, correct[field], n)
+    if dev_format:
+        row("sku found", sku_found, n)
+    lines.append(
+        f"non-product pages: {len(non_product)}, taken for products: {false_positives}"
     )
-    if args.verbose:
-        for case, ms in sorted(timings.items(), key=lambda kv: -kv[1]):
-            print(f"  {ms:7.2f} ms  {case}")
+    if timings:
+        values = sorted(timings.values())
+        slowest = max(timings, key=timings.__getitem__)
+        lines.append(
+            f"{len(timings)} pages timed: median {statistics.median(values):.2f} ms/page, "
+            f"mean {statistics.mean(values):.2f}, max {values[-1]:.2f} ({slowest})"
+        )
+    return lines, misses
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--pages", type=Path, default=FIXTURES / "pages",
+        help="folder of saved pages (default: tests/fixtures/pages)",
+    )
+    parser.add_argument(
+        "--part", choices=("all", "dev", "holdout"), default="all",
+        help="of a truth.json folder: the tuning part, the holdout (every 5th), or all",
+    )
+    parser.add_argument(
+        "--negatives", action="store_true",
+        help="also check every non-product page of the fixtures and of the demo shop",
+    )
+    parser.add_argument("--repeat", type=int, default=5, help="timing runs per page (0: none)")
+    args = parser.parse_args(argv)
+    cases = load_folder(args.pages, args.part)
+    if not cases:
+        parser.error(f"no pages found in {args.pages}")
+    negatives = list(negative_cases()) if args.negatives else []
+    lines, misses = run(cases, negatives, args.repeat)
+    print(f"{args.pages} ({args.part}): {len(cases)} pages")
+    print("\n".join(lines))
     if misses:
-        print("\nWrong:")
+        print("\nMisses:")
         for miss in misses:
             print("  " + miss)
     return 0

@@ -15,7 +15,10 @@ Site map (every path below is a page a correct crawler fetches exactly once):
 * ``/c/<top>/`` a top-level category: links to its sub-categories only;
 * ``/c/<top>/<sub>/`` a leaf category, page 1 of its product listing, and
   ``/c/<top>/<sub>/?page=N`` for N >= 2 (never ``?page=1``);
-* ``/p/<slug>-<id>.html`` a product page.
+* ``/p/<slug>-<id>.html`` a product page (plain ones in several languages and
+  currencies: :data:`PLAIN_LANGUAGES`);
+* ``/x/picks/<n>/`` listings of 1, 2 and 3 products in another markup
+  (:mod:`demoshop.traps`): pages a crawler fetches that hold no product.
 """
 
 from __future__ import annotations
@@ -32,6 +35,19 @@ CURRENCY = "USD"
 AVAILABILITIES = ("InStock", "OutOfStock", "PreOrder")
 #: Product page markup, chosen by ``id % 3``.
 MARKUPS = ("jsonld", "microdata", "plain")
+#: Language and currency of plain product pages, chosen by ``id // 3`` (the other
+#: markups are English, in USD).
+PLAIN_LANGUAGES = (
+    ("en", "USD"), ("de", "EUR"), ("fr", "EUR"), ("es", "EUR"), ("pl", "PLN"), ("sv", "SEK"),
+)
+LANGUAGE_CURRENCY = dict(PLAIN_LANGUAGES)
+
+
+def language_of(pid: int) -> str:
+    """The language of product ``pid``'s page."""
+    if MARKUPS[pid % 3] != "plain":
+        return "en"
+    return PLAIN_LANGUAGES[(pid // 3) % len(PLAIN_LANGUAGES)][0]
 
 _CENT = Decimal("0.01")
 
@@ -186,6 +202,11 @@ class Product:
         return MARKUPS[self.id % 3]
 
     @property
+    def language(self) -> str:
+        """The language of the product page (``en`` unless a plain page says otherwise)."""
+        return language_of(self.id)
+
+    @property
     def breadcrumbs(self) -> list[tuple[str, str]]:
         """(name, path) from Home to the product itself."""
         sub = self.category
@@ -308,7 +329,7 @@ class Catalog:
             gtin13=gtin,
             price=price,
             list_price=list_price,
-            currency=CURRENCY,
+            currency=LANGUAGE_CURRENCY[language_of(pid)],
             availability=availability,
             images=images,
             rating=rating,
@@ -355,8 +376,11 @@ class Catalog:
         return set(self._by_path)
 
     def listing_paths(self) -> set[str]:
-        """Home, every category page and every pagination page of the leaves."""
-        paths = {"/"}
+        """Home, every category page, every pagination page of the leaves and the
+        trap listings of :mod:`demoshop.traps`."""
+        from demoshop.traps import trap_paths
+
+        paths = {"/", *trap_paths(self)}
         for category in self.all_categories():
             for page in range(1, category.page_count(self.page_size) + 1):
                 paths.add(category.page_path(page))
@@ -406,6 +430,7 @@ class Catalog:
             ),
             "description": product.description,
             "markup": product.markup,
+            "language": product.language,
         }
 
     def expected_products(self, base_url: str | None = None) -> dict[str, dict[str, Any]]:

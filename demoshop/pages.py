@@ -11,9 +11,12 @@ Product pages come in three markups, by ``product.markup`` (``id % 3``):
 * ``jsonld``: schema.org ``Product`` and a separate ``BreadcrumbList`` as JSON-LD;
 * ``microdata``: the same data as ``itemscope``/``itemprop`` attributes only;
 * ``plain``: no structured data; the ``<h1>``, a price beside it, the stock
-  wording, a product-code table (SKU, EAN, Brand) and ``<nav class="breadcrumb">``.
+  wording, a product-code table (SKU, EAN, Brand) and ``<nav class="breadcrumb">``;
+  plain pages in other languages have their own layouts (:mod:`demoshop.localized`).
 
-All three show the same visible name, price, stock text and breadcrumbs.
+All show the same visible name, price, stock text and breadcrumbs, a related-products
+list and a "customers also viewed" carousel of other products with prices and buy
+buttons (:mod:`demoshop.traps`), which must not be taken for the page's product.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import json
 from html import escape
 from typing import Any
 
+from demoshop import localized, traps
 from demoshop.catalog import Catalog, Category, Product, format_price
 
 SITE_NAME = "Demo Shop"
@@ -69,16 +73,19 @@ class PageRenderer:
             '<a href="mailto:shop@example.com">Contact us</a> · '
             '<a href="javascript:void(0)" class="newsletter">Newsletter</a> · '
             '<a href="/account/login?next=/cart">My orders</a>\n'
-            f"<p>© {SITE_NAME}. Prices in USD.</p>\n"
+            f"<p>© {SITE_NAME}.</p>\n"
             "</footer>\n"
         )
 
     # --- layout ---------------------------------------------------------------
 
-    def _layout(self, title: str, body: str, canonical: str | None = None, head: str = "") -> str:
+    def _layout(
+        self, title: str, body: str, canonical: str | None = None, head: str = "",
+        lang: str = "en-US",
+    ) -> str:
         link = f'<link rel="canonical" href="{_e(canonical)}">\n' if canonical else ""
         return (
-            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            f"<!DOCTYPE html>\n<html lang=\"{lang}\">\n<head>\n<meta charset=\"utf-8\">\n"
             f"<title>{_e(title)} | {SITE_NAME}</title>\n{link}{head}</head>\n<body>\n"
             f"{self._header}<main>\n{body}</main>\n{self._footer}</body>\n</html>\n"
         )
@@ -137,7 +144,21 @@ class PageRenderer:
             '<section class="featured"><h2>Featured products</h2>\n'
             f"{self._cards(self.catalog.featured())}</section>\n"
         )
+        picks = "".join(
+            f'<li><a href="{traps.pick_path(n)}">{n} staff pick{"s" if n > 1 else ""}</a></li>'
+            for n in traps.PICK_SIZES if len(self.catalog.products) >= n
+        )
+        if picks:
+            body += f'<section class="picks"><h2>Staff picks</h2><ul>{picks}</ul></section>\n'
         return self._layout("Home", body, canonical="/")
+
+    def picks(self, size: int) -> str:
+        return self._layout("Staff picks", traps.picks_body(self.catalog, size),
+                            canonical=traps.pick_path(size))
+
+    def search(self, words: str) -> str:
+        body, _ = traps.search_results(self.catalog, words)
+        return self._layout(f"Search: {words}", body)
 
     def parent_category(self, category: Category) -> str:
         subs = "".join(
@@ -240,8 +261,13 @@ class PageRenderer:
             main, head = self._product_plain(product, codes=False), self._product_json_ld(product)
         elif markup == "microdata":
             main, head = self._product_microdata(product), ""
-        else:
+        elif product.language == "en":
             main, head = self._product_plain(product, codes=True), ""
+        else:
+            main, head = localized.render(
+                product, self._breadcrumb_nav(product.breadcrumbs), self._gallery(product),
+                self._reviews(product),
+            ), ""
         related = self.catalog.related(product)
         related_html = ""
         if related:
@@ -258,10 +284,13 @@ class PageRenderer:
         body = (
             main
             + related_html
+            + traps.carousel(self.catalog, product)
             + f'<p class="back"><a href="{_e(sub.path)}">More in {_e(sub.name)}</a> · '
             '<a href="/">Back to the home page</a></p>\n'
         )
-        return self._layout(product.name, body, canonical=product.path, head=head)
+        lang = {"en": "en-US", "de": "de-DE", "fr": "fr-FR", "es": "es-ES", "pl": "pl-PL",
+                "sv": "sv-SE"}[product.language]
+        return self._layout(product.name, body, canonical=product.path, head=head, lang=lang)
 
     def _reviews(self, product: Product, microdata: bool = False) -> str:
         if not product.rating:

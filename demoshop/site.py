@@ -16,7 +16,8 @@ Routes:
 ``/p/<slug>-<id>.html``            product page (query ignored)
 ``/cart``, ``/cart/add``           tiny pages, 200
 ``/account/login``                 tiny page, 200
-``/search``                        tiny page, 200
+``/search?q=``                      search results (:mod:`demoshop.traps`), 200
+``/x/picks/<n>/``                  staff picks: a listing of n = 1, 2, 3 products
 ``/img/...``                       a 1x1 PNG
 anything else                      404
 =================================  =========================================================
@@ -30,6 +31,7 @@ import base64
 from http import HTTPStatus
 from urllib.parse import parse_qs
 
+from demoshop import traps
 from demoshop.catalog import Catalog, Category
 from demoshop.pages import ROBOTS_TXT, SORTS, VIEWS, PageRenderer
 
@@ -101,6 +103,9 @@ class ShopSite:
                 static[category.page_path(page)] = self._html(200, pages.listing(category, page))
         for product in catalog.products:
             static[product.path] = self._html(200, pages.product(product))
+        for size in traps.PICK_SIZES:
+            if len(catalog.products) >= size:
+                static[traps.pick_path(size)] = self._html(200, pages.picks(size))
         static["/cart"] = self._html(200, pages.simple("Your cart", "Your cart is empty."))
         static["/account/login"] = self._html(200, pages.login())
 
@@ -141,9 +146,7 @@ class ShopSite:
             return self._html(200, self.pages.simple("Added to cart", f"Added item {what}."))
         if path == "/search":
             words = params.get("q", [""])[0]
-            return self._html(
-                200, self.pages.simple("Search", f"No results for “{words}” in the demo shop.")
-            )
+            return self._html(200, self.pages.search(words))
         return self.not_found
 
     def _category(self, category: Category, params: dict[str, list[str]]) -> Response:

@@ -181,9 +181,10 @@ def parse_currency(value: Any) -> str | None:
 def currency_from_text(text: str | None, hint: str | None = None) -> str | None:
     """The currency a visible price names, by ISO code or symbol.
 
-    ``$`` alone is ambiguous: it means ``hint`` when the hint is a dollar (or
-    peso/real) currency, else USD. ``kr`` resolves to the hint among SEK, NOK,
-    DKK and ISK (else SEK); ``¥`` to CNY when hinted, else JPY.
+    ``$`` alone is ambiguous (USD, CAD, AUD, MXN, CLP, ARS...): it means ``hint``
+    when the hint is a dollar (or peso/real) currency, else None: no guess.
+    ``kr`` resolves to the hint among SEK, NOK, DKK and ISK (else SEK); ``¥`` to CNY
+    when hinted, else JPY.
     """
     if not text:
         return None
@@ -194,7 +195,7 @@ def currency_from_text(text: str | None, hint: str | None = None) -> str | None:
     if match:
         return _SYMBOL_MAP[match.group(0)]
     if "$" in text:
-        return hint if hint in DOLLAR_CURRENCIES else "USD"
+        return hint if hint in DOLLAR_CURRENCIES else None
     if "¥" in text or "￥" in text or "円" in text:
         return "CNY" if hint == "CNY" else "JPY"
     if _KRONA.search(text):
@@ -257,7 +258,10 @@ _STOCK_RULES: list[tuple[re.Pattern[str], str]] = [
     (
         re.compile(
             r"\b(?:pre-?\s?orders?|pre-?sale|reserve now|pre-?venta|en preventa|reserva(?:r)? ya|"
-            r"vorbestell(?:ung|bar|en)|précommande|pré-?venda)\b",
+            r"vorbestell(?:ung|bar|en)|précommande|pré-?venda|pre-?ordine|preordina|"
+            r"pré-?encomenda|voorbestel(?:len|ling)?|przedsprzedaż|předobjednávka|"
+            r"predobjednávka|prednaročilo|precomandă|eeltellimus|ennakkotilaus|"
+            r"förhandsboka|förbeställ|förhandsbeställning)\b",
             re.I,
         ),
         "PreOrder",
@@ -265,7 +269,12 @@ _STOCK_RULES: list[tuple[re.Pattern[str], str]] = [
     (
         re.compile(
             r"\b(?:back-?\s?order(?:ed|s)?|on back order|nachbestell(?:ung|t|bar)|"
-            r"bajo pedido|por encargo|sobre pedido|sur commande|sob encomenda)\b",
+            r"back in stock soon|available (?:for|on) back-?order|"
+            r"(?:we'?ll|we will) ship (?:it |them )?when (?:it'?s|it is|they'?re) "
+            r"(?:available|in stock)|"
+            r"bajo pedido|por encargo|sobre pedido|sur commande|sob encomenda|"
+            r"su ordinazione|in arrivo|nabestelling|na zamówienie|na objednávku|"
+            r"po naročilu|la comandă|tellimisel|tilaustuote|beställningsvara)\b",
             re.I,
         ),
         "BackOrder",
@@ -273,7 +282,9 @@ _STOCK_RULES: list[tuple[re.Pattern[str], str]] = [
     (
         re.compile(
             r"\b(?:discontinued|no longer (?:available|sold|made)|descontinuado|"
-            r"nicht mehr (?:erhältlich|lieferbar|verfügbar)|ausgelaufen)\b",
+            r"nicht mehr (?:erhältlich|lieferbar|verfügbar)|ausgelaufen|"
+            r"plus disponible|fuori produzione|uit (?:het )?assortiment|wycofany|"
+            r"ukončen[ýá] prodej|utgått)\b",
             re.I,
         ),
         "Discontinued",
@@ -283,7 +294,16 @@ _STOCK_RULES: list[tuple[re.Pattern[str], str]] = [
             r"\b(?:out[\s-]+of[\s-]+stock|sold[\s-]*out|not (?:in stock|available)|"
             r"currently unavailable|unavailable|no stock|agotado|sin stock|sin existencias|"
             r"no disponible|ausverkauft|vergriffen|nicht vorrätig|"
-            r"rupture de stock|esgotado|nicht (?:verfügbar|lieferbar)|"
+            r"rupture de stock|épuisé|indisponible|esgotado|indisponível|"
+            r"nicht (?:verfügbar|lieferbar|auf lager)|non disponibile|esaurito|"
+            r"uitverkocht|niet (?:op voorraad|leverbaar|beschikbaar)|"
+            r"niedostępny|brak w magazynie|wyprzedany|"
+            r"není skladem|nie je na sklade|vypredané|vyprodáno|"
+            r"ni na zalogi|ni na voljo|razprodano|"
+            r"stoc epuizat|indisponibil|nu este în stoc|"
+            r"otsas|laost otsas|pole saadaval|"
+            r"loppu(?:unmyyty)?|ei varastossa|tilapäisesti loppu|"
+            r"slut(?:såld)?(?: i lager)?|ej i lager|finns ej i lager|tillfälligt slut|"
             r"\(?0 (?:in stock|available|left)\)?)\b",
             re.I,
         ),
@@ -303,7 +323,11 @@ _STOCK_RULES: list[tuple[re.Pattern[str], str]] = [
             r"(?:\bin[\s-]+stock\b|\bavailable now\b|\(\s*\d+\s+available\s*\)|"
             r"^\s*available\s*$|\bships (?:today|in \d)|\ben stock\b|\bdisponible\b|"
             r"\ben existencia\b|\bauf lager\b|\blieferbar\b|\bverfügbar\b|\bvorrätig\b|"
-            r"\bem estoque\b)",
+            r"\bem estoque\b|\bdisponível\b|\bdisponibile\b|\bin magazzino\b|"
+            r"\bop voorraad\b|\bleverbaar\b|\bdostępny\b|\bw magazynie\b|"
+            r"\bna (?:skladě|sklade)\b|\bskladem\b|\bna zalogi\b|\bna voljo\b|"
+            r"\bîn stoc\b|\bdisponibil\b|\blaos\b|\bsaadaval\b|\bvarastossa\b|"
+            r"\btoimitusvalmis\b|\bi lager\b|\bfinns i lager\b|\bi butik\b)",
             re.I,
         ),
         "InStock",

@@ -35,9 +35,9 @@ from w3lib.url import canonicalize_url
 
 from .links import is_html_response
 from .normalize import (
+    DOLLAR_CURRENCIES,
     availability_from_text,
     currency_from_text,
-    currency_hint_for_url,
     normalize_availability,
     normalize_gtin,
     normalize_html_text,
@@ -50,6 +50,7 @@ from .normalize import (
 from .profiles import SiteProfile
 from .structured import StructuredData, is_product_node, read_structured_data, types_of
 from .visible import VisiblePage, read_visible_page
+from .weigh import currency_signals, page_title, weigh_name
 
 PRODUCT_FIELDS = (
     "url", "name", "price", "currency", "availability", "sku", "gtin", "brand",
@@ -68,6 +69,8 @@ class _Offer:
     sku: str | None = None
     gtin: str | None = None
     url: str | None = None
+    #: the syntax the offer came from (provenance)
+    source: str = "json-ld"
 
 
 def extract_product(
@@ -238,7 +241,7 @@ def _spec_price(specs: Any, currency: str | None) -> tuple[Decimal | None, str |
     return None, currency
 
 
-def _offers_of(node: dict[str, Any], base_url: str) -> list[_Offer]:
+def _offers_of(node: dict[str, Any], base_url: str, source: str = "json-ld") -> list[_Offer]:
     out: list[_Offer] = []
     for offer in _as_list(node.get("offers")):
         if not isinstance(offer, dict):
@@ -247,7 +250,7 @@ def _offers_of(node: dict[str, Any], base_url: str) -> list[_Offer]:
         availability = normalize_availability(offer.get("availability"))
         nested = [o for o in _as_list(offer.get("offers")) if isinstance(o, dict)]
         if nested:  # AggregateOffer with its offers
-            inner = _offers_of({"offers": nested}, base_url)
+            inner = _offers_of({"offers": nested}, base_url, source)
             for o in inner:
                 o.currency = o.currency or currency
                 o.availability = o.availability or availability
@@ -268,18 +271,21 @@ def _offers_of(node: dict[str, Any], base_url: str) -> list[_Offer]:
                 sku=normalize_identifier(offer.get("sku")),
                 gtin=_gtin_of(offer),
                 url=url if isinstance(url, str) else None,
+                source=source,
             )
         )
     return out
 
 
-def _variant_offers(variants: list[dict[str, Any]], base_url: str) -> list[_Offer]:
+def _variant_offers(
+    variants: list[dict[str, Any]], base_url: str, structured: StructuredData
+) -> list[_Offer]:
     out = []
     for variant in variants:
         sku = normalize_identifier(variant.get("sku"))
         gtin = _gtin_of(variant)
         url = variant.get("url") if isinstance(variant.get("url"), str) else None
-        for offer in _offers_of(variant, base_url):
+        for offer in _offers_of(variant, base_url, structured.syntax_of(variant)):
             offer.sku = offer.sku or sku
             offer.gtin = offer.gtin or gtin
             offer.url = offer.url or url
@@ -441,78 +447,132 @@ def _merge(
     if has_structured and not forced and visible.grid_cards >= 3 and visible.price is None:
         # A listing that marks up one Product (e.g. for a rich snippet): the
         # heading must name it, or the page must be its URL.
+        titles = " ".join(
+            t for t in (page_title(response), normalize_text(og.get("og:title"))) if t
+        )
         if not any(
-            _same_page(n.get("url"), url) or _name_key(n.get("name")) == (visible.name or "")
-            .casefold() for n in nodes + variants
+            _refers_to(n, url, canonical) or _name_key(n.get("name")) == (visible.name or "")
+            .casefold() or _named_in(_name_key(n.get("name")), titles) for n in nodes + variants
         ):
             return None
 
     all_nodes = nodes + variants
-    offers = _offers_of(group, base_url) if group else []
+    syntax = structured.syntax_of
+    offers = _offers_of(group, base_url, syntax(group)) if group else []
     for node in nodes:
         if node is not group:
-            offers += _offers_of(node, base_url)
-    offers += _variant_offers(variants, base_url)
+            offers += _offers_of(node, base_url, syntax(node))
+    offers += _variant_offers(variants, base_url, structured)
+    prov: dict[str, str] = {}
     offer, matched = _pick_offer(offers, canonical or url, visible) if offers else (None, False)
     if offer is not None and not matched and canonical and not _same_page(canonical, url):
         retry, matched = _pick_offer(offers, url, visible)
         if matched:
             offer = retry
 
+    product_nodes = nodes or variants
     # name
+    name, prov["name"] = None, "visible"
     if nodes:
-        name = _first_value(nodes, lambda n: normalize_text(_first_str(n.get("name"))))
+        named = next((n for n in nodes if normalize_text(_first_str(n.get("name")))), None)
+        if named is not None:
+            name, prov["name"] = normalize_text(_first_str(named.get("name"))), syntax(named)
     elif variants:
         names = [normalize_text(_first_str(v.get("name"))) or "" for v in variants]
         name = visible.name or _common_prefix_words(names) or names[0]
-    else:
-        name = None
-    name = name or (normalize_text(og.get("og:title")) if og_product else None) or visible.name
+        prov["name"] = "visible" if visible.name else syntax(variants[0])
+    if not name and og_product and normalize_text(og.get("og:title")):
+        name, prov["name"] = normalize_text(og.get("og:title")), "opengraph"
+    if not name:
+        name, prov["name"] = visible.name, "visible"
+    if not name and has_structured:  # a marked-up product without a name: the page's title
+        title = page_title(response) or normalize_text(og.get("og:title")) or ""
+        name = normalize_text(re.split(r"\s+[|–—]\s+|\s+-\s+", title)[0])
+    brand = _first_value(product_nodes, lambda n: _brand(n.get("brand") or n.get("manufacturer")))
+    brand = brand or normalize_text(og.get("product:brand")) or visible.codes.get("brand")
+    if name:
+        headings = () if visible.name else tuple(
+            t for h in response.xpath("//h1")[:5]
+            if (t := normalize_text(" ".join(h.xpath(".//text()").getall())))
+        )
+        better, source = weigh_name(
+            name, brand, visible.name, og.get("og:title"), page_title(response), headings
+        )
+        if better != name:
+            name, prov["name"] = better, source
 
     # price, currency
-    hint = (profile.currency if profile else None) or (offer.currency if offer else None) or (
-        parse_currency(og.get("product:price:currency") or og.get("og:price:currency"))
-    ) or currency_hint_for_url(url)
+    og_currency = parse_currency(og.get("product:price:currency") or og.get("og:price:currency"))
+    hints: list[tuple[str | None, str]] = [
+        (profile.currency if profile else None, "profile"),
+        (offer.currency if offer else None, offer.source if offer else ""),
+        (og_currency, "opengraph"),
+        *currency_signals(response),
+    ]
+    hint, hint_source = _hint(hints, visible.price_text)
     price = offer.price if offer else None
     currency = offer.currency if offer and price is not None else None
+    if price is not None and offer is not None:
+        prov["price"] = offer.source
+        if currency:
+            prov["currency"] = offer.source
     if price is None and og_product:
-        currency = parse_currency(
-            og.get("product:price:currency") or og.get("og:price:currency")
-        )
+        currency = og_currency
         price = parse_price(
             og.get("product:price:amount") or og.get("og:price:amount"), currency
         )
+        if price is not None:
+            prov["price"] = "opengraph"
+            if currency:
+                prov["currency"] = "opengraph"
     if visible.price is not None and (price is None or visible.price_clear):
         if price is None or visible.price != price:
-            price = visible.price
-            currency = currency_from_text(visible.price_text, hint) or currency
+            price, prov["price"] = visible.price, "visible"
+            from_text = currency_from_text(visible.price_text, hint)
+            if from_text:
+                currency = from_text
+                prov["currency"] = "visible" if from_text != hint else hint_source
     if price is not None and currency is None:
         currency = currency_from_text(visible.price_text, hint) if visible.price_text else None
+        prov["currency"] = "visible" if currency and currency != hint else hint_source
         currency = currency or hint
 
     # availability
     availability = offer.availability if offer else None
+    if availability is not None and offer is not None:
+        prov["availability"] = offer.source
     if availability is None:
-        availability = normalize_availability(_first_value(nodes, lambda n: n.get("availability")))
+        stated = [n for n in nodes if normalize_availability(n.get("availability"))]
+        if stated:
+            availability = normalize_availability(stated[0].get("availability"))
+            prov["availability"] = syntax(stated[0])
     if availability is None and og_product:
         availability = normalize_availability(
             og.get("product:availability") or og.get("og:availability")
         )
+        prov["availability"] = "opengraph"
     if visible.availability is not None and (availability is None or visible.availability_clear):
-        availability = visible.availability
+        availability, prov["availability"] = visible.availability, "visible"
+    elif visible.availability is None and visible.add_to_cart and availability in (
+        None, "OutOfStock", "Discontinued", "LimitedAvailability"
+    ):
+        # a buy button the page shows, and no stock wording against it: it can be bought
+        # ("limited" only when the page itself says so: "Only 3 left")
+        availability, prov["availability"] = "InStock", "visible"
 
-    # identifiers
-    product_nodes = nodes or variants
-    sku = (offer.sku if offer and matched else None) or _first_value(
+    # identifiers: the code the page shows beats internal ids of the markup
+    sku: str | None = visible.codes.get("sku")
+    prov["sku"] = "visible"
+    structured_sku = (offer.sku if offer and matched else None) or _first_value(
         nodes, lambda n: normalize_identifier(n.get("sku"))
     ) or (offer.sku if offer else None)
-    sku = sku or normalize_identifier(og.get("product:retailer_item_id")) or visible.codes.get(
-        "sku")
+    if not sku and structured_sku:
+        sku, prov["sku"] = structured_sku, offer.source if offer and offer.sku else syntax(
+            nodes[0] if nodes else None)
+    if not sku and normalize_identifier(og.get("product:retailer_item_id")):
+        sku, prov["sku"] = normalize_identifier(og.get("product:retailer_item_id")), "opengraph"
     gtin = (offer.gtin if offer and matched else None) or _first_value(nodes, _gtin_of) or (
         offer.gtin if offer else None) or visible.codes.get("gtin")
-    brand = _first_value(product_nodes, lambda n: _brand(n.get("brand") or n.get("manufacturer")))
-    brand = brand or normalize_text(og.get("product:brand")) or visible.codes.get("brand")
-
     images = _first_value(product_nodes, lambda n: normalize_images(n.get("image"), base_url))
     if not images and og.get("og:image"):
         images = normalize_images(og.get("og:image"), base_url)
@@ -545,14 +605,47 @@ def _merge(
         "breadcrumbs": breadcrumbs,
         "rating": rating,
         "description": description,
+        "provenance": {
+            k: v for k, v in prov.items()
+            if v and k in ("name", "price", "currency", "availability", "sku")
+        },
     }
+
+
+def _refers_to(node: dict[str, Any], url: str, canonical: str | None) -> bool:
+    """The node (or one of its offers) names this page's address."""
+    values = [node.get("url"), node.get("@id")] + [
+        v for o in _as_list(node.get("offers")) if isinstance(o, dict) for v in o.values()
+    ]
+    return any(
+        isinstance(v, str) and (_same_page(v, url) or bool(canonical and _same_page(v, canonical)))
+        for v in values
+    )
+
+
+def _named_in(name: str, titles: str) -> bool:
+    """Most words of the product's name are in the page's <title>/og:title (a listing's
+    title names its category, not one of its products)."""
+    words = set(re.findall(r"\w+", name))
+    if len(words) < 2:
+        return False
+    return len(words & set(re.findall(r"\w+", titles.casefold()))) >= 0.8 * len(words)
+
+
+def _hint(hints: list[tuple[str | None, str]], text: str | None) -> tuple[str | None, str]:
+    """The strongest currency signal; for a ``$`` price the strongest dollar currency."""
+    found = [(c, s) for c, s in hints if c]
+    if text and "$" in text:
+        found = [(c, s) for c, s in found if c in DOLLAR_CURRENCIES]
+    return found[0] if found else (None, "")
 
 
 def _visible_product(visible: VisiblePage) -> bool:
     """A page with no structured product is one when it shows one heading, a
-    selling price right after it (outside any grid of cards) and at least one
+    selling price (or a price range) right after it (outside any grid of cards) and at least one
     product signal: add-to-cart control, product code, or stock wording."""
-    return bool(visible.name and visible.price is not None and visible.product_signals >= 1)
+    shows_price = visible.price is not None or bool(visible.price_text)  # or a price range
+    return bool(visible.name and shows_price and visible.product_signals >= 1)
 
 
 # ---------------------------------------------------------------------- profile
@@ -569,27 +662,31 @@ def _apply_profile(
     def text(key: str) -> str | None:
         return normalize_text(" ".join(values[key])) if values.get(key) else None
 
+    prov = item["provenance"]
     for key in ("name", "sku", "brand"):
         found = text(key)
         if found:
             item[key] = normalize_identifier(found) if key == "sku" else found
+            prov[key] = "profile"
     if text("description"):
         item["description"] = normalize_html_text(text("description"))
-    if text("currency"):
-        item["currency"] = parse_currency(text("currency")) or item["currency"]
+    if text("currency") and parse_currency(text("currency")):
+        item["currency"], prov["currency"] = parse_currency(text("currency")), "profile"
     if values.get("price"):
         raw = values["price"][0]
         currency = item["currency"] or profile.currency
         price = parse_price(raw, currency)
         if price is not None:
             item["price"] = price
+            prov["price"] = prov["currency"] = "profile"
             item["currency"] = (
                 parse_currency(text("currency")) if text("currency") else None
             ) or currency_from_text(raw, currency) or currency
     if values.get("availability"):
         raw = text("availability") or ""
-        item["availability"] = normalize_availability(raw) or availability_from_text(raw) or (
-            item["availability"])
+        said = normalize_availability(raw) or availability_from_text(raw)
+        if said:
+            item["availability"], prov["availability"] = said, "profile"
     if values.get("gtin"):
         item["gtin"] = normalize_gtin(values["gtin"]) or item["gtin"]
     if values.get("images"):
@@ -609,3 +706,7 @@ def _finish(item: dict[str, Any]) -> None:
         crumbs.pop()
     if item["price"] is None:
         item["currency"] = None
+    prov = item["provenance"]
+    for key in list(prov):
+        if item.get(key) in (None, ""):
+            del prov[key]

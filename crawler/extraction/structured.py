@@ -36,6 +36,15 @@ class StructuredData:
     has_product_list: bool = False
     #: OpenGraph properties (``og:type``, ``product:price:amount``...), first value wins.
     opengraph: dict[str, str] = field(default_factory=dict)
+    #: ``id(node)`` of each top-level node -> its syntax (``json-ld``, ``microdata``, ``rdfa``).
+    syntaxes: dict[int, str] = field(default_factory=dict)
+
+    def syntax_of(self, node: Any) -> str:
+        """The syntax a node came from (nested nodes: that of the first product)."""
+        found = self.syntaxes.get(id(node))
+        if found:
+            return found
+        return self.syntaxes.get(id(self.products[0]), "json-ld") if self.products else "json-ld"
 
 
 def types_of(node: dict[str, Any]) -> set[str]:
@@ -84,7 +93,7 @@ def read_structured_data(
 
     for syntax in ("json-ld", "microdata", "rdfa"):
         for node in _flatten_roots(extracted.get(syntax) or []):
-            _classify(node, data)
+            _classify(node, data, syntax)
     for og in extracted.get("opengraph") or []:
         if not isinstance(og, dict):
             continue
@@ -112,10 +121,11 @@ def _flatten_roots(items: list[Any]) -> list[dict[str, Any]]:
     return out
 
 
-def _classify(node: dict[str, Any], data: StructuredData) -> None:
+def _classify(node: dict[str, Any], data: StructuredData, syntax: str) -> None:
     types = types_of(node)
     if types & PRODUCT_TYPES:
         data.products.append(node)
+        data.syntaxes[id(node)] = syntax
         return
     if "BreadcrumbList" in types:
         data.breadcrumb_lists.append(node)
@@ -128,7 +138,7 @@ def _classify(node: dict[str, Any], data: StructuredData) -> None:
         child = node.get(key)
         for sub in child if isinstance(child, list) else [child]:
             if isinstance(sub, dict) and sub.get("@type"):
-                _classify(sub, data)
+                _classify(sub, data, syntax)
 
 
 def _lists_products(node: dict[str, Any]) -> bool:

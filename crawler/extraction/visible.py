@@ -35,14 +35,32 @@ from .normalize import (
     parse_price,
 )
 
-_PRICE_CLASS = re.compile(r"price|amount|precio|preço|preco|preis|prix|prezzo", re.I)
+_PRICE_CLASS = re.compile(
+    r"price|amount|precio|preço|preco|preis|prix|prezzo|"
+    r"(?:^|[\s_-])(?:cena|cijena|pris|hinta|hind|pret|preț|cost|kaina|prijs)(?:$|[\s_-])",
+    re.I,
+)
+# A second amount right after a price: "<span>$12.97</span> - $24.99", "10 € bis 20 €".
+_RANGE_AFTER = re.compile(r"\s*(?:-|–|—|to|bis|à|a|до|–)\s*\S{0,4}\s?\d", re.I)
+# Links that do something (or ask) rather than name another product.
+_ACTION_LABEL = re.compile(
+    r"\?\s*$|^\s*(?:add|see|view|notify|don'?t|do not|find|write|read|share|tell|learn|shop|"
+    r"compare|sign|log|check|get|ask|email|print|save|more|show|size|free)\b",
+    re.I,
+)
+# A link out of a block to another page (a product card's title or image link).
+_NOT_CARD_LINK = re.compile(r"^\s*(?:#|javascript:|mailto:)|cart|basket|wish|review|compare", re.I)
 # Parts of a split price ("<span class=price-whole>1,099</span><span class=price-fraction>99")
 # are not prices of their own: the element around them is.
 _PRICE_PART = re.compile(
-    r"(?:^|[-_\s])(?:whole|fraction|decimals?|integer|cents|symbol|currency)(?:$|\s)", re.I
+    r"(?:^|[-_\s])(?:whole|fraction|decimals?|integer|cents|symbol|currency|entero|decimales|"
+    r"ganzzahl|entier|intero)(?:$|\s)",
+    re.I,
 )
-_PRICE_WHOLE = re.compile(r"(?:^|[-_\s])(?:whole|integer)(?:$|\s)", re.I)
-_PRICE_FRACTION = re.compile(r"(?:^|[-_\s])(?:fraction|decimals|cents)(?:$|\s)", re.I)
+_PRICE_WHOLE = re.compile(r"(?:^|[-_\s])(?:whole|integer|entero|entier|intero)(?:$|\s)", re.I)
+_PRICE_FRACTION = re.compile(
+    r"(?:^|[-_\s])(?:fraction|decimals?|decimales|cents)(?:$|\s)", re.I
+)
 # Screen-reader copies of a price: the full amount, in one string.
 _SCREEN_READER = re.compile(
     r"(?:^|\s)(?:a-offscreen|sr-only|visually-?hidden|visuallyhidden|screen-?reader-?text|"
@@ -106,7 +124,8 @@ _ADD_TO_CART_ATTR = re.compile(
 _CART_FORM_ACTION = re.compile(r"cart/add|checkout/cart/add|add-?to-?cart|basket/add", re.I)
 _MONEY_TEXT = re.compile(
     r"(?:[$€£¥₹₩₽₺]|R\$|\b(?:USD|EUR|GBP|CAD|AUD|CLP|BRL|MXN|ARS|COP|JPY|CHF|SEK|NOK|DKK|PLN)\b)"
-    r"\s?\d[\d.,\s]*\d|\d[\d.,]*\s?(?:€|zł|kr|\b(?:EUR|USD|GBP|CHF|SEK|NOK|DKK|PLN|CLP)\b)"
+    r"\s?\d[\d.,\s]*\d|\d(?:[\d.,]|[\s\u00a0\u202f](?=\d{3}))*\s?"
+    r"(?:€|zł|kr|\b(?:EUR|USD|GBP|CHF|SEK|NOK|DKK|PLN|CLP)\b)"
 )
 _NEGATIVE_HEADING = re.compile(
     r"shopping (?:cart|bag|basket)|your (?:cart|bag|basket)|^(?:cart|basket|bag|checkout)$|"
@@ -145,6 +164,8 @@ _RATING_COUNT = re.compile(
     r"reseñas|opiniones|valoraciones|avis|évaluations)\b",
     re.I,
 )
+# Headings of review and Q&A widgets, dialogs and modals: never the product's.
+_WIDGET = re.compile(r"BVQA|BVRR|review|question|modal|dialog|popup|tooltip", re.I)
 _LOGO = re.compile(r"logo|site-?title|site-?name|site-?brand|masthead", re.I)
 _STOCK_CLASS = re.compile(r"stock|availability|inventory|delivery-(?:information|status)", re.I)
 _CODE_LABELS: list[tuple[re.Pattern[str], str]] = [
@@ -163,16 +184,22 @@ _CODE_LABELS: list[tuple[re.Pattern[str], str]] = [
             r"^(?:sku|item|item (?:number|no|code|#)|product (?:code|number|no|id|sku)|"
             r"article (?:number|no)|art\.?-?\s?nr|artikelnummer|reference|ref|code|"
             r"style(?: number| no)?|model|asin|referencia|código|codigo|"
-            r"código de producto|artikel-?nr|bestellnummer)$"
+            r"código de producto|artikel-?nr|bestellnummer|artikelcode|productcode|"
+            r"r[ée]f[ée]rence|r[ée]f|code (?:produit|article)|codice(?: articolo| prodotto)?|"
+            r"cod(?:\.|ice)?(?: produs| produto| art\.?| articolo)?|c[óo]digo do produto|"
+            r"[šs]ifra(?: proizvoda| izdelka)?|k[óo]d(?: produktu| tovaru)?|"
+            r"katalogov[ée] [čc][íi]slo|numer katalogowy|kod produktu|indeks|"
+            r"tootekood|kood|tuotekoodi|tuotenumero|artikelnummer|artikelnr|varenummer|"
+            r"item ?#|style ?#|model ?#|web id|sku ?#|item no|style no)$"
         ),
         "sku",
     ),
     (re.compile(r"^(?:brand|manufacturer|marca|marke|marque|hersteller|fabricante|made by)$"),
      "brand"),
 ]
-_LABEL_VALUE = re.compile(r"^\s*([A-Za-z][A-Za-z .#\-]{1,30}?)\s*[:#]\s*(\S[^:]{0,80}?)\s*$")
+_LABEL_VALUE = re.compile(r"^\s*([^\W\d_][\w .#\-]{1,30}?)\s*[:#]\s*(\S[^:]{0,80}?)\s*$")
 
-_MAX_H1_TO_PRICE = 150  # elements between the heading and the selling price
+_MAX_H1_TO_PRICE = 400  # elements between the heading and the selling price
 _MAX_LIST_TO_SALE = 12  # elements between a lone list price and the selling price
 
 
@@ -196,9 +223,20 @@ def _visible_strings(el: HtmlElement) -> list[str]:
     return out
 
 
+# Class names that hide an element on every screen (not "hidden-xs": that is one size).
+_HIDDEN_CLASSES = frozenset(
+    {"hidden", "hide", "d-none", "is-hidden", "js-hidden", "u-hidden", "displaynone",
+     "display-none", "no-display", "nodisplay", "invisible", "ng-hide", "ng-cloak",
+     "x-cloak", "hidden-all"}
+)
+
+
 def _hidden(el: HtmlElement) -> bool:
     style = (el.get("style") or "").replace(" ", "").lower()
-    return el.get("hidden") is not None or "display:none" in style
+    if el.get("hidden") is not None or "display:none" in style or "visibility:hidden" in style:
+        return True
+    cls = el.get("class")
+    return bool(cls) and not _HIDDEN_CLASSES.isdisjoint(cls.lower().split())
 
 
 @dataclass
@@ -398,7 +436,10 @@ def _price_box(first: HtmlElement) -> HtmlElement:
 def _select_price(
     idx: _Index, h1: HtmlElement, h1_pos: int
 ) -> tuple[Decimal | None, str | None, bool]:
-    usable = [p for p in idx.prices if p not in idx.in_grid and not idx.is_excluded(p)]
+    usable = [
+        p for p in idx.prices
+        if p not in idx.in_grid and not idx.is_excluded(p) and not _in_card(p, h1)
+    ]
     candidates = [
         p for p in usable
         if 0 < idx.order[p] - h1_pos <= _MAX_H1_TO_PRICE and not _in_titled_block(p, h1)
@@ -419,6 +460,11 @@ def _select_price(
         in_box = [p for p in candidates if p is box or _Index._inside(p, box)] or candidates[:1]
         boxes = {p: box for p in in_box}
         if all(_is_hard_list(p, box) for p in in_box):
+            rest = _text_without(box, in_box)
+            match = _MONEY_TEXT.search(rest)
+            if match and parse_price(match.group(0)) is not None:
+                # "<s>2 157,00 €</s> <strong>1 626,00 €</strong>": the unmarked amount
+                return parse_price(match.group(0)), match.group(0), True
             # Only a struck list price in the first box ("Normal: <s>$59.990</s>"): the
             # selling price is the next one, in a block of its own right after it.
             last = idx.order[in_box[-1]]
@@ -440,10 +486,14 @@ def _select_price(
         soft = [p for p in in_box if p not in hard]
         for group in (sale, regular, soft):
             texts = [(p, _price_value(p)) for p in group]
-            parsed = [(p, t, v) for p, t in texts if (v := parse_price(t)) is not None]
+            # a zero amount ("Special price: $0.00") is a template, never a selling price
+            parsed = [(p, t, v) for p, t in texts if (v := parse_price(t)) is not None and v > 0]
             if parsed:
                 values = {v for _, _, v in parsed}
                 el, text, value = parsed[0]
+                if _RANGE_AFTER.match(el.tail or ""):
+                    # "$12.97 - $24.99": a range, no single price (the text says a price shows)
+                    return None, normalize_text(f"{text}{el.tail}"), False
                 shown = _price_text(el) if text == el.get("content") else text
                 return value, shown or el.get("content"), len(values) == 1
         return None, None, False
@@ -455,11 +505,57 @@ def _select_price(
             continue
         own = normalize_text(el.text) or ""
         match = _MONEY_TEXT.search(own)
-        if match and not any(a.tag in _HARD_LIST_TAGS for a in el.iterancestors()):
+        if match and not any(a.tag in _HARD_LIST_TAGS for a in el.iterancestors()) and (
+            not _in_card(el, h1)
+        ):
             amount = parse_price(match.group(0))
             if amount is not None:
                 return amount, match.group(0), True
     return None, None, False
+
+
+def _text_without(box: HtmlElement, dropped: list[HtmlElement]) -> str:
+    """The visible text of ``box`` without the ``dropped`` elements (their tails kept)."""
+    skip = set(dropped)
+    out: list[str] = []
+
+    def walk(el: HtmlElement) -> None:
+        if el not in skip:
+            if el.tag == "sup" and re.fullmatch(r"\s*\d{2}\s*", el.text or "") and len(el) == 0:
+                whole = "".join(out)
+                out.append(("," if re.search(r"\d\.\d{3}\D*$", whole) else ".") + el.text.strip())
+            elif el.text:
+                out.append(el.text)
+            for child in el:
+                if isinstance(child.tag, str) and child.tag not in _SKIPPED_TAGS:
+                    walk(child)
+                if child.tail:
+                    out.append(child.tail)
+
+    walk(box)
+    return normalize_text("".join(out)) or ""
+
+
+def _in_card(price: HtmlElement, h1: HtmlElement) -> bool:
+    """The price sits in a block of its own that links to another page by a name or an
+    image (a product card, a table row of a listing, a search result), not under the
+    page heading: the blocks from the price up to the one holding the heading."""
+    h1_ancestors = set(h1.iterancestors())
+    for depth, block in enumerate((price, *price.iterancestors())):
+        if block in h1_ancestors or block.tag in ("body", "html") or depth > 4:
+            return False
+        if len(_text(block)) > 300:  # a card is small: a name, a price, a stock word, a button
+            return False
+        for link in block.iter("a"):
+            href = link.get("href") or ""
+            if not href or _NOT_CARD_LINK.search(href):
+                continue
+            label = _text(link)
+            if link.find(".//img") is not None or (
+                len(label.split()) >= 3 and not _ACTION_LABEL.search(label)
+            ):
+                return True
+    return False
 
 
 def _in_titled_block(price: HtmlElement, h1: HtmlElement) -> bool:
@@ -473,7 +569,12 @@ def _in_titled_block(price: HtmlElement, h1: HtmlElement) -> bool:
         block = ancestor
     else:
         return False
-    return any(_text(h) for h in block.iter("h2", "h3", "h4"))
+    for el in block.iter():  # a titled block starts with its title: a heading before the price
+        if el is price:
+            return False
+        if el.tag in ("h2", "h3", "h4") and _text(el):
+            return True
+    return False
 
 
 def _price_value(el: HtmlElement) -> str:
@@ -498,21 +599,43 @@ def _price_text(el: HtmlElement) -> str:
             text = _text(child)
             if any(ch.isdigit() for ch in text) and len(text) <= 40:
                 return text
-        elif whole is None and _PRICE_WHOLE.search(cls):
+        elif not whole and _PRICE_WHOLE.search(cls):
             whole = re.sub(r"\D", "", child.text or "")
         elif fraction is None and _PRICE_FRACTION.search(cls):
             fraction = re.sub(r"\D", "", _text(child))
         elif symbol is None and re.search(r"symbol|currency", cls, re.I):
             symbol = _text(child)
+    if whole and not fraction:
+        sup = el.find(".//sup")  # "<span class=entero>150</span><sup>,99</sup>"
+        digits = re.sub(r"\D", "", _text(sup)) if sup is not None else ""
+        fraction = digits if len(digits) == 2 else None
     if whole:
         return f"{symbol or ''}{whole}.{fraction}" if fraction else f"{symbol or ''}{whole}"
+    if el.find(".//sup") is not None:
+        return _text_without(el, [])  # "115<sup>,99</sup> €": the parts glued back
     return _text(el)
 
 
-def _select_h1(idx: _Index) -> HtmlElement | None:
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text.casefold()))
+
+
+def _select_h1(idx: _Index, title: str = "") -> HtmlElement | None:
     h1s = [h for h in idx.h1s if _text(h) and not idx.is_excluded(h)]
+    h1s = [h for h in h1s if not _WIDGET.search(_classes(h))] or h1s
+    if len({_text(h).casefold() for h in h1s}) == 1:  # the same heading twice (mobile copy)
+        return h1s[0]
     if len(h1s) > 1:  # drop logo headings, then prefer the main content's
         h1s = [h for h in h1s if not _LOGO.search(_classes(h))] or h1s
+    if len(h1s) > 1 and title:  # the heading the page's <title> repeats
+        wanted = _words(title)
+        scored = sorted(
+            ((len(_words(_text(h)) & wanted) / max(len(_words(_text(h))), 1), i)
+             for i, h in enumerate(h1s)),
+            reverse=True,
+        )
+        if scored[0][0] >= 0.6 and (len(scored) == 1 or scored[1][0] < scored[0][0]):
+            return h1s[scored[0][1]]
     if len(h1s) > 1:
         h1s = [
             h for h in h1s if any(a.tag in ("main", "article") for a in h.iterancestors())
@@ -533,11 +656,13 @@ def _availability(idx: _Index, h1_pos: int) -> tuple[str | None, bool]:
         if el.get("itemprop") == "availability" or _STOCK_CLASS.search(cls):
             if idx.is_excluded(el) or el.tag in ("link", "meta", "input", "body", "html"):
                 continue
-            text = _text(el)
+            text = _PICKUP.sub(" ", _text(el))  # "Store pickup: not available" is no stock state
             said = availability_states(text) if len(text) <= 120 else []
             marked = _stock_class_state(cls)
             if not said:
-                if marked:
+                if marked and not _MESSAGE_BOX.search(cls) and (
+                    not text.strip() or any(c.isalpha() for c in text)
+                ):
                     return marked, True
                 continue
             found = said[0]
@@ -561,12 +686,21 @@ def _availability(idx: _Index, h1_pos: int) -> tuple[str | None, bool]:
                 said_by_button = availability_from_text(_text(el) or el.get("value"))
                 if said_by_button in ("OutOfStock", "PreOrder", "BackOrder", "Discontinued"):
                     return said_by_button, True  # the buy button itself says so
-            own = normalize_text(el.text)
+            own = normalize_text(_PICKUP.sub(" ", el.text or ""))
             if own and len(own) <= 60:
                 said_nearby = availability_from_text(own)
                 if said_nearby:
                     return said_nearby, False
     return None, False
+
+
+# Delivery options other than this shop shipping it: their wording says nothing of stock.
+_PICKUP = re.compile(
+    r"(?:store )?pick-?\s?up[^.|]*|in[- ]store[^.|]*|(?:find|check) (?:it )?in (?:a )?store[^.|]*",
+    re.I,
+)
+# Message boxes and alerts are templates filled in by scripts: their class is no state.
+_MESSAGE_BOX = re.compile(r"alert|message|msg|notice|notification|modal|popup|toast", re.I)
 
 
 def _stock_class_state(cls: str) -> str | None:
@@ -592,6 +726,7 @@ def _codes(idx: _Index) -> dict[str, str]:
     def add(label: str, value: str | None) -> None:
         label = re.sub(r"[:#.\s]+$", "", label.strip().lower())
         label = re.sub(r"\s+", " ", label)
+        value = (value or "").lstrip(":#. ")  # "Item #: OAK-49"
         if not value:
             return
         for pattern, key in _CODE_LABELS:
@@ -601,7 +736,7 @@ def _codes(idx: _Index) -> dict[str, str]:
                     if gtin:
                         codes.setdefault("gtin", gtin)
                 else:
-                    ident = normalize_identifier(value)
+                    ident = _code_value(value) if key == "sku" else normalize_identifier(value)
                     if ident:
                         codes.setdefault(key, ident)
                 return
@@ -616,10 +751,12 @@ def _codes(idx: _Index) -> dict[str, str]:
             dd = el.getnext()
             if dd is not None and dd.tag == "dd" and not idx.is_excluded(el):
                 add(_text(el), _text(dd))
-        elif tag in ("li", "p", "span", "div") and len(el) <= 3:
+        elif tag in ("li", "p", "span", "div", "strong", "b", "small", "em") and len(el) <= 3:
             cls = (el.get("class") or "").lower().split()
             if "sku" in cls and not idx.is_excluded(el):
-                ident = normalize_identifier(_text(el))
+                own = el.find(".//*[@itemprop='sku']")
+                shown = _text(own if own is not None else el)
+                ident = _code_value(shown)
                 if ident:
                     codes.setdefault("sku", ident)
                 continue
@@ -629,14 +766,34 @@ def _codes(idx: _Index) -> dict[str, str]:
                 if 0 < len(label) <= 30 and not idx.is_excluded(el):
                     add(label, _text(el[1]))
             raw = el.text_content()
-            if len(raw) > 400 or ":" not in raw:
+            if len(raw) > 400 or (":" not in raw and "#" not in raw):
                 continue
             text = _text(el)
-            if 3 < len(text) <= 90 and ":" in text:
+            if 3 < len(text) <= 90 and (":" in text or "#" in text):
                 match = _LABEL_VALUE.match(text)
                 if match and not idx.is_excluded(el):
                     add(match.group(1), match.group(2))
     return codes
+
+
+def _code_value(text: str) -> str | None:
+    """A product code as shown: one token ("MH07", "BA5208-010"), its label and any
+    trailing words ("Black/White", "Write a review") dropped; None for plain words."""
+    text = _strip_code_label(text.split("|")[0]).lstrip(":#. ")
+    tokens = text.split()
+    if not tokens or len(tokens[0]) > 40:
+        return None
+    if len(tokens) == 1 or (any(c.isdigit() for c in tokens[0]) and len(tokens[0]) >= 3):
+        return normalize_identifier(tokens[0].rstrip(",;"))
+    return None
+
+
+def _strip_code_label(text: str) -> str:
+    """"SKU MH07" -> "MH07": a label written before the code in the same element."""
+    match = re.match(r"^\s*([^\W\d][\w .#\-]{0,30}?)\s*[:#]?\s+(\S+)\s*$", text)
+    if match and any(p.match(match.group(1).strip().lower()) for p, _ in _CODE_LABELS):
+        return match.group(2)
+    return text
 
 
 def _breadcrumbs(idx: _Index) -> list[str]:
@@ -843,7 +1000,8 @@ def read_visible_page(root: HtmlElement, url_path: str = "/") -> VisiblePage:
     page = VisiblePage()
     body = root.find(".//body")
     idx = _Index(body if body is not None else root)
-    h1 = _select_h1(idx)
+    title_el = root.find(".//title")
+    h1 = _select_h1(idx, title_el.text_content() if title_el is not None else "")
     page.grid_cards = idx.find_grids(h1)
     if h1 is not None:
         page.name = _text(h1)

@@ -176,13 +176,29 @@ class EcommerceSpider(RedisSpider):
             self.crawler.stats.inc_value("pages/not_text")
             return
         profile = self.profiles.for_url(response.url)
-        product = extract_product(response, profile)
+        product = self._extract(response, profile)
         if product is not None:
             product["crawled_at"] = datetime.now(UTC).isoformat(timespec="seconds")
             product["worker"] = self.worker_id
             yield product
         for url in discover_links(response, profile):
             yield Request(url, callback=self.parse, errback=self.errback, meta={"site": site})
+
+    def _extract(self, response: TextResponse, profile: Any) -> dict[str, Any] | None:
+        """The page's product; an extraction error becomes a replayable dead letter
+        (the page's links are still followed), a stat and a WARNING."""
+        try:
+            return extract_product(response, profile)
+        except Exception as exc:
+            self.crawler.stats.inc_value("extraction/errors")
+            self.logger.warning("Extraction failed on %s", response.url, exc_info=True)
+            request = response.request or Request(response.url, callback=self.parse)
+            self.tracker.dead_letter(
+                url=response.url,
+                reason=f"extraction failed: {type(exc).__name__}: {exc}",
+                payload=serializer.encode_request(serializer.requeueable(request), self),
+            )  # no lease: the page's own lease ends with its output, as usual
+            return None
 
     def errback(self, failure: Any) -> None:
         request = failure.request

@@ -18,13 +18,21 @@ from decimal import Decimal
 from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qsl, urljoin, urlsplit
 
 import pytest
 
 from demoshop import Catalog, ShopProcess, ShopStartError
-from demoshop.catalog import format_price, gtin13_check_digit
+from demoshop.catalog import (
+    LANGUAGE_CURRENCY,
+    PLAIN_LANGUAGES,
+    format_price,
+    gtin13_check_digit,
+)
+from demoshop.localized import TEXTS, local_price
 from demoshop.site import ShopSite
+from demoshop.traps import PICK_SIZES, pick_path, picks, search_results
 
 REPO = Path(__file__).resolve().parents[2]
 ROBOTS_DISALLOWED = ("/cart", "/account", "/search")
@@ -106,7 +114,8 @@ def test_catalog_shape() -> None:
     for product in catalog.products:
         assert product.price > 0 and product.price == product.price.quantize(Decimal("0.01"))
         assert product.list_price is None or product.list_price > product.price
-        assert product.currency == "USD"
+        assert product.currency == LANGUAGE_CURRENCY[product.language]
+        assert product.language == "en" or product.markup == "plain"
         assert len(product.gtin13) == 13 and product.gtin13.isdigit()
         assert int(product.gtin13[-1]) == gtin13_check_digit(product.gtin13[:12])
         assert 1 <= len(product.images) <= 3
@@ -117,6 +126,8 @@ def test_catalog_shape() -> None:
     assert any(p.rating for p in catalog.products) and any(not p.rating for p in catalog.products)
     assert Counter(p.markup for p in catalog.products) == {"jsonld": 200, "microdata": 200,
                                                           "plain": 200}
+    languages = Counter(p.language for p in catalog.products if p.markup == "plain")
+    assert set(languages) == {lang for lang, _ in PLAIN_LANGUAGES}
     assert gtin13_check_digit("400638133393") == 1  # a real EAN: 4006381333931
 
 
@@ -170,9 +181,16 @@ def test_product_pages_of_each_markup_show_name_price_stock_breadcrumbs() -> Non
             html = site.resolve("GET", product.path).body.decode()
             text = unescape(re.sub(r"<[^>]+>", "", html))  # the visible text
             assert "<h1" in html and product.name in text
-            assert format_price(product.price) in text
-            assert {"InStock": "In stock", "OutOfStock": "Out of stock",
-                    "PreOrder": "Pre-order"}[product.availability] in text
+            if product.language == "en":
+                assert format_price(product.price) in text
+                assert {"InStock": "In stock", "OutOfStock": "Out of stock",
+                        "PreOrder": "Pre-order"}[product.availability] in text
+            else:  # a plain page in another language, its own price format and wording
+                assert f'lang="{product.language}-' in html
+                if product.language != "es":  # es splits the cents into <sup>
+                    assert local_price(product.price, product.language, product.currency) in text
+                assert TEXTS[product.language][product.availability] in text
+                assert TEXTS[product.language]["buy"] in text
             assert 'class="breadcrumb"' in html
             assert product.category.path in html and 'href="/"' in html
             has_json_ld = "application/ld+json" in html
@@ -192,9 +210,11 @@ def test_product_pages_of_each_markup_show_name_price_stock_breadcrumbs() -> Non
             elif markup == "microdata":
                 assert f'itemprop="price" content="{product.price:.2f}"' in html
                 assert f'itemprop="gtin13" content="{product.gtin13}"' in html
-            else:
+            elif product.language == "en":
                 assert f"<th>SKU</th><td>{product.sku}</td>" in html
                 assert f"<th>EAN</th><td>{product.gtin13}</td>" in html
+            else:  # the shop's code under the language's own label
+                assert TEXTS[product.language]["sku"] in text and product.sku in text
 
 
 def test_listing_pages_carry_no_product_data_and_trap_links() -> None:
@@ -368,3 +388,64 @@ def test_listening_line_is_the_first_line() -> None:
         finally:
             process.send_signal(signal.SIGTERM)
             assert process.wait(10) == 0
+
+
+def _extract(site: ShopSite, target: str) -> dict[str, Any] | None:
+    from scrapy.http import HtmlResponse
+
+    from crawler.extraction import extract_product
+
+    page = site.resolve("GET", target)
+    assert page.status == 200, target
+    response = HtmlResponse(url="http://127.0.0.1:8000" + target, body=page.body)
+    return extract_product(response)
+
+
+def test_trap_pages_are_listings_of_one_two_and_three_products() -> None:
+    catalog = Catalog.build()
+    site = ShopSite(catalog)
+    assert {pick_path(n) for n in PICK_SIZES} <= catalog.listing_paths()
+    home = site.resolve("GET", "/").body.decode()
+    for size in PICK_SIZES:
+        assert f'href="{pick_path(size)}"' in home
+        shown = picks(catalog, size)
+        assert len(shown) == size
+        body = site.resolve("GET", pick_path(size)).body.decode()
+        assert all(p.path in body for p in shown)
+        assert body.count("Add to cart</button>") == size
+
+
+def test_every_page_of_the_shop_types_right_and_extracts_its_product() -> None:
+    """Zero-configuration extraction over the whole default shop: each product page
+    gives exactly its product (every language and markup), every other page none."""
+    catalog = Catalog.build()
+    site = ShopSite(catalog)
+    products = catalog.product_paths()
+    languages = set()
+    for path in sorted(catalog.crawlable_paths()):
+        product = _extract(site, path)
+        if path not in products:
+            assert product is None, f"{path} is no product page, got {product and product['name']}"
+            continue
+        expected = catalog.expected_product(path)
+        languages.add(expected["language"])
+        assert product is not None, path
+        got = {k: product[k] for k in ("name", "price", "currency", "availability", "sku")}
+        assert got == {k: expected[k] for k in got}, path
+        assert product["provenance"]["price"] == (
+            "visible" if expected["markup"] == "plain" else
+            "json-ld" if expected["markup"] == "jsonld" else "microdata"
+        ) or product["price"] == expected["price"]
+    assert languages == set(LANGUAGE_CURRENCY)
+
+
+def test_search_results_of_one_or_many_products_are_no_product() -> None:
+    catalog = Catalog.build()
+    site = ShopSite(catalog)
+    one = catalog.products[0].name
+    _, found = search_results(catalog, one)
+    assert [p.name for p in found] == [one]
+    many = catalog.products[0].brand.split()[0]
+    assert len(search_results(catalog, many)[1]) > 3
+    for words in (one, many):
+        assert _extract(site, "/search?q=" + words.replace(" ", "+")) is None

@@ -14,6 +14,7 @@ from scrapy.http import HtmlResponse
 from crawler.extraction import PRODUCT_FIELDS, extract_product
 
 PAGES = Path(__file__).resolve().parent.parent / "fixtures" / "pages"
+SOURCES = {"json-ld", "microdata", "rdfa", "opengraph", "visible", "language", "profile", "url"}
 _URL_COMMENT = re.compile(r"<!--\s*url:\s*(\S+)\s*-->")
 
 
@@ -50,7 +51,13 @@ def test_fixture(case: str) -> None:
         assert product is None, f"{case}: not a product page, got {product!r}"
         return
     assert product is not None, f"{case}: product page not recognised"
-    assert set(product) == set(PRODUCT_FIELDS)
+    assert set(product) == set(PRODUCT_FIELDS) | {"provenance"}
+    provenance = product["provenance"]
+    assert provenance["name"] in SOURCES, (case, provenance)
+    for field, source in provenance.items():
+        assert source in SOURCES and product[field] not in (None, ""), (case, field, source)
+    for field in ("price", "availability", "sku"):
+        assert (field in provenance) == (product[field] is not None), (case, field, provenance)
     assert isinstance(product["price"], (Decimal, type(None)))
     mismatches = {
         field: (product[field], expected.get(field))

@@ -55,9 +55,9 @@ def test_parse_price(value: object, currency: str | None, expected: str | None) 
 @pytest.mark.parametrize(
     ("text", "hint", "expected"),
     [
-        ("$10", None, "USD"),
+        ("$10", None, None),  # USD, CAD, AUD, MXN...: the page must say
         ("$10", "CLP", "CLP"),
-        ("$10", "EUR", "USD"),
+        ("$10", "EUR", None),  # "$" is no euro: unknown rather than a guess
         ("US$ 10", "CLP", "USD"),
         ("R$ 10", None, "BRL"),
         ("C$10", None, "CAD"),

@@ -46,6 +46,7 @@ def test_fields_are_the_contract_fields() -> None:
         "breadcrumbs",
         "rating",
         "description",
+        "provenance",
         "crawled_at",
         "worker",
     }
@@ -197,3 +198,10 @@ def test_items_of_any_kind_are_validated_through_itemadapter() -> None:
         "currency"
     }
     assert validation_errors(Product(url="https://a.example/p", name="x")) == []
+
+
+def test_provenance_names_fields_and_sources() -> None:
+    good = make_product(1, provenance={"price": "visible", "availability": "json-ld"})
+    assert not validation_errors(good)
+    assert "provenance" in fields_of(make_product(1, provenance={"price": "guessed"}))
+    assert "provenance" in fields_of(make_product(1, provenance={"colour": "visible"}))

@@ -1,0 +1,167 @@
+"""Weighing page signals against each other: the product's name and the page's currency.
+
+* :func:`weigh_name` -- the name read first (structured data, else the heading)
+  checked against the heading, ``og:title`` and ``<title>``: a truncated name
+  ("...") is completed, a name that is only the brand or a word-prefix of the
+  heading gives way to the heading, and the brand is put back in front when the
+  page's own titles show it there ("SKECHERS Prima" for "Prima").
+* :func:`currency_signals` -- the ISO codes the page itself names, strongest
+  first: its language and country (``<html lang="en-US">``, ``og:locale``,
+  ``content-language``), currency codes in its data (``"currency": "USD"`` in
+  inline scripts and attributes, ``US$``), then the country-code domain (a
+  weak hint). A ``$`` price resolves only to a dollar currency among these;
+  with no signal it stays unknown, except on an English (or unlabelled) page of
+  a generic domain (``.com``, ``.us``...), where it is read as USD (source
+  ``url``; the weakest rule, see docs/extraction.md).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from urllib.parse import urlsplit
+
+from scrapy.http import TextResponse
+
+from .normalize import ISO_CURRENCIES, TLD_CURRENCIES, normalize_text
+
+_ELLIPSIS = re.compile(r"\s*(?:\.\.\.|…)\s*$")
+_TITLE_SEPARATORS = re.compile(r"\s+[|–—:-]\s+|\s+\|\s*")
+
+#: Country (ISO 3166 alpha-2) -> currency, for language tags such as ``es-MX``.
+COUNTRY_CURRENCIES = {
+    "US": "USD", "CA": "CAD", "AU": "AUD", "NZ": "NZD", "MX": "MXN", "CL": "CLP",
+    "AR": "ARS", "CO": "COP", "UY": "UYU", "BR": "BRL", "PE": "PEN", "GB": "GBP",
+    "UK": "GBP", "IE": "EUR", "DE": "EUR", "AT": "EUR", "FR": "EUR", "ES": "EUR", "IT": "EUR",
+    "PT": "EUR", "NL": "EUR", "BE": "EUR", "FI": "EUR", "EE": "EUR", "SK": "EUR",
+    "SI": "EUR", "LU": "EUR", "LV": "EUR", "LT": "EUR", "GR": "EUR", "HR": "EUR",
+    "CH": "CHF", "PL": "PLN", "CZ": "CZK", "RO": "RON", "SE": "SEK", "NO": "NOK",
+    "DK": "DKK", "HU": "HUF", "BG": "BGN", "JP": "JPY", "CN": "CNY", "KR": "KRW",
+    "IN": "INR", "SG": "SGD", "HK": "HKD", "TW": "TWD", "ZA": "ZAR", "TR": "TRY",
+}
+#: Languages spoken in one currency area only (a bare ``lang="de"`` is not one: CH, AT...).
+LANGUAGE_CURRENCIES = {
+    "pl": "PLN", "cs": "CZK", "ro": "RON", "sv": "SEK", "hu": "HUF", "bg": "BGN",
+    "et": "EUR", "fi": "EUR", "sk": "EUR", "sl": "EUR", "ja": "JPY", "ko": "KRW",
+    "da": "DKK", "nb": "NOK", "no": "NOK",
+}
+#: Generic domains; ``example`` (RFC 2606, reserved for examples) stands for any of them.
+_GENERIC_TLDS = frozenset(
+    {"com", "net", "org", "us", "biz", "shop", "store", "info", "example"}
+)
+_CODE_IN_DATA = re.compile(
+    r"currency[\w-]{0,12}[\"']?\s*[:=]\s*[\"']([A-Z]{3})[\"']", re.I
+)
+_LANG_TAG = re.compile(r"^([a-z]{2,3})(?:[-_]([a-z]{2}))?", re.I)
+
+
+def _split(text: str) -> list[str]:
+    return text.casefold().split()
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text.casefold()))
+
+
+def _starts_with_words(longer: str, shorter: str) -> bool:
+    a, b = _split(longer), _split(shorter)
+    return len(a) > len(b) and a[: len(b)] == b
+
+
+def weigh_name(
+    name: str,
+    brand: str | None,
+    heading: str | None,
+    og_title: str | None,
+    title: str | None,
+    headings: tuple[str, ...] = (),
+) -> tuple[str, str]:
+    """(the name to keep, its source: ``visible``/``opengraph`` when changed).
+
+    ``headings``: the texts of every ``<h1>`` when none was the page's one heading."""
+    candidates = [
+        (text, source)
+        for raw, source in (
+            (heading, "visible"), (og_title, "opengraph"), (title, "visible"),
+            *((h, "visible") for h in headings),
+        )
+        if (text := normalize_text(raw))
+    ]
+    # a truncated name: the first candidate that continues it
+    if _ELLIPSIS.search(name):
+        stem = _ELLIPSIS.sub("", name)
+        for text, source in candidates:
+            head = _TITLE_SEPARATORS.split(text)[0]
+            if (
+                head.casefold().startswith(stem.casefold()) and len(head) > len(stem)
+                and not _ELLIPSIS.search(head)
+            ):
+                return head, source
+    # the brand (or a maker's word) in front of the name in the page's own heading
+    for text, source in candidates[:2] + [(h, "visible") for h in headings]:
+        if text.casefold().endswith(" " + name.casefold()):
+            extra = text[: -len(name)].split()
+            # not a site name before a separator ("GagGifts.com: Glow in the Dark ...")
+            if 1 <= len(extra) <= 3 and not re.search(r"[:|–—\-]$|\.\w", " ".join(extra)):
+                return text, source
+    # only the brand, or the first words of the heading (or of the title): the longer one
+    short = (brand and name.casefold() == brand.casefold()) or len(_words(name)) <= 2
+    for text, source in candidates if short else []:
+        head = _TITLE_SEPARATORS.split(text)[0].strip()
+        if _starts_with_words(head, name):
+            return head, source
+    # the heading repeats the name with more words of its own: the heading is what shows
+    if heading and (text := normalize_text(heading)) and len(text) <= 200:
+        if _words(name) < _words(text) and _starts_with_words(text, " ".join(name.split()[:2])):
+            return text, "visible"
+    # the brand in front, when the page's own titles put it there
+    if brand and not name.casefold().startswith(brand.casefold()):
+        full = f"{brand} {name}".casefold()
+        for text, source in candidates:
+            if text.casefold().startswith(full):
+                return text[: len(full)], source
+    return name, ""
+
+
+def _tag_currency(tag: str | None) -> str | None:
+    match = _LANG_TAG.match((tag or "").strip())
+    if not match:
+        return None
+    language, country = match.group(1).lower(), (match.group(2) or "").upper()
+    if country:
+        return COUNTRY_CURRENCIES.get(country)
+    return LANGUAGE_CURRENCIES.get(language)
+
+
+def currency_signals(response: TextResponse) -> list[tuple[str, str]]:
+    """[(ISO code, source)] the page names, strongest first (see the module doc)."""
+    out: list[tuple[str, str]] = []
+    sel = response.selector
+    for tag in (
+        sel.xpath("//meta[@property='og:locale']/@content").get(),
+        sel.xpath("/html/@lang").get(),
+        sel.xpath("//meta[translate(@http-equiv, 'CONTENTLAG', 'contentlag')="
+                  "'content-language']/@content").get(),
+    ):
+        code = _tag_currency(tag)
+        if code:
+            out.append((code, "language"))
+            break
+    codes = Counter(
+        c.upper() for c in _CODE_IN_DATA.findall(response.text[:2_000_000])
+        if c.upper() in ISO_CURRENCIES
+    )
+    out += [(code, "visible") for code, _ in codes.most_common(2)]
+    host = (urlsplit(response.url).hostname or "").lower()
+    tld = host.rsplit(".", 1)[-1]
+    if tld in TLD_CURRENCIES:
+        out.append((TLD_CURRENCIES[tld], "url"))
+    elif tld in _GENERIC_TLDS and not out:
+        lang = (sel.xpath("/html/@lang").get() or "en").strip().lower()
+        if not lang or lang.startswith("en"):
+            out.append(("USD", "url"))
+    return out
+
+
+def page_title(response: TextResponse) -> str | None:
+    return normalize_text(response.xpath("//title/text()").get())

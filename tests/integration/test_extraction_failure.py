@@ -1,0 +1,75 @@
+"""An exception inside extraction never loses a page silently.
+
+The extractor is made to fail the way a real page once made it fail
+(``to_unicode must receive bytes or str, got list``); the worker's parse must
+record a replayable dead letter with the URL and reason, count it, log a
+WARNING, and still follow the page's links.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import pytest
+from scrapy import Request
+from scrapy.http import HtmlResponse
+from scrapy.utils.test import get_crawler
+
+from crawler.extensions.leases import LeaseTracker
+from crawler.keys import CrawlKeys
+from crawler.spiders import ecommerce
+from master.deadletters import requeue
+
+PAGE = (
+    b"<html><body><h1>Thing</h1><p class=price>$5.00</p>"
+    b"<a href='/c/more/'>more</a><a href='/p/other-2.html'>other</a></body></html>"
+)
+
+
+@pytest.fixture
+def spider(redis_url, redis_client):
+    from crawler import settings as project_settings
+
+    settings = {
+        name: getattr(project_settings, name) for name in dir(project_settings) if name.isupper()
+    }
+    settings.update(REDIS_URL=redis_url, WORKER_ID="w-extract")
+    crawler = get_crawler(ecommerce.EcommerceSpider, settings_dict=settings)
+    LeaseTracker.from_crawler(crawler)
+    spider = ecommerce.EcommerceSpider.from_crawler(crawler)
+    crawler.spider = spider
+    crawler.stats.open_spider()
+    yield spider
+
+
+def test_an_extraction_error_becomes_a_replayable_dead_letter(
+    spider, redis_client, monkeypatch, caplog
+):
+    def broken(response, profile=None):
+        raise TypeError("to_unicode must receive bytes or str, got list")
+
+    monkeypatch.setattr(ecommerce, "extract_product", broken)
+    url = "http://127.0.0.1:9/p/thing-1.html"
+    request = Request(url, meta={"site": "127.0.0.1:9"})
+    response = HtmlResponse(url=url, body=PAGE, encoding="utf-8", request=request)
+    with caplog.at_level(logging.WARNING):
+        output = list(spider.parse(response))
+
+    followed = sorted(r.url for r in output if isinstance(r, Request))
+    assert followed == ["http://127.0.0.1:9/c/more/", "http://127.0.0.1:9/p/other-2.html"]
+    assert not [o for o in output if isinstance(o, dict)]
+    assert spider.crawler.stats.get_value("extraction/errors") == 1
+    assert any(
+        r.levelno == logging.WARNING and url in r.getMessage() for r in caplog.records
+    )
+    keys = CrawlKeys(spider.name)
+    dead = [json.loads(raw) for raw in redis_client.lrange(keys.dead, 0, -1)]
+    assert len(dead) == 1
+    assert dead[0]["url"] == url
+    assert "to_unicode must receive bytes or str, got list" in dead[0]["reason"]
+    assert dead[0]["request"]
+
+    result = requeue(redis_client, keys)  # replay after a fix
+    assert result.requests == 1 and result.remaining == 0
+    assert redis_client.zcard(keys.requests) == 1
