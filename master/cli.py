@@ -1,5 +1,5 @@
 """The master's command line: ``seed``, ``status``, ``pause``, ``resume``, ``report``,
-``reset``, ``dead`` and ``invalid``.
+``reset``, ``dead``, ``invalid`` and ``bench``.
 
 Exit codes (every command):
 
@@ -30,6 +30,7 @@ from crawler.config import redact_dsn
 from crawler.keys import SPIDER_NAME, CrawlKeys
 from crawler.seeds import SeedError
 from master import control, deadletters, inspection, render
+from master.commands.bench import cmd_bench
 from master.connection import (
     DEFAULT_REDIS_URL,
     MasterRedisError,
@@ -452,6 +453,25 @@ COMMANDS: dict[str, dict[str, Any]] = {
         "description": "Show the items kept in <spider>:invalid: url and validation errors.",
         "examples": ["invalid", "invalid list --limit 0 --json"],
     },
+    "bench": {
+        "help": "benchmark 1, 2, 4 ... workers on the demo shop, with reference rows",
+        "description": (
+            "Start the demo shop and a private Redis (never the crawl's: --redis-url is "
+            "ignored), crawl the shop from a clean state with each worker count in turn, "
+            "then once under Scrapy's in-memory scheduler and once under stock scrapy-redis "
+            "(reference rows). Prints a progress line on stderr, then a table: workers, "
+            "elapsed (from the workers' own records), pages/s, speedup and efficiency "
+            "against 1 worker, CPU ms per page, Redis commands and round trips per page, "
+            "worker peak RSS. Writes bench.json and bench.png to --output. Ctrl-C stops "
+            "everything it started (exit 130)."
+        ),
+        "examples": [
+            "bench",
+            "bench --products 300 --latency-ms 100 --workers 1 2 4",
+            "bench --redis-delay-ms 1 --workers 1",
+            "bench --products 30 --workers 1 2 --output /tmp/bench",
+        ],
+    },
 }
 
 
@@ -584,6 +604,71 @@ def build_parser(prog: str = "python -m master") -> argparse.ArgumentParser:
     )
     invalid.add_argument("--json", action="store_true", help="print JSON")
     invalid.set_defaults(handler=cmd_invalid)
+
+    bench = sub["bench"]
+    bench.add_argument(
+        "--products",
+        type=_positive_int,
+        default=300,
+        metavar="N",
+        help="products in the demo shop (default 300)",
+    )
+    bench.add_argument(
+        "--latency-ms",
+        type=float,
+        default=20,
+        metavar="MS",
+        help="the shop's response latency (default 20)",
+    )
+    bench.add_argument(
+        "--workers",
+        type=_positive_int,
+        nargs="+",
+        default=[1, 2, 4],
+        metavar="N",
+        help="worker counts, one run each (default: 1 2 4)",
+    )
+    bench.add_argument(
+        "--redis-delay-ms",
+        type=float,
+        default=0,
+        metavar="MS",
+        help="round-trip time added between the workers and Redis by a proxy (default 0)",
+    )
+    bench.add_argument(
+        "--concurrency",
+        type=_positive_int,
+        default=16,
+        metavar="N",
+        help="CONCURRENT_REQUESTS of each worker (default 16)",
+    )
+    bench.add_argument(
+        "--stock-workers",
+        type=_positive_int,
+        nargs="+",
+        default=[1],
+        metavar="N",
+        help="worker counts of the stock scrapy-redis reference rows (default: 1)",
+    )
+    bench.add_argument(
+        "--no-reference",
+        action="store_true",
+        help="skip the reference rows (in-memory scheduler, stock scrapy-redis)",
+    )
+    bench.add_argument(
+        "--output",
+        default="bench-results",
+        metavar="DIR",
+        help="where bench.json and bench.png go (default: bench-results/)",
+    )
+    bench.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=600,
+        metavar="SECONDS",
+        help="longest a run may take before the benchmark gives up (default 600)",
+    )
+    bench.set_defaults(handler=cmd_bench)
     return parser
 
 
