@@ -132,7 +132,8 @@ def draw_chart(path: Path, setup: dict[str, Any], results: list[RunResult]) -> N
     left.set_ylabel("speedup vs 1 worker (pages/s)")
     left.set_title("Speedup")
     left.grid(alpha=0.3)
-    left.legend(fontsize=8)
+    if left.get_legend_handles_labels()[0]:
+        left.legend(fontsize=8)
     labels = [
         f"{SHORT_LABELS[r.mode]}\n{r.workers} worker{'s' if r.workers > 1 else ''}" for r in results
     ]

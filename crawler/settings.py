@@ -68,6 +68,12 @@ SCHEDULER_IDLE_POLL_INTERVAL = 0.25
 MAX_IDLE_TIME_BEFORE_CLOSE = 0  # seconds with no work before a worker closes; 0 never
 # Requests a worker pops for itself at once (one Redis round trip per batch).
 SCHEDULER_POP_BATCH = 8
+# Batching of what pages produce (see crawler/scheduling/batching.py): links and
+# finished leases are sent in one atomic script call at most this many seconds
+# after the first of them (pops ride on it); 0 sends each link at once (one call
+# per new link).
+SCHEDULER_FLUSH_INTERVAL = 0.02
+SCHEDULER_FLUSH_MAX = 256  # links + leases that send a batch at once
 # In-process cache of fingerprints known to be in Redis already (saves a SADD per
 # duplicate link); 0 disables.
 DUPEFILTER_LOCAL_CACHE_SIZE = 200_000

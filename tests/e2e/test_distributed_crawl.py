@@ -12,12 +12,20 @@ from .conftest import KEYS, page_fetches
 pytestmark = pytest.mark.workers
 
 
-def test_two_workers_fetch_every_page_exactly_once(crawl, shop_factory):
+# batched: links, leases and pops in one script call per batch (the default);
+# plain: one script call per new link
+@pytest.mark.parametrize("flush_interval", ["0.02", "0"], ids=["batched", "plain"])
+def test_two_workers_fetch_every_page_exactly_once(crawl, shop_factory, flush_interval):
     shop = shop_factory(products=120, latency_ms=30)
     # both workers up before the seed, and a pace that one worker alone cannot keep,
     # so that the test shows them sharing the work
-    crawl.start_worker("w1", CONCURRENT_REQUESTS=4, MAX_IDLE_TIME_BEFORE_CLOSE=5)
-    crawl.start_worker("w2", CONCURRENT_REQUESTS=4, MAX_IDLE_TIME_BEFORE_CLOSE=5)
+    for worker_id in ("w1", "w2"):
+        crawl.start_worker(
+            worker_id,
+            CONCURRENT_REQUESTS=4,
+            MAX_IDLE_TIME_BEFORE_CLOSE=5,
+            SCHEDULER_FLUSH_INTERVAL=flush_interval,
+        )
     crawl.wait_running(2)
     crawl.seed(shop.url)
     crawl.wait_workers()
