@@ -74,6 +74,10 @@ SCHEDULER_POP_BATCH = 8
 # per new link).
 SCHEDULER_FLUSH_INTERVAL = 0.02
 SCHEDULER_FLUSH_MAX = 256  # links + leases that send a batch at once
+# DUPEFILTER_CLASS = "crawler.scheduling.bloom.BloomDupeFilter" keeps the seen
+# fingerprints in a Bloom filter (about 1.8 bytes per URL at 0.1 %) sized for:
+BLOOM_CAPACITY = 10_000_000  # expected URLs
+BLOOM_ERROR_RATE = 0.001  # false-positive rate at that count (new URLs taken for seen)
 # In-process cache of fingerprints known to be in Redis already (saves a SADD per
 # duplicate link); 0 disables.
 DUPEFILTER_LOCAL_CACHE_SIZE = 200_000

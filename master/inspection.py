@@ -22,6 +22,7 @@ import redis
 
 from crawler.config import redact_dsn
 from crawler.keys import CrawlKeys
+from crawler.scheduling.bloom import bloom_status
 
 SCAN_COUNT = 1000
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -269,6 +270,7 @@ def gather_status(client: redis.Redis, keys: CrawlKeys, now: float | None = None
         "items_invalid": as_int(invalid_count),
         "dead_letters": int(dead),
         "invalid_items": int(invalid),
+        "bloom": bloom_status(client, keys),  # None unless the Bloom dupefilter is used
         "time": now,
     }
 

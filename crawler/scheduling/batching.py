@@ -36,39 +36,60 @@ from typing import Any
 import redis
 
 from crawler.keys import CrawlKeys
+from crawler.scheduling.bloom import BLOOM_LUA, BloomFilter
 
 logger = logging.getLogger(__name__)
 
-# KEYS: dupefilter, queue, inflight.
-# ARGV: n links, n to pop, then n x (fingerprint, score, payload), then finished leases.
-# Returns {added flags (1/0 per link), {lease1, payload1, lease2, payload2, ...}}.
-_FLUSH = """
+# ARGV: n links, n to pop, bloom m, bloom k, then n x (fingerprint, score, payload),
+# then finished leases. KEYS: dupefilter (set or Bloom string), queue, inflight,
+# [bloom meta]. Returns {added flags (1/0 per link), {lease1, payload1, ...}}.
+_HEAD = """
 local n = tonumber(ARGV[1])
 local npop = tonumber(ARGV[2])
-local added = {}
-if n > 0 then
-  local fps = {}
-  for i = 1, n do fps[i] = ARGV[3 * i] end
-  local seen = redis.call('SMISMEMBER', KEYS[1], unpack(fps))
+local fps, added = {}, {}
+for i = 1, n do fps[i] = ARGV[3 * i + 2] end
+local function split(seen)
   local new, members, batch = {}, {}, {}
   for i = 1, n do
     local fp = fps[i]
     if seen[i] == 0 and not batch[fp] then
       batch[fp] = true
       new[#new + 1] = fp
-      members[#members + 1] = ARGV[3 * i + 1]
-      members[#members + 1] = ARGV[3 * i + 2]
+      members[#members + 1] = ARGV[3 * i + 3]
+      members[#members + 1] = ARGV[3 * i + 4]
       added[i] = 1
     else
       added[i] = 0
     end
   end
+  return new, members
+end
+"""
+
+_DEDUPE_SET = """
+if n > 0 then
+  local new, members = split(redis.call('SMISMEMBER', KEYS[1], unpack(fps)))
   if #new > 0 then
     redis.call('SADD', KEYS[1], unpack(new))
     redis.call('ZADD', KEYS[2], unpack(members))
   end
 end
-local first = 3 * n + 3
+"""
+
+_DEDUPE_BLOOM = """
+if n > 0 then
+  local m, k = tonumber(ARGV[3]), tonumber(ARGV[4])
+  local new, members = split(bloom_seen(KEYS[1], fps, m, k))
+  if #new > 0 then
+    bloom_add(KEYS[1], new, m, k)
+    redis.call('HINCRBY', KEYS[4], 'count', #new)
+    redis.call('ZADD', KEYS[2], unpack(members))
+  end
+end
+"""
+
+_TAIL = """
+local first = 3 * n + 5
 if #ARGV >= first then
   redis.call('HDEL', KEYS[3], unpack(ARGV, first, #ARGV))
 end
@@ -91,6 +112,9 @@ end
 return {added, out}
 """
 
+_FLUSH = _HEAD + _DEDUPE_SET + _TAIL
+_FLUSH_BLOOM = BLOOM_LUA + _HEAD + _DEDUPE_BLOOM + _TAIL
+
 
 class OutputBatch:
     """Links and finished leases of one worker, waiting for their one script call."""
@@ -109,9 +133,18 @@ class OutputBatch:
         self.interval = interval
         self.max_size = max(1, max_size)
         self.stats = stats
+        self.server = server
         self._script = server.register_script(_FLUSH)
+        self._keys = [keys.dupefilter, keys.requests, inflight_key]
+        self._bloom: BloomFilter | None = None
         self._links: list[tuple[bytes, float, bytes]] = []
         self._leases: list[str] = []
+
+    def use_bloom(self, bloom: BloomFilter) -> None:
+        """Check and add fingerprints in this Bloom filter instead of the exact set."""
+        self._bloom = bloom
+        self._script = self.server.register_script(_FLUSH_BLOOM)
+        self._keys = [bloom.key, self.keys.requests, self.inflight_key, bloom.meta_key]
 
     @property
     def pending_links(self) -> int:
@@ -141,23 +174,33 @@ class OutputBatch:
                 logger.warning("Could not send %d links and leases yet (%r)", len(self), exc)
 
     def flush(self, pop: int = 0) -> list[tuple[str, bytes]]:
-        """Send everything gathered, and pop up to ``pop`` requests under lease."""
-        if not self and not pop:
+        """Send everything gathered, and pop up to ``pop`` requests under lease.
+
+        More than ``SCHEDULER_FLUSH_MAX`` (after an outage) goes in several calls,
+        every link before every lease, so no lease is finished before its links.
+        """
+        popped: list[tuple[str, bytes]] = []
+        while True:
+            last = len(self) <= self.max_size
+            links = self._links[: self.max_size]
+            leases = self._leases[: self.max_size - len(links)]
+            popped = self._call(links, leases, pop if last else 0)
+            del self._links[: len(links)]
+            del self._leases[: len(leases)]
+            if last:
+                return popped
+
+    def _call(
+        self, links: list[tuple[bytes, float, bytes]], leases: list[str], pop: int
+    ) -> list[tuple[str, bytes]]:
+        if not links and not leases and not pop:
             return []
-        links, leases = self._links, self._leases
-        self._links, self._leases = [], []
-        args: list[Any] = [len(links), pop]
+        size = self._bloom.size if self._bloom is not None else None
+        args: list[Any] = [len(links), pop, size.bits if size else 0, size.hashes if size else 0]
         for fingerprint, score, payload in links:
             args += [fingerprint, score, payload]
         args += leases
-        try:
-            added, popped = self._script(
-                keys=[self.keys.dupefilter, self.keys.requests, self.inflight_key], args=args
-            )
-        except Exception:
-            self._links[:0] = links
-            self._leases[:0] = leases
-            raise
+        added, popped = self._script(keys=self._keys, args=args)
         if self.stats is not None and (links or leases):
             self.stats.inc_value("scheduler/batch/flushes")
             self.stats.inc_value("scheduler/batch/links", len(links))

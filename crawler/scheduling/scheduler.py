@@ -26,12 +26,14 @@ import logging
 from typing import Any
 
 from scrapy import Request
+from scrapy.exceptions import NotConfigured
 from scrapy.utils.misc import load_object
 from scrapy_redis.scheduler import Scheduler
 from twisted.internet import task
 
 from crawler.flow import FlowControl
 from crawler.keys import CrawlKeys
+from crawler.scheduling.bloom import BloomDupeFilter
 from crawler.scheduling.serializer import LEASE_META_KEY
 
 logger = logging.getLogger(__name__)
@@ -99,6 +101,10 @@ class ReliableScheduler(Scheduler):
         self.keys = CrawlKeys(spider.name)
         self.ledger = self.queue.ledger
         self.tracker = self.queue.tracker
+        if isinstance(self.df, BloomDupeFilter):
+            if self.tracker.batch is None:
+                raise NotConfigured("BloomDupeFilter needs SCHEDULER_FLUSH_INTERVAL > 0")
+            self.tracker.batch.use_bloom(self.df.bloom)
         if self.idle_poll_interval > 0:
             self._waker = task.LoopingCall(self._wake_engine_if_work)
             self._waker.start(self.idle_poll_interval, now=False)

@@ -13,9 +13,17 @@ pytestmark = pytest.mark.workers
 
 
 # batched: links, leases and pops in one script call per batch (the default);
-# plain: one script call per new link
-@pytest.mark.parametrize("flush_interval", ["0.02", "0"], ids=["batched", "plain"])
-def test_two_workers_fetch_every_page_exactly_once(crawl, shop_factory, flush_interval):
+# plain: one script call per new link; bloom: batched, on the Bloom dupefilter
+@pytest.mark.parametrize(
+    "variant",
+    [
+        {"SCHEDULER_FLUSH_INTERVAL": "0.02"},
+        {"SCHEDULER_FLUSH_INTERVAL": "0"},
+        {"DUPEFILTER_CLASS": "crawler.scheduling.bloom.BloomDupeFilter", "BLOOM_CAPACITY": 10000},
+    ],
+    ids=["batched", "plain", "bloom"],
+)
+def test_two_workers_fetch_every_page_exactly_once(crawl, shop_factory, variant):
     shop = shop_factory(products=120, latency_ms=30)
     # both workers up before the seed, and a pace that one worker alone cannot keep,
     # so that the test shows them sharing the work
@@ -24,7 +32,7 @@ def test_two_workers_fetch_every_page_exactly_once(crawl, shop_factory, flush_in
             worker_id,
             CONCURRENT_REQUESTS=4,
             MAX_IDLE_TIME_BEFORE_CLOSE=5,
-            SCHEDULER_FLUSH_INTERVAL=flush_interval,
+            **variant,
         )
     crawl.wait_running(2)
     crawl.seed(shop.url)
