@@ -26,7 +26,7 @@ def cmd_bench(ctx: Any, args: argparse.Namespace) -> int:
     # heavy imports (the shop, matplotlib) only for this command
     from benchmarks.bench import Bench, BenchFailed, RunResult, RunSpec
     from benchmarks.bench_report import draw_chart, render_ratios, render_table, write_json
-    from demoshop.process import ShopProcess
+    from demoshop.process import ShopProcess, ShopStartError
 
     output = Path(args.output)
     output.mkdir(parents=True, exist_ok=True)
@@ -69,6 +69,7 @@ def cmd_bench(ctx: Any, args: argparse.Namespace) -> int:
                 products=args.products,
                 latency_ms=args.latency_ms,
                 access_log=Path(tmp) / "access.log",
+                startup_timeout=120,  # a big shop renders for a while on a busy machine
             ) as shop,
         ):
             bench = Bench(
@@ -91,7 +92,7 @@ def cmd_bench(ctx: Any, args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("\ninterrupted: workers, Redis and the shop were stopped\n")
         return EXIT_INTERRUPTED
-    except BenchFailed as exc:
+    except (BenchFailed, ShopStartError) as exc:
         sys.stderr.write(f"\nerror: {exc}\n")
         return EXIT_FAILED
     print(render_table(results))
