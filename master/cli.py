@@ -38,6 +38,7 @@ from master.connection import (
     explain,
     resolve_redis_url,
 )
+from master.progress import ProgressLine
 from master.seeding import DEFAULT_BATCH_SIZE, SeedCounts, SeedLoader
 
 EXIT_OK = 0
@@ -105,11 +106,17 @@ def cmd_seed(ctx: Context, args: argparse.Namespace) -> int:
         err(f"error: cannot read {name}: {exc.strerror or exc}")
         return EXIT_FAILED
 
+    # a progress line on stderr: on a terminal, or when asked for (--progress)
+    progress = ProgressLine(stream) if args.progress or sys.stderr.isatty() else None
+
     def on_error(error: SeedError) -> None:
+        if progress is not None and progress.tty:
+            sys.stderr.write("\r\033[K")
         err(str(error))
 
     def on_progress(counts: SeedCounts) -> None:
-        err(f"... {counts.lines} lines read: {counts.summary()} so far")
+        if progress is not None:
+            progress.update(counts.lines, counts.summary())
 
     try:
         client = None if args.dry_run else ctx.client
@@ -127,6 +134,8 @@ def cmd_seed(ctx: Context, args: argparse.Namespace) -> int:
             err(f"stopped after line {loader.counts.lines}: {loader.counts.summary()}")
             return EXIT_REDIS
     finally:
+        if progress is not None:
+            progress.close()
         if stream is not sys.stdin.buffer:
             stream.close()
     if args.dry_run:
@@ -527,6 +536,11 @@ def build_parser(prog: str = "python -m master") -> argparse.ArgumentParser:
         default=DEFAULT_BATCH_SIZE,
         metavar="N",
         help=f"seeds per Redis round trip (default {DEFAULT_BATCH_SIZE})",
+    )
+    seed.add_argument(
+        "--progress",
+        action="store_true",
+        help="show progress on stderr even when it is not a terminal (it is shown on one)",
     )
     seed.add_argument(
         "--dry-run",
