@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 KEYS = CrawlKeys()
 
 OPTIONS = {
-    "seed": ["FILE", "--batch-size", "--dry-run"],
+    "seed": ["FILE", "--batch-size", "--dry-run", "--progress"],
     "status": ["--json", "--watch"],
     "pause": [],
     "resume": [],
@@ -32,6 +32,17 @@ OPTIONS = {
     "reset": ["--yes", "--force"],
     "dead": ["list,requeue,clear", "--limit", "--start", "--json", "--yes"],
     "invalid": ["--limit", "--start", "--json"],
+    "bench": [
+        "--products",
+        "--latency-ms",
+        "--workers",
+        "--redis-delay-ms",
+        "--concurrency",
+        "--stock-workers",
+        "--no-reference",
+        "--output",
+        "--timeout",
+    ],
 }
 
 
