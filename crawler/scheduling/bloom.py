@@ -139,16 +139,12 @@ class BloomSize:
         return (1 - math.exp(-self.hashes * count / self.bits)) ** self.hashes
 
 
-def bloom_keys(keys: CrawlKeys) -> tuple[str, str]:
-    return f"{keys.spider}:bloom", f"{keys.spider}:bloom:meta"
-
-
 class BloomFilter:
     """The shared Bloom filter of one crawl; the sizes of the first user win."""
 
     def __init__(self, server: redis.Redis, keys: CrawlKeys, size: BloomSize) -> None:
         self.server = server
-        self.key, self.meta_key = bloom_keys(keys)
+        self.key, self.meta_key = keys.bloom, keys.bloom_meta
         self.size = self._agree(size)
         self._check_and_add = server.register_script(_CHECK_AND_ADD)
         self._contains = server.register_script(_CONTAINS)
@@ -208,7 +204,7 @@ def read_meta(server: redis.Redis, meta_key: str) -> BloomSize | None:
 
 def bloom_status(server: redis.Redis, keys: CrawlKeys) -> dict[str, Any] | None:
     """Memory and estimated false-positive rate of the crawl's Bloom filter, if it has one."""
-    key, meta_key = bloom_keys(keys)
+    key, meta_key = keys.bloom, keys.bloom_meta
     size = read_meta(server, meta_key)
     if size is None:
         return None
