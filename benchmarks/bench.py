@@ -106,6 +106,7 @@ class Bench:
         redis_delay_ms: float = 0.0,
         concurrency: int = 16,
         timeout: float = 600.0,
+        extra_settings: dict[str, str] | None = None,
         on_progress: Callable[[str], None] | None = None,
     ) -> None:
         self.shop = shop
@@ -113,6 +114,7 @@ class Bench:
         self.redis_delay_ms = redis_delay_ms
         self.concurrency = concurrency
         self.timeout = timeout
+        self.extra_settings = extra_settings or {}
         self.on_progress = on_progress or (lambda line: None)
         self.server: RedisServer | None = None
         self.proxy: TcpProxy | None = None
@@ -188,6 +190,7 @@ class Bench:
             "LOGSTATS_INTERVAL": 0,
             "WORKERSTATS_INTERVAL": 1,
             **MODES[spec.mode],
+            **self.extra_settings,
         }
         self.workers = [
             WorkerProcess(

@@ -361,6 +361,13 @@ def _non_negative_int(text: str) -> int:
     return value
 
 
+def _setting(text: str) -> tuple[str, str]:
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, not {text!r}")
+    return name, value
+
+
 def _seconds(text: str) -> float:
     value = float(text)
     if not value > 0:
@@ -663,6 +670,15 @@ def build_parser(prog: str = "python -m master") -> argparse.ArgumentParser:
         default=[1],
         metavar="N",
         help="worker counts of the stock scrapy-redis reference rows (default: 1)",
+    )
+    bench.add_argument(
+        "--set",
+        "-s",
+        type=_setting,
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a Scrapy setting for every worker of every run (repeatable)",
     )
     bench.add_argument(
         "--no-reference",

@@ -39,6 +39,7 @@ def cmd_bench(ctx: Any, args: argparse.Namespace) -> int:
         "latency_ms": args.latency_ms,
         "redis_delay_ms": args.redis_delay_ms,
         "concurrency": args.concurrency,
+        "settings": dict(args.set),
         "cpus": os.cpu_count(),
         "python": sys.version.split()[0],
         "command": " ".join(["python -m master bench", *sys.argv[2:]]),
@@ -78,6 +79,7 @@ def cmd_bench(ctx: Any, args: argparse.Namespace) -> int:
                 redis_delay_ms=args.redis_delay_ms,
                 concurrency=args.concurrency,
                 timeout=args.timeout,
+                extra_settings=dict(args.set),
                 on_progress=progress,
             )
             with bench.started():

@@ -39,6 +39,7 @@ OPTIONS = {
         "--redis-delay-ms",
         "--concurrency",
         "--stock-workers",
+        "--set",
         "--no-reference",
         "--output",
         "--timeout",
