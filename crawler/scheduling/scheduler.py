@@ -63,7 +63,7 @@ class ReliableScheduler(Scheduler):
         scheduler.crawler = crawler
         scheduler.flow = FlowControl.of(crawler)
         scheduler.idle_poll_interval = crawler.settings.getfloat(
-            "SCHEDULER_IDLE_POLL_INTERVAL", 0.25
+            "SCHEDULER_IDLE_POLL_INTERVAL"
         )
         if not scheduler.persist:
             logger.warning("SCHEDULER_PERSIST=False is ignored: workers never delete shared state")

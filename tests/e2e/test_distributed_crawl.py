@@ -17,7 +17,7 @@ pytestmark = pytest.mark.workers
 @pytest.mark.parametrize(
     "variant",
     [
-        {"SCHEDULER_FLUSH_INTERVAL": "0.02"},
+        {"SCHEDULER_FLUSH_INTERVAL": "0.005"},
         {"SCHEDULER_FLUSH_INTERVAL": "0"},
         {"DUPEFILTER_CLASS": "crawler.scheduling.bloom.BloomDupeFilter", "BLOOM_CAPACITY": 10000},
     ],

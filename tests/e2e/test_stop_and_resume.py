@@ -73,7 +73,7 @@ def test_pause_stops_fetching_and_resume_goes_on(crawl, shop_factory):
     assert {p: n for p, n in fetched.items() if n > 1} == {}
 
 
-@pytest.mark.parametrize("flush_interval", ["0.02", "0"], ids=["batched", "plain"])
+@pytest.mark.parametrize("flush_interval", ["0.005", "0"], ids=["batched", "plain"])
 def test_a_killed_worker_loses_nothing(crawl, shop_factory, flush_interval):
     shop = shop_factory(products=150, latency_ms=40)
     expected = shop.catalog.crawlable_paths()

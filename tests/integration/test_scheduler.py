@@ -21,7 +21,7 @@ class _Spider(Spider):
         pass
 
 
-@pytest.fixture(params=[0, 0.02], ids=["plain", "batched"])
+@pytest.fixture(params=[0, 0.005], ids=["plain", "batched"])
 def scheduler(request, redis_url):
     from crawler import settings as project_settings
 
