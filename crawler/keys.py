@@ -11,6 +11,8 @@ key                           type    content
 ``<s>:seeded``                set     canonical URLs the master has accepted as seeds
 ``<s>:requests``              zset    the shared request queue (scrapy-redis priority queue)
 ``<s>:dupefilter``            set     request fingerprints (20-byte binary SHA1 digests)
+``<s>:bloom``                 string  Bloom filter of fingerprints (option, instead of dupefilter)
+``<s>:bloom:meta``            hash    its sizes (m, k, capacity, error_rate) and count
 ``<s>:inflight:<worker>``     hash    lease id -> serialized request, popped but not finished
 ``<s>:workers``               hash    worker id -> JSON record (state, pages, items, timings)
 ``<s>:alive:<worker>``        string  heartbeat; expires when the worker stops beating
@@ -60,6 +62,14 @@ class CrawlKeys:
     @property
     def dupefilter(self) -> str:
         return DUPEFILTER_KEY_TEMPLATE % {"spider": self.spider}
+
+    @property
+    def bloom(self) -> str:
+        return f"{self.spider}:bloom"
+
+    @property
+    def bloom_meta(self) -> str:
+        return f"{self.spider}:bloom:meta"
 
     def inflight(self, worker: str) -> str:
         return f"{self.spider}:inflight:{worker}"

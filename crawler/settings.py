@@ -71,10 +71,20 @@ REDIS_PARAMS = {
 }
 # Seconds a starved scheduler waits before looking at Redis again (Scrapy's own
 # engine would wait 5 s); 0 disables.
-SCHEDULER_IDLE_POLL_INTERVAL = 0.25
+SCHEDULER_IDLE_POLL_INTERVAL = 0.1
 MAX_IDLE_TIME_BEFORE_CLOSE = 0  # seconds with no work before a worker closes; 0 never
 # Requests a worker pops for itself at once (one Redis round trip per batch).
 SCHEDULER_POP_BATCH = 8
+# Batching of what pages produce (see crawler/scheduling/batching.py): links and
+# finished leases are sent in one atomic script call at most this many seconds
+# after the first of them (pops ride on it); 0 sends each link at once (one call
+# per new link).
+SCHEDULER_FLUSH_INTERVAL = 0.005
+SCHEDULER_FLUSH_MAX = 256  # links + leases that send a batch at once
+# DUPEFILTER_CLASS = "crawler.scheduling.bloom.BloomDupeFilter" keeps the seen
+# fingerprints in a Bloom filter (about 1.8 bytes per URL at 0.1 %) sized for:
+BLOOM_CAPACITY = 10_000_000  # expected URLs
+BLOOM_ERROR_RATE = 0.001  # false-positive rate at that count (new URLs taken for seen)
 # In-process cache of fingerprints known to be in Redis already (saves a SADD per
 # duplicate link); 0 disables.
 DUPEFILTER_LOCAL_CACHE_SIZE = 200_000

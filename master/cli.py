@@ -1,6 +1,6 @@
 """The master's command line: ``seed``, ``status``, ``pause``, ``resume``, ``report``,
-``reset``, ``dead``, ``invalid``, and (in ``master/commands/``) ``metrics``, ``export`` and
-``recrawl``.
+``reset``, ``dead``, ``invalid``, and (in ``master/commands/``) ``metrics``, ``export``,
+``recrawl`` and ``bench``.
 
 Exit codes (every command):
 
@@ -36,6 +36,7 @@ from master import control, deadletters, inspection, render
 from master.commands import export as export_command
 from master.commands import metrics as metrics_command
 from master.commands import recrawl as recrawl_command
+from master.commands.bench import cmd_bench
 from master.connection import (
     DEFAULT_REDIS_URL,
     MasterRedisError,
@@ -43,6 +44,7 @@ from master.connection import (
     explain,
     resolve_redis_url,
 )
+from master.progress import ProgressLine
 from master.seeding import DEFAULT_BATCH_SIZE, SeedCounts, SeedLoader
 
 EXIT_OK = 0
@@ -118,16 +120,21 @@ def cmd_seed(ctx: Context, args: argparse.Namespace) -> int:
         err(f"error: cannot read {name}: {exc.strerror or exc}")
         return EXIT_FAILED
 
+    # a progress line on stderr: on a terminal, or when asked for (--progress)
+    progress = ProgressLine(stream) if args.progress or sys.stderr.isatty() else None
     refused: list[SeedError] = []
 
     def on_error(error: SeedError) -> None:
         if args.json:  # reported in the JSON summary instead
             refused.append(error)
-        else:
-            err(str(error))
+            return
+        if progress is not None and progress.tty:
+            sys.stderr.write("\r\033[K")
+        err(str(error))
 
     def on_progress(counts: SeedCounts) -> None:
-        err(f"... {counts.lines} lines read: {counts.summary()} so far")
+        if progress is not None:
+            progress.update(counts.lines, counts.summary())
 
     try:
         client = None if args.dry_run else ctx.client
@@ -145,6 +152,8 @@ def cmd_seed(ctx: Context, args: argparse.Namespace) -> int:
             err(f"stopped after line {loader.counts.lines}: {loader.counts.summary()}")
             return EXIT_REDIS
     finally:
+        if progress is not None:
+            progress.close()
         if stream is not sys.stdin.buffer:
             stream.close()
     if args.json:
@@ -386,6 +395,13 @@ def _non_negative_int(text: str) -> int:
     return value
 
 
+def _setting(text: str) -> tuple[str, str]:
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, not {text!r}")
+    return name, value
+
+
 def _seconds(text: str) -> float:
     value = float(text)
     if not value > 0:
@@ -530,6 +546,25 @@ COMMANDS: dict[str, dict[str, Any]] = {
             "recrawl --older-than 12h --postgres-dsn postgresql://crawler@db/crawler",
         ],
     },
+    "bench": {
+        "help": "benchmark 1, 2, 4 ... workers on the demo shop, with reference rows",
+        "description": (
+            "Start the demo shop and a private Redis (never the crawl's: --redis-url is "
+            "ignored), crawl the shop from a clean state with each worker count in turn, "
+            "then once under Scrapy's in-memory scheduler and once under stock scrapy-redis "
+            "(reference rows). Prints a progress line on stderr, then a table: workers, "
+            "elapsed (from the workers' own records), pages/s, speedup and efficiency "
+            "against 1 worker, CPU ms per page, Redis commands and round trips per page, "
+            "worker peak RSS. Writes bench.json and bench.png to --output. Ctrl-C stops "
+            "everything it started (exit 130)."
+        ),
+        "examples": [
+            "bench",
+            "bench --products 300 --latency-ms 100 --workers 1 2 4",
+            "bench --redis-delay-ms 1 --workers 1",
+            "bench --products 30 --workers 1 2 --output /tmp/bench",
+        ],
+    },
 }
 
 
@@ -585,6 +620,11 @@ def build_parser(prog: str = "python -m master") -> argparse.ArgumentParser:
         default=DEFAULT_BATCH_SIZE,
         metavar="N",
         help=f"seeds per Redis round trip (default {DEFAULT_BATCH_SIZE})",
+    )
+    seed.add_argument(
+        "--progress",
+        action="store_true",
+        help="show progress on stderr even when it is not a terminal (it is shown on one)",
     )
     seed.add_argument(
         "--dry-run",
@@ -688,6 +728,79 @@ def build_parser(prog: str = "python -m master") -> argparse.ArgumentParser:
     sub["export"].set_defaults(handler=export_command.cmd_export)
     recrawl_command.add_arguments(sub["recrawl"])
     sub["recrawl"].set_defaults(handler=recrawl_command.cmd_recrawl)
+    bench = sub["bench"]
+    bench.add_argument(
+        "--products",
+        type=_positive_int,
+        default=300,
+        metavar="N",
+        help="products in the demo shop (default 300)",
+    )
+    bench.add_argument(
+        "--latency-ms",
+        type=float,
+        default=20,
+        metavar="MS",
+        help="the shop's response latency (default 20)",
+    )
+    bench.add_argument(
+        "--workers",
+        type=_positive_int,
+        nargs="+",
+        default=[1, 2, 4],
+        metavar="N",
+        help="worker counts, one run each (default: 1 2 4)",
+    )
+    bench.add_argument(
+        "--redis-delay-ms",
+        type=float,
+        default=0,
+        metavar="MS",
+        help="round-trip time added between the workers and Redis by a proxy (default 0)",
+    )
+    bench.add_argument(
+        "--concurrency",
+        type=_positive_int,
+        default=16,
+        metavar="N",
+        help="CONCURRENT_REQUESTS of each worker (default 16)",
+    )
+    bench.add_argument(
+        "--stock-workers",
+        type=_positive_int,
+        nargs="+",
+        default=[1],
+        metavar="N",
+        help="worker counts of the stock scrapy-redis reference rows (default: 1)",
+    )
+    bench.add_argument(
+        "--set",
+        "-s",
+        type=_setting,
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a Scrapy setting for every worker of every run (repeatable)",
+    )
+    bench.add_argument(
+        "--no-reference",
+        action="store_true",
+        help="skip the reference rows (in-memory scheduler, stock scrapy-redis)",
+    )
+    bench.add_argument(
+        "--output",
+        default="bench-results",
+        metavar="DIR",
+        help="where bench.json and bench.png go (default: bench-results/)",
+    )
+    bench.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=600,
+        metavar="SECONDS",
+        help="longest a run may take before the benchmark gives up (default 600)",
+    )
+    bench.set_defaults(handler=cmd_bench)
     return parser
 
 

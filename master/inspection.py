@@ -22,6 +22,7 @@ import redis
 
 from crawler.config import redact_dsn
 from crawler.keys import CrawlKeys
+from crawler.scheduling.bloom import bloom_status
 
 SCAN_COUNT = 1000
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -276,6 +277,7 @@ def gather_status(client: redis.Redis, keys: CrawlKeys, now: float | None = None
         # seeds and requests the workers refused (network rule, seed meta), ever;
         # each became a dead letter
         "requests_refused": as_int(refused),
+        "bloom": bloom_status(client, keys),  # None unless the Bloom dupefilter is used
         "time": now,
     }
 

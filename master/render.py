@@ -85,6 +85,14 @@ def render_status(status: dict[str, Any], redis_url: str) -> str:
     numbers = max(len(str(value)) for _, value, _ in rows)
     for name, value, extra in rows:
         lines.append(f"  {name.ljust(width)}  {str(value).rjust(numbers)}{extra}".rstrip())
+    bloom = status.get("bloom")
+    if bloom:
+        lines.append(
+            f"  Bloom dupefilter: {bloom['count']} of {bloom['capacity']} URLs, "
+            f"{bloom['memory_bytes'] / 1e6:.2f} MB, k={bloom['hashes']}, estimated false "
+            f"positives {bloom['estimated_error_rate'] * 100:.2g} % "
+            f"(sized for {bloom['error_rate'] * 100:g} %)"
+        )
     if status["workers"]:
         lines.append("")
         lines.append(

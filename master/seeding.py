@@ -151,10 +151,14 @@ class SeedLoader:
         except Exception as exc:  # canonicalize_url on an exotic URL
             self._reject(SeedError(seed.lineno, f"cannot canonicalize URL ({exc})", seed.url))
             return
-        if fingerprint in self._seen:
-            self.counts.already_seeded += 1
-            return
-        self._seen.add(fingerprint)
+        # Pushing, a duplicate within the input is found by Redis (SADD in the batch
+        # script), so memory stays flat however long the input; a dry run has no
+        # Redis and remembers what it saw.
+        if self._script is None:
+            if fingerprint in self._seen:
+                self.counts.already_seeded += 1
+                return
+            self._seen.add(fingerprint)
         self._batch.append((fingerprint, seed.to_json()))
         if len(self._batch) >= self.batch_size:
             self.flush()

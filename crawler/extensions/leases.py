@@ -57,6 +57,7 @@ from crawler import signals as crawler_signals
 from crawler.config import worker_id
 from crawler.keys import SPIDER_NAME, CrawlKeys
 from crawler.scheduling import restarts
+from crawler.scheduling.batching import OutputBatch
 from crawler.scheduling.leases import LeaseLedger
 from crawler.startup import StartupError
 
@@ -97,6 +98,18 @@ class LeaseTracker:
         spider_name = getattr(crawler.spidercls, "name", None) or SPIDER_NAME
         self.keys = CrawlKeys(spider_name)
         self.ledger = LeaseLedger(self.server, self.keys, self.worker_id)
+        # links and finished leases in one script call per batch (None: one call each)
+        flush_interval = settings.getfloat("SCHEDULER_FLUSH_INTERVAL")
+        self.batch: OutputBatch | None = None
+        if flush_interval > 0:
+            self.batch = OutputBatch(
+                self.server,
+                self.keys,
+                self.ledger.inflight_key,
+                flush_interval,
+                settings.getint("SCHEDULER_FLUSH_MAX"),
+                crawler.stats,
+            )
         self._to_finish: list[str] = []
         self._items: dict[int, str] = {}  # id(item) -> lease
         self._pending: dict[str, int] = {}  # lease -> items not yet safe
@@ -164,7 +177,10 @@ class LeaseTracker:
         """Beat, flush finished leases and recover the dead's from now on."""
         if self._loop is None:
             self._loop = task.LoopingCall(self._tick)
-            self._loop.start(min(self.finish_interval, self.beat_interval), now=False)
+            interval = min(self.finish_interval, self.beat_interval)
+            if self.batch is not None:  # the batch of links and leases is sent by this loop
+                interval = min(interval, self.batch.interval)
+            self._loop.start(interval, now=False)
 
     def spider_opened(self, spider: Any) -> None:
         requeued = self.ledger.recover(self.worker_id, force=True)
@@ -256,6 +272,9 @@ class LeaseTracker:
         """Mark a lease finished; deleted in Redis with the next batch."""
         if not lease:
             return
+        if self.batch is not None:
+            self.batch.finish(lease)
+            return
         self._to_finish.append(lease)
         if len(self._to_finish) >= FINISH_BATCH:
             try:
@@ -264,6 +283,8 @@ class LeaseTracker:
                 logger.warning("Could not delete finished leases yet (%r)", exc)
 
     def flush(self) -> None:
+        if self.batch is not None:
+            self.batch.flush()
         if not self._to_finish:
             return
         leases, self._to_finish = self._to_finish, []

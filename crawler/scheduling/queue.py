@@ -54,9 +54,22 @@ class ReliablePriorityQueue(PriorityQueue):
         payload = self._encode_request(request)
         return self.ledger.push_if_new(fingerprint, -request.priority, payload, lease)
 
+    def push_batched(self, request: Request, fingerprint: bytes) -> None:
+        """Queue a request with the worker's next batch, unless its fingerprint is seen then."""
+        assert self.tracker.batch is not None
+        lease = request.meta.pop(LEASE_META_KEY, "")
+        payload = self._encode_request(request)
+        self.tracker.batch.add_link(fingerprint, -request.priority, payload, lease)
+
     def pop(self, timeout: int = 0) -> Request | None:
         if not self._buffer:
-            for lease, payload in self.ledger.pop(self.batch_size):
+            batch = self.tracker.batch
+            # with batching, the pop rides on the flush of this worker's links and leases
+            if batch is not None:
+                taken = batch.flush(self.batch_size)
+            else:
+                taken = self.ledger.pop(self.batch_size)
+            for lease, payload in taken:
                 try:
                     request = self._decode_request(payload)
                 except Exception as exc:  # corrupt or foreign payload: keep it, move on

@@ -5,8 +5,10 @@ What it adds to :class:`scrapy_redis.scheduler.Scheduler`:
 * **Shared state is never deleted by a worker.** ``SCHEDULER_PERSIST`` and
   ``SCHEDULER_FLUSH_ON_START`` cannot turn that off (a warning says they are
   ignored); only ``python -m master reset`` deletes a crawl.
-* **One round trip per new link.** The fingerprint check and the push are one
-  Lua script, and links known to be seen cost none (see the dupefilter).
+* **Batched output.** The links of many pages, their fingerprint checks, the
+  finished leases and the next pop go to Redis in one Lua script call
+  (``SCHEDULER_FLUSH_INTERVAL``, see :mod:`.batching`); with 0, one script call
+  per new link. Links known to be seen cost nothing (see the dupefilter).
 * **Leases.** Requests are popped under lease (see :mod:`.queue`); a request
   derived from a leased one (a redirect or a retry) takes over its lease when
   it is queued.
@@ -33,6 +35,7 @@ import logging
 from typing import Any
 
 from scrapy import Request
+from scrapy.exceptions import NotConfigured
 from scrapy.utils.misc import load_object
 from scrapy_redis.scheduler import Scheduler
 from twisted.internet import task
@@ -40,6 +43,7 @@ from twisted.internet import task
 from crawler.flow import FlowControl
 from crawler.keys import CrawlKeys
 from crawler.politeness import SiteWaits, site_of
+from crawler.scheduling.bloom import BloomDupeFilter
 from crawler.scheduling.serializer import LEASE_META_KEY
 
 logger = logging.getLogger(__name__)
@@ -69,7 +73,7 @@ class ReliableScheduler(Scheduler):
         scheduler.crawler = crawler
         scheduler.flow = FlowControl.of(crawler)
         scheduler.idle_poll_interval = crawler.settings.getfloat(
-            "SCHEDULER_IDLE_POLL_INTERVAL", 0.25
+            "SCHEDULER_IDLE_POLL_INTERVAL"
         )
         if not scheduler.persist:
             logger.warning("SCHEDULER_PERSIST=False is ignored: workers never delete shared state")
@@ -110,6 +114,10 @@ class ReliableScheduler(Scheduler):
         self.keys = CrawlKeys(spider.name)
         self.ledger = self.queue.ledger
         self.tracker = self.queue.tracker
+        if isinstance(self.df, BloomDupeFilter):
+            if self.tracker.batch is None:
+                raise NotConfigured("BloomDupeFilter needs SCHEDULER_FLUSH_INTERVAL > 0")
+            self.tracker.batch.use_bloom(self.df.bloom)
         if self.idle_poll_interval > 0:
             self._waker = task.LoopingCall(self._wake_engine_if_work)
             self._waker.start(self.idle_poll_interval, now=False)
@@ -128,6 +136,11 @@ class ReliableScheduler(Scheduler):
             if self.df.known(fingerprint):  # seen, and known to this worker: no round trip
                 added = False
                 self.tracker.finish(request.meta.pop(LEASE_META_KEY, ""))
+            elif self.tracker.batch is not None:
+                # sent with the next batch; a duplicate found then is counted, not logged
+                self.queue.push_batched(request, fingerprint)
+                self.df.remember(fingerprint)
+                added = True
             else:
                 added = self.queue.push_if_new(request, fingerprint)
                 self.df.remember(fingerprint)
@@ -186,7 +199,11 @@ class ReliableScheduler(Scheduler):
     def has_pending_requests(self) -> bool:
         # While held (paused, storage backlog) the worker is waiting, not idle:
         # it must not close for idleness.
-        return self.flow.held or bool(self._parked) or len(self.queue) > 0
+        return self.flow.held or bool(self._parked) or self._unsent() > 0 or len(self.queue) > 0
+
+    def _unsent(self) -> int:
+        batch = self.tracker.batch
+        return batch.pending_links if batch is not None else 0
 
     def _wake_engine_if_work(self) -> None:
         if not self._starved or self.flow.held:
@@ -195,7 +212,7 @@ class ReliableScheduler(Scheduler):
         if engine is None or getattr(engine, "_slot", None) is None or engine.needs_backout():
             return
         try:
-            work = self.queue.buffered or any(self.ledger.waiting())
+            work = self.queue.buffered or self._unsent() or any(self.ledger.waiting())
         except Exception as exc:  # Redis away: the engine's own heartbeat retries
             logger.debug("Idle poll failed: %r", exc)
             return

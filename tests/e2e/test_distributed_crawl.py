@@ -12,12 +12,28 @@ from .conftest import KEYS, page_fetches
 pytestmark = pytest.mark.workers
 
 
-def test_two_workers_fetch_every_page_exactly_once(crawl, shop_factory):
+# batched: links, leases and pops in one script call per batch (the default);
+# plain: one script call per new link; bloom: batched, on the Bloom dupefilter
+@pytest.mark.parametrize(
+    "variant",
+    [
+        {"SCHEDULER_FLUSH_INTERVAL": "0.005"},
+        {"SCHEDULER_FLUSH_INTERVAL": "0"},
+        {"DUPEFILTER_CLASS": "crawler.scheduling.bloom.BloomDupeFilter", "BLOOM_CAPACITY": 10000},
+    ],
+    ids=["batched", "plain", "bloom"],
+)
+def test_two_workers_fetch_every_page_exactly_once(crawl, shop_factory, variant):
     shop = shop_factory(products=120, latency_ms=30)
     # both workers up before the seed, and a pace that one worker alone cannot keep,
     # so that the test shows them sharing the work
-    crawl.start_worker("w1", CONCURRENT_REQUESTS=4, MAX_IDLE_TIME_BEFORE_CLOSE=5)
-    crawl.start_worker("w2", CONCURRENT_REQUESTS=4, MAX_IDLE_TIME_BEFORE_CLOSE=5)
+    for worker_id in ("w1", "w2"):
+        crawl.start_worker(
+            worker_id,
+            CONCURRENT_REQUESTS=4,
+            MAX_IDLE_TIME_BEFORE_CLOSE=5,
+            **variant,
+        )
     crawl.wait_running(2)
     crawl.seed(shop.url)
     crawl.wait_workers()

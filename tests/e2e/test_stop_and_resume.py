@@ -73,12 +73,15 @@ def test_pause_stops_fetching_and_resume_goes_on(crawl, shop_factory):
     assert {p: n for p, n in fetched.items() if n > 1} == {}
 
 
-def test_a_killed_worker_loses_nothing(crawl, shop_factory):
+@pytest.mark.parametrize("flush_interval", ["0.005", "0"], ids=["batched", "plain"])
+def test_a_killed_worker_loses_nothing(crawl, shop_factory, flush_interval):
     shop = shop_factory(products=150, latency_ms=40)
     expected = shop.catalog.crawlable_paths()
     crawl.seed(shop.url)
-    victim = crawl.start_worker("victim", CONCURRENT_REQUESTS=8)
-    crawl.start_worker("survivor")
+    victim = crawl.start_worker(
+        "victim", CONCURRENT_REQUESTS=8, SCHEDULER_FLUSH_INTERVAL=flush_interval
+    )
+    crawl.start_worker("survivor", SCHEDULER_FLUSH_INTERVAL=flush_interval)
     wait_until(
         lambda: crawl.client.hlen(KEYS.inflight("victim")) > 0 and len(page_fetches(shop)) > 30,
         60,

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 KEYS = CrawlKeys()
 
 OPTIONS = {
-    "seed": ["FILE", "--batch-size", "--dry-run", "--json"],
+    "seed": ["FILE", "--batch-size", "--dry-run", "--json", "--progress"],
     "status": ["--json", "--watch"],
     "pause": [],
     "resume": [],
@@ -43,6 +43,18 @@ OPTIONS = {
         "--store-path",
     ],
     "recrawl": ["--older-than", "--dry-run", "--postgres-dsn", "--mongo-uri", "--store-path"],
+    "bench": [
+        "--products",
+        "--latency-ms",
+        "--workers",
+        "--redis-delay-ms",
+        "--concurrency",
+        "--stock-workers",
+        "--set",
+        "--no-reference",
+        "--output",
+        "--timeout",
+    ],
 }
 
 

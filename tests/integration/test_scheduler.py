@@ -21,14 +21,19 @@ class _Spider(Spider):
         pass
 
 
-@pytest.fixture
-def scheduler(redis_url):
+@pytest.fixture(params=[0, 0.005], ids=["plain", "batched"])
+def scheduler(request, redis_url):
     from crawler import settings as project_settings
 
     settings = {
         name: getattr(project_settings, name) for name in dir(project_settings) if name.isupper()
     }
-    settings.update(REDIS_URL=redis_url, WORKER_ID="w1", SCHEDULER_IDLE_POLL_INTERVAL=0)
+    settings.update(
+        REDIS_URL=redis_url,
+        WORKER_ID="w1",
+        SCHEDULER_IDLE_POLL_INTERVAL=0,
+        SCHEDULER_FLUSH_INTERVAL=request.param,
+    )
     crawler = get_crawler(_Spider, settings_dict=settings)
     LeaseTracker.from_crawler(crawler)
     spider = _Spider.from_crawler(crawler)
@@ -49,6 +54,7 @@ def test_duplicates_are_filtered_with_binary_fingerprints(scheduler, redis_clien
     assert scheduler.enqueue_request(Request("http://shop.test/a", callback=spider.parse))
     assert not scheduler.enqueue_request(Request("http://shop.test/a", callback=spider.parse))
     assert scheduler.enqueue_request(Request("http://shop.test/a", dont_filter=True))
+    scheduler.tracker.flush()  # batched: sends the links gathered so far
     [member] = redis_client.smembers(KEYS.dupefilter)
     assert len(member) == 20  # raw SHA1 digest, not 40 hex characters
     assert redis_client.zcard(KEYS.requests) == 2
@@ -85,6 +91,7 @@ def test_a_redirect_takes_over_the_lease_of_its_request(scheduler, redis_client)
     request = scheduler.next_request()
     redirected = request.replace(url="http://shop.test/new")
     assert scheduler.enqueue_request(redirected)
+    scheduler.tracker.flush()
     # the queued redirect replaces the finished original: nothing leased, one queued
     assert not redis_client.exists(KEYS.inflight("w1"))
     assert redis_client.zcard(KEYS.requests) == 1
@@ -132,6 +139,7 @@ def test_closing_never_deletes_shared_state(redis_url, redis_client):
 def test_an_idle_worker_requeues_its_orphaned_leases(scheduler, redis_client):
     spider = scheduler.spider
     scheduler.enqueue_request(Request("http://shop.test/lost", callback=spider.parse))
+    scheduler.tracker.flush()
     # Redis ran the pop but the reply never came back: the lease exists, no request does
     scheduler.ledger.pop(8)
     assert redis_client.hlen(KEYS.inflight("w1")) == 1
