@@ -34,7 +34,9 @@ class WorkerProcess:
         args = [*prefix, sys.executable, "-m", "scrapy", "crawl", "ecommerce"]
         for name, value in (settings or {}).items():
             args += ["-s", f"{name}={value}"]
-        full_env = {**os.environ, **env, "PYTHONUNBUFFERED": "1"}
+        # These workers crawl the local demo shop: no politeness budget unless asked for
+        # (SITE_MAX_RPS in the environment, or as a setting).
+        full_env = {"SITE_MAX_RPS": "0", **os.environ, **env, "PYTHONUNBUFFERED": "1"}
         full_env.pop("WORKER_ID", None)
         if worker_id is not None:
             full_env["WORKER_ID"] = worker_id
