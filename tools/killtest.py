@@ -99,7 +99,7 @@ def seed(redis_url: str, url: str) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "master", "seed", "-"],
         cwd=ROOT,
-        env={**os.environ, "REDIS_URL": redis_url},
+        env={**os.environ, "REDIS_URL": redis_url, "ALLOW_PRIVATE_NETWORKS": "127.0.0.1"},
         input=url + "\n",
         capture_output=True,
         text=True,

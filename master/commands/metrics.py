@@ -8,8 +8,8 @@ A scrape while Redis is away answers ``crawl_redis_up 0`` and nothing else.
 
 Metrics (all prefixed ``crawl_``): ``queued_requests``, ``pending_seeds``,
 ``seeded_urls``, ``seen_fingerprints``, ``requests_in_flight``,
-``live_workers``, ``known_workers``, ``pages_per_minute``, ``dead_letters``,
-``invalid_items`` (list lengths), ``paused``, ``state{state}``,
+``live_workers``, ``known_workers``, ``pages_per_minute``, ``dead_letters``
+(list length), ``requests_refused``, ``paused``, ``state{state}``,
 ``items_stored_total``, ``items_invalid_total``, ``worker_pages{worker}`` and
 ``worker_items{worker}`` (live workers), ``politeness_waits_total`` (when the
 stats hash has ``politeness_waits``), ``stats{field}`` (every numeric field of
@@ -48,7 +48,7 @@ GAUGES = (
     ("known_workers", "Workers that ever reported."),
     ("pages_per_min", "Pages per minute of the live workers together."),
     ("dead_letters", "Dead letters kept (requests that failed for good)."),
-    ("invalid_items", "Rejected items kept in <spider>:invalid."),
+    ("requests_refused", "Seeds and requests refused by the network rule or seed meta (ever)."),
 )
 # the status field -> the metric's name where they differ
 RENAMED = {"in_flight": "requests_in_flight", "pages_per_min": "pages_per_minute"}

@@ -70,7 +70,8 @@ def _scheduler(redis_url, **extra):
         **extra,
     )
     crawler = get_crawler(_Spider, settings_dict=settings)
-    LeaseTracker.from_crawler(crawler)
+    if getattr(crawler, "extensions", None) is None:  # else the enabled tracker claimed it
+        LeaseTracker.from_crawler(crawler)
     spider = _Spider.from_crawler(crawler)
     crawler.spider = spider
     scheduler = ReliableScheduler.from_crawler(crawler)

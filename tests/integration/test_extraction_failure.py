@@ -36,7 +36,8 @@ def spider(redis_url, redis_client):
     }
     settings.update(REDIS_URL=redis_url, WORKER_ID="w-extract")
     crawler = get_crawler(ecommerce.EcommerceSpider, settings_dict=settings)
-    LeaseTracker.from_crawler(crawler)
+    if getattr(crawler, "extensions", None) is None:  # else the enabled tracker claimed it
+        LeaseTracker.from_crawler(crawler)
     spider = ecommerce.EcommerceSpider.from_crawler(crawler)
     crawler.spider = spider
     crawler.stats.open_spider()

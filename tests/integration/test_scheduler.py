@@ -35,7 +35,8 @@ def scheduler(request, redis_url):
         SCHEDULER_FLUSH_INTERVAL=request.param,
     )
     crawler = get_crawler(_Spider, settings_dict=settings)
-    LeaseTracker.from_crawler(crawler)
+    if getattr(crawler, "extensions", None) is None:  # else the enabled tracker claimed w1
+        LeaseTracker.from_crawler(crawler)
     spider = _Spider.from_crawler(crawler)
     crawler.spider = spider
     scheduler = ReliableScheduler.from_crawler(crawler)

@@ -115,8 +115,8 @@ MONITORING = {"metrics", "prometheus", "grafana"}
 def test_compose_file_has_the_five_services_and_no_version_key(compose: dict[str, Any]) -> None:
     assert "version" not in compose, "the Compose Specification has no `version:` key"
     core = {name for name, svc in compose["services"].items() if "profiles" not in svc}
-    assert core == {"redis", "postgres", "master", "worker"}
-    assert set(compose["services"]) == core | {"mongo"} | MONITORING
+    assert core == {"redis", "master", "worker"}
+    assert set(compose["services"]) == core | {"postgres", "mongo"} | MONITORING
 
 
 def test_monitoring_profile_adds_prometheus_and_grafana(
@@ -278,7 +278,12 @@ def test_no_password_placeholder_can_run() -> None:
     """
     text = COMPOSE_FILE.read_text(encoding="utf-8")
     secrets = {name for name in VARIABLE.findall(text) if SECRET_NAME.search(name)}
-    assert secrets == {"REDIS_PASSWORD", "POSTGRES_PASSWORD", "MONGO_ROOT_PASSWORD"}
+    assert secrets == {
+        "REDIS_PASSWORD",
+        "POSTGRES_PASSWORD",
+        "MONGO_ROOT_PASSWORD",
+        "GRAFANA_ADMIN_PASSWORD",
+    }
     assert "${REDIS_PASSWORD:-" not in text
     assert set(re.findall(r"\$\{([A-Za-z_][A-Za-z0-9_]*):\?", text)) == {"REDIS_PASSWORD"}
     example = env_example()
@@ -313,6 +318,27 @@ def test_database_refuses_an_empty_password(
             assert result.stdout.strip() == f"started {program}"
         else:
             assert result.stderr.strip() == f"set {variable} in .env"
+
+
+def test_grafana_refuses_an_empty_admin_password(services: dict[str, Any]) -> None:
+    grafana = services["grafana"]
+    assert environment(grafana)["GF_SECURITY_ADMIN_PASSWORD"] == "${GRAFANA_ADMIN_PASSWORD:-}"
+    entrypoint = grafana["entrypoint"]
+    assert entrypoint[:2] == ["sh", "-c"], entrypoint
+    script = entrypoint[2].replace("$$", "$").replace("/run.sh", "echo started grafana")
+    for value, started in (("", False), ("s3cret", True)):
+        result = subprocess.run(
+            ["sh", "-c", script],
+            env={"PATH": os.environ["PATH"], "GF_SECURITY_ADMIN_PASSWORD": value},
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        assert (result.returncode == 0) is started, result
+        if started:
+            assert result.stdout.strip() == "started grafana"
+        else:
+            assert result.stderr.strip() == "set GRAFANA_ADMIN_PASSWORD in .env"
 
 
 def test_no_literal_secret_in_compose(services: dict[str, Any]) -> None:
