@@ -488,6 +488,7 @@ def _merge(
     if not name and has_structured:  # a marked-up product without a name: the page's title
         title = page_title(response) or normalize_text(og.get("og:title")) or ""
         name = normalize_text(re.split(r"\s+[|–—]\s+|\s+-\s+", title)[0])
+        name = _as_shown(response, name) if name else name
     brand = _first_value(product_nodes, lambda n: _brand(n.get("brand") or n.get("manufacturer")))
     brand = brand or normalize_text(og.get("product:brand")) or visible.codes.get("brand")
     if name:
@@ -551,14 +552,9 @@ def _merge(
             og.get("product:availability") or og.get("og:availability")
         )
         prov["availability"] = "opengraph"
-    if visible.availability is not None and (availability is None or visible.availability_clear):
-        availability, prov["availability"] = visible.availability, "visible"
-    elif visible.availability is None and visible.add_to_cart and availability in (
-        None, "OutOfStock", "Discontinued", "LimitedAvailability"
-    ):
-        # a buy button the page shows, and no stock wording against it: it can be bought
-        # ("limited" only when the page itself says so: "Only 3 left")
-        availability, prov["availability"] = "InStock", "visible"
+    # the buy button is the product's own when the page's heading names the product
+    anchored = bool(visible.name and name and _name_key(visible.name) == _name_key(name))
+    availability = _judge_availability(availability, visible, anchored, prov)
 
     # identifiers: the code the page shows beats internal ids of the markup
     sku: str | None = visible.codes.get("sku")
@@ -610,6 +606,64 @@ def _merge(
             if v and k in ("name", "price", "currency", "availability", "sku")
         },
     }
+
+
+def _as_shown(response: TextResponse, name: str) -> str:
+    """A name read from the <title> as the page itself shows it: the title often adds
+    words of its own ("Treasure Trove Swing Set You'll Love | Shop"); a link or heading
+    whose text is the title's first words (most of them) is the product as shown."""
+    words = name.split()
+    if len(words) < 4:
+        return name
+    first = words[0].casefold()
+    best = name
+    for el in response.selector.root.iter("a", "h2", "h3", "strong", "span"):
+        text = normalize_text(el.text_content()) or ""
+        if not text.casefold().startswith(first) or len(text) >= len(name):
+            continue
+        shown = text.split()
+        if (
+            len(shown) >= max(3, (len(words) + 1) // 2)
+            and [w.casefold() for w in words[: len(shown)]] == [w.casefold() for w in shown]
+            and (best == name or len(shown) > len(best.split()))
+        ):
+            best = text
+    return best
+
+
+def _judge_availability(
+    marked: str | None, visible: VisiblePage, anchored: bool, prov: dict[str, str]
+) -> str | None:
+    """The stock state a careful reader of the page would give, from the markup's state
+    and the visible page; ``None`` where the page does not say or contradicts itself.
+
+    ``anchored``: the page's heading is the product, so its buy button is the product's."""
+    if visible.not_sold_online:
+        # "This item cannot be purchased online": no online stock state is true
+        prov["availability"] = "visible"
+        return None
+    if visible.availability is not None and (marked is None or visible.availability_clear):
+        prov["availability"] = "visible"
+        return visible.availability
+    if visible.availability is None and visible.add_to_cart:
+        if marked in (None, "LimitedAvailability"):
+            # a buy button the page shows, and no stock wording against it: it can be
+            # bought ("limited" only when the page itself says so: "Only 3 left")
+            prov["availability"] = "visible"
+            return "InStock"
+        if marked in ("OutOfStock", "Discontinued"):
+            # markup says it cannot be bought, the page shows a buy button and says nothing
+            # of its stock: the button decides when it is the product's (the heading names
+            # the product); a button somewhere on the page is no decisive evidence
+            prov["availability"] = "visible"
+            return "InStock" if anchored else None
+    if marked == "LimitedAvailability" and visible.add_to_cart and (
+        visible.availability != "LimitedAvailability"
+    ):
+        # markup alone says "limited" while the page sells it and shows no
+        # limited-stock wording of its own
+        return "InStock"
+    return marked
 
 
 def _refers_to(node: dict[str, Any], url: str, canonical: str | None) -> bool:

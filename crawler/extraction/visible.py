@@ -74,6 +74,12 @@ _LIST_LABEL = re.compile(
     r"\s*:?",
     re.I,
 )
+# A label right before a price that makes it the current one ("Was $64.95 Now $52.00").
+_SALE_LABEL = re.compile(
+    r"\s*(?:now|sale|sale price|now only|special price|our price|jetzt|nur|ahora|"
+    r"maintenant|ora|nu)\s*:?\s*$",
+    re.I,
+)
 _NOT_PRICE_CLASS = re.compile(
     r"label|unit|per-?(?:kg|item|100|l\b)|excl|excluding|installment|instalment|klarna|"
     r"afterpay|saving|save|discount|percent|off\b|range|filter|slider|currency-?code|"
@@ -231,9 +237,14 @@ _HIDDEN_CLASSES = frozenset(
 )
 
 
+# display:none / visibility:hidden, not "-webkit-backface-visibility:hidden" (a 3-D
+# transform setting that hides nothing of a flat page)
+_HIDING_STYLE = re.compile(r"(?:^|[;{])(?:display:none|visibility:hidden)(?:!important)?(?:;|$)")
+
+
 def _hidden(el: HtmlElement) -> bool:
     style = (el.get("style") or "").replace(" ", "").lower()
-    if el.get("hidden") is not None or "display:none" in style or "visibility:hidden" in style:
+    if el.get("hidden") is not None or (style and _HIDING_STYLE.search(style)):
         return True
     cls = el.get("class")
     return bool(cls) and not _HIDDEN_CLASSES.isdisjoint(cls.lower().split())
@@ -257,6 +268,8 @@ class VisiblePage:
     description: str | None = None
     rating: dict[str, float | int] | None = None
     add_to_cart: bool = False
+    #: The page says the product cannot be bought online ("in-store only").
+    not_sold_online: bool = False
     #: Number of cards in the largest grid of priced blocks (0: no grid).
     grid_cards: int = 0
     #: The page is a cart, checkout, search, account or error page.
@@ -500,7 +513,9 @@ def _select_price(
     if idx.prices:
         return None, None, False  # the site marks prices up, and none follows the heading
     # No price element at all: look for money written in the text right after the heading.
-    for el in idx.elements[h1_pos + 1 : h1_pos + 60]:
+    found: list[tuple[int, str, Decimal, bool]] = []
+    for pos in range(h1_pos + 1, min(h1_pos + 60, len(idx.elements))):
+        el = idx.elements[pos]
         if el.tag in _HARD_LIST_TAGS or idx.is_excluded(el):
             continue
         own = normalize_text(el.text) or ""
@@ -510,7 +525,17 @@ def _select_price(
         ):
             amount = parse_price(match.group(0))
             if amount is not None:
-                return amount, match.group(0), True
+                if found and pos - found[0][0] > _MAX_LIST_TO_SALE:
+                    break
+                found.append(
+                    (pos, match.group(0), amount, bool(_SALE_LABEL.match(own[: match.start()])))
+                )
+                if len(found) == 1 and found[0][3]:
+                    break
+    if found:
+        # "$64.95 … Now $52.00": the amount labelled as the current one wins
+        _, text, amount, _ = next((f for f in found if f[3]), found[0])
+        return amount, text, True
     return None, None, False
 
 
@@ -975,6 +1000,29 @@ def _brand_block(idx: _Index, h1_pos: int) -> str | None:
     return None
 
 
+# The shop says this product is sold in its stores only: no online stock state applies.
+_NOT_SOLD_ONLINE = re.compile(
+    r"\b(?:can ?not|can't|may not) be (?:purchased|bought|ordered) online|"
+    r"\bcan only be (?:purchased|bought) (?:at|in) (?:one of )?our (?:retail )?"
+    r"(?:stores?|shops?|locations?)",
+    re.I,
+)
+
+
+def _not_sold_online(idx: _Index, h1_pos: int) -> bool:
+    """Wording after the heading, outside other products' blocks, saying the product
+    cannot be bought online."""
+    if h1_pos < 0:
+        return False
+    for el in idx.elements[h1_pos + 1 :]:
+        own = " ".join(
+            [el.text or ""] + [c.tail for c in el if c.tail]
+        )
+        if _NOT_SOLD_ONLINE.search(own) and not idx.is_excluded(el):
+            return True
+    return False
+
+
 def _add_to_cart(idx: _Index) -> bool:
     for el in idx.elements:
         tag = el.tag
@@ -1020,6 +1068,7 @@ def read_visible_page(root: HtmlElement, url_path: str = "/") -> VisiblePage:
     page.description = _description(idx)
     page.rating = _rating(idx)
     page.add_to_cart = _add_to_cart(idx)
+    page.not_sold_online = _not_sold_online(idx, h1_pos)
     page.negative = bool(
         (page.name and _NEGATIVE_HEADING.search(page.name))
         or re.search(
