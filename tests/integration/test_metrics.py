@@ -101,7 +101,15 @@ def test_master_metrics_with_redis_unreachable_fails_at_once(capsys):
     assert "error" in capsys.readouterr().err
 
 
-def test_master_metrics_serves_until_ctrl_c(redis_url, redis_client):
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize(
+    "started_with", [None, _ignore_sigint], ids=["default", "sigint-ignored-at-start"]
+)
+def test_master_metrics_serves_until_ctrl_c(redis_url, redis_client, started_with):
+    """Ctrl-C stops it, also when started as a background job (SIGINT ignored)."""
     crawl_state(redis_client)
     port = free_port()
     process = subprocess.Popen(
@@ -111,6 +119,7 @@ def test_master_metrics_serves_until_ctrl_c(redis_url, redis_client):
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        preexec_fn=started_with,
     )
     try:
         wait_for_port(port, timeout=30)
