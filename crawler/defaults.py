@@ -1,0 +1,122 @@
+"""Default value of every tunable of the project's own components (as scrapy-redis's ``defaults``).
+
+Each name here is also a Scrapy setting: ``crawler/settings.py`` takes them all
+from this module, so ``scrapy crawl ecommerce -s NAME=VALUE`` overrides any of
+them, and the names in ``crawler/config.py``'s ``ENV_SETTINGS`` are read from
+the environment as well. A component reads its setting with this module's value
+as the fallback (``settings.getint("STORE_BATCH_SIZE", defaults.STORE_BATCH_SIZE)``),
+so the default is written once, here, whether it runs under the project's
+settings or under a bare ``Settings()`` in a test. ``0`` disables a limit or an
+interval wherever the comment says so.
+
+Scrapy's own settings that the project sets (concurrency, timeouts, the reactor)
+and the wiring of components (middlewares, pipelines, extensions) stay in
+``crawler/settings.py``.
+"""
+
+from __future__ import annotations
+
+from crawler import keys as _keys
+
+# --- Redis and the scrapy-redis scheduler --------------------------------------
+REDIS_URL = "redis://localhost:6379/0"
+# scrapy-redis's key templates, pinned to the key layout of crawler/keys.py
+SCHEDULER_QUEUE_KEY = _keys.QUEUE_KEY_TEMPLATE
+SCHEDULER_DUPEFILTER_KEY = _keys.DUPEFILTER_KEY_TEMPLATE
+REDIS_START_URLS_KEY = _keys.START_URLS_KEY_TEMPLATE
+REDIS_START_URLS_AS_SET = False
+SCHEDULER_PERSIST = True  # never let one closing worker wipe the shared queue
+SCHEDULER_FLUSH_ON_START = False
+# Seconds a starved scheduler waits before looking at Redis again (Scrapy's own
+# engine would wait 5 s); 0 disables.
+SCHEDULER_IDLE_POLL_INTERVAL = 0.1
+MAX_IDLE_TIME_BEFORE_CLOSE = 0  # seconds with no work before a worker closes; 0 never
+# Requests a worker pops for itself at once (one Redis round trip per batch).
+SCHEDULER_POP_BATCH = 8
+# Batching of what pages produce (see crawler/scheduling/batching.py): links and
+# finished leases are sent in one atomic script call at most this many seconds
+# after the first of them (pops ride on it); 0 sends each link at once (one call
+# per new link).
+SCHEDULER_FLUSH_INTERVAL = 0.005
+SCHEDULER_FLUSH_MAX = 256  # links + leases that send a batch at once
+# DUPEFILTER_CLASS = "crawler.scheduling.bloom.BloomDupeFilter" keeps the seen
+# fingerprints in a Bloom filter (about 1.8 bytes per URL at 0.1 %) sized for:
+BLOOM_CAPACITY = 10_000_000  # expected URLs
+BLOOM_ERROR_RATE = 0.001  # false-positive rate at that count (new URLs taken for seen)
+# In-process cache of fingerprints known to be in Redis already (saves a SADD per
+# duplicate link); 0 disables.
+DUPEFILTER_LOCAL_CACHE_SIZE = 200_000
+
+# --- Leases: requests a worker holds are never lost ---------------------------
+# A worker whose heartbeat is older than this is dead; its leased requests go back
+# to the queue (picked up by any live worker).
+LEASE_WORKER_TIMEOUT = 30
+LEASE_HEARTBEAT_INTERVAL = 5
+LEASE_RECOVERY_INTERVAL = 10
+LEASE_FINISH_INTERVAL = 0.5  # finished leases are deleted in batches this often
+
+# --- Worker identity, stats and report ----------------------------------------
+WORKER_ID = ""  # default: <hostname>-<pid>-<4 random hex digits>, unique per process
+WORKERSTATS_INTERVAL = 5  # seconds between two records in Redis
+
+# --- Pause / resume -----------------------------------------------------------
+PAUSE_POLL_INTERVAL = 1.0  # seconds between two looks at <spider>:paused
+
+# --- Network safety -----------------------------------------------------------
+# Comma-separated hosts or CIDR ranges that may be crawled although they are
+# loopback or private. Unset: only public addresses are crawled. One rule
+# (crawler/network.py) for the master's seeds, every request, redirect and proxy,
+# and, through crawler/resolver.py, the address each connection really goes to.
+ALLOW_PRIVATE_NETWORKS = ""
+
+# --- Politeness shared by all workers (crawler/middlewares/politeness.py) -------
+# Requests per second per site for all workers together, enforced in Redis; a
+# site profile's "max_rps" overrides it, and a robots.txt Crawl-delay is honoured
+# when it is stricter. 0: no budget (Crawl-delay only).
+SITE_MAX_RPS = 2.0
+# Requests of one site waiting for their slot in this worker before the scheduler
+# hands out other sites' requests first; 0: never.
+POLITENESS_MAX_WAITING_PER_SITE = 4
+# Requests of busy sites the scheduler may set aside (still leased) meanwhile.
+POLITENESS_PARK_MAX = 32
+
+# --- Proxies (crawler/middlewares/proxies.py) -----------------------------------
+# A file (one proxy URL a line) or comma-separated URLs (http://user:pass@host:port);
+# unset: no proxy. Each proxy must pass the network rule (ALLOW_PRIVATE_NETWORKS).
+PROXY_LIST = ""
+PROXY_FAILURES_BEFORE_REST = 3  # failures in a row that rest a proxy; 0: never rest
+PROXY_REST_SECONDS = 300.0
+PROXY_FAILURE_STATUSES = [407, 502, 503, 504]  # answers that count as the proxy failing
+
+# --- User agents ----------------------------------------------------------------
+# Agents drawn once at start-up; each request gets one of them at random
+# (0: draw from the provider for every request, which costs ~6 ms of CPU).
+USERAGENT_POOL_SIZE = 100
+
+# --- Prometheus metrics ---------------------------------------------------------
+# Port of the worker's /metrics endpoint (0: no metrics), and the address it listens on.
+METRICS_PORT = 0
+METRICS_ADDRESS = "0.0.0.0"
+
+# --- Items: validation and storage ---------------------------------------------
+POSTGRES_DSN = ""  # set: products go to PostgreSQL
+MONGO_URI = ""  # set: products go to MongoDB
+MONGO_DATABASE = "crawler"
+# Neither set: products go to this SQLite file (shared safely by workers on one machine).
+EMBEDDED_STORE_PATH = "data/products.sqlite3"
+STORE_BATCH_SIZE = 100  # items written per round trip
+STORE_FLUSH_INTERVAL = 1.0  # seconds a partial batch may wait
+STORE_MAX_PENDING = 5000  # items held while the database is away, then hold the flow
+STORE_RETRY_INITIAL_DELAY = 0.5  # backoff while the database is away (doubles each time)
+STORE_RETRY_MAX_DELAY = 30.0
+STORE_CLOSE_TIMEOUT = 60  # seconds a closing worker keeps retrying an absent database
+VALIDATION_KEEP_INVALID = True  # keep rejected items in <spider>:invalid
+
+# --- Extraction ------------------------------------------------------------------
+# Folder of site profiles (*.json), selected by domain; see README "Site profiles".
+# Empty: the profiles shipped in crawler/profiles/.
+SITE_PROFILES_DIR = ""
+
+# --- The master -------------------------------------------------------------------
+# Keys asked for per SCAN round trip when the master walks the crawl's keys.
+SCAN_COUNT = 1000
