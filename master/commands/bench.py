@@ -15,14 +15,22 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_INTERRUPTED = 130
+from master.commands.base import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    Subcommands,
+    _positive_int,
+    _seconds,
+)
+
+if TYPE_CHECKING:
+    from master.cli import Context
 
 
-def cmd_bench(ctx: Any, args: argparse.Namespace) -> int:
+def cmd_bench(ctx: Context, args: argparse.Namespace) -> int:
     # heavy imports (the shop, matplotlib) only for this command
     from benchmarks.bench import Bench, BenchFailed, RunResult, RunSpec
     from benchmarks.bench_report import draw_chart, render_ratios, render_table, write_json
@@ -104,3 +112,105 @@ def cmd_bench(ctx: Any, args: argparse.Namespace) -> int:
     draw_chart(output / "bench.png", setup, results)
     print(f"wrote {output / 'bench.json'} and {output / 'bench.png'}", flush=True)
     return EXIT_OK
+
+
+def _setting(text: str) -> tuple[str, str]:
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, not {text!r}")
+    return name, value
+
+
+def register(commands: Subcommands) -> None:
+    parser = commands.add(
+        "bench",
+        help="benchmark 1, 2, 4 ... workers on the demo shop, with reference rows",
+        description=(
+            "Start the demo shop and a private Redis (never the crawl's: --redis-url is "
+            "ignored), crawl the shop from a clean state with each worker count in turn, "
+            "then once under Scrapy's in-memory scheduler and once under stock scrapy-redis "
+            "(reference rows). Prints a progress line on stderr, then a table: workers, "
+            "elapsed (from the workers' own records), pages/s, speedup and efficiency "
+            "against 1 worker, CPU ms per page, Redis commands and round trips per page, "
+            "worker peak RSS. Writes bench.json and bench.png to --output. Ctrl-C stops "
+            "everything it started (exit 130)."
+        ),
+        examples=[
+            "bench",
+            "bench --products 300 --latency-ms 100 --workers 1 2 4",
+            "bench --redis-delay-ms 1 --workers 1",
+            "bench --products 30 --workers 1 2 --output /tmp/bench",
+        ],
+    )
+    parser.add_argument(
+        "--products",
+        type=_positive_int,
+        default=300,
+        metavar="N",
+        help="products in the demo shop (default 300)",
+    )
+    parser.add_argument(
+        "--latency-ms",
+        type=float,
+        default=20,
+        metavar="MS",
+        help="the shop's response latency (default 20)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=_positive_int,
+        nargs="+",
+        default=[1, 2, 4],
+        metavar="N",
+        help="worker counts, one run each (default: 1 2 4)",
+    )
+    parser.add_argument(
+        "--redis-delay-ms",
+        type=float,
+        default=0,
+        metavar="MS",
+        help="round-trip time added between the workers and Redis by a proxy (default 0)",
+    )
+    parser.add_argument(
+        "--concurrency",
+        type=_positive_int,
+        default=16,
+        metavar="N",
+        help="CONCURRENT_REQUESTS of each worker (default 16)",
+    )
+    parser.add_argument(
+        "--stock-workers",
+        type=_positive_int,
+        nargs="+",
+        default=[1],
+        metavar="N",
+        help="worker counts of the stock scrapy-redis reference rows (default: 1)",
+    )
+    parser.add_argument(
+        "--set",
+        "-s",
+        type=_setting,
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a Scrapy setting for every worker of every run (repeatable)",
+    )
+    parser.add_argument(
+        "--no-reference",
+        action="store_true",
+        help="skip the reference rows (in-memory scheduler, stock scrapy-redis)",
+    )
+    parser.add_argument(
+        "--output",
+        default="bench-results",
+        metavar="DIR",
+        help="where bench.json and bench.png go (default: bench-results/)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=600,
+        metavar="SECONDS",
+        help="longest a run may take before the benchmark gives up (default 600)",
+    )
+    parser.set_defaults(handler=cmd_bench)

@@ -21,10 +21,13 @@ import csv
 import json
 import sys
 from collections.abc import Iterable, Iterator
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from master.durations import parse_since
 from master.stores import READ_ERRORS, StoreError, json_default, open_store
+
+if TYPE_CHECKING:
+    from master.commands.base import Subcommands
 
 FORMATS = ("csv", "jsonl", "json")
 # CSV columns when --fields is not given: the product schema's fields, then the store's
@@ -173,3 +176,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="progress bar on stderr (default: when stderr is a terminal)",
     )
     add_store_options(parser)
+
+
+def register(commands: Subcommands) -> None:
+    parser = commands.add(
+        "export",
+        help="stream the stored products as CSV, JSON lines or JSON",
+        description=(
+            "Read the products from the store the workers write to (PostgreSQL, else "
+            "MongoDB, else the embedded SQLite file; options or the workers' environment "
+            "variables) and write them to FILE or standard output, one at a time, with a "
+            "progress bar on stderr. Exit 1 when the store cannot be opened."
+        ),
+        examples=[
+            "export --format csv --out products.csv",
+            "export --format jsonl --since 6h --fields url,name,price,currency",
+            "export --format json --out - --postgres-dsn postgresql://crawler@db/crawler",
+        ],
+    )
+    add_arguments(parser)
+    parser.set_defaults(handler=cmd_export)

@@ -35,6 +35,7 @@ from master import inspection
 
 if TYPE_CHECKING:
     from master.cli import Context
+    from master.commands.base import Subcommands
 
 DEFAULT_PORT = 9400
 STATES = ("running", "paused", "idle", "finished")
@@ -175,4 +176,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="print the metrics once on standard output and exit (no server)",
     )
+
+
+def register(commands: Subcommands) -> None:
+    parser = commands.add(
+        "metrics",
+        help="serve crawl-wide Prometheus metrics read from Redis at each scrape",
+        description=(
+            "Serve /metrics for Prometheus: queue depth, pending seeds, seen fingerprints, "
+            "requests in flight, live workers, dead letters, invalid items, paused, items "
+            "stored, politeness waits and every counter of <spider>:stats, read from Redis "
+            "at each scrape. Runs until Ctrl-C or SIGTERM (exit 0)."
+        ),
+        examples=["metrics --port 9400", "metrics --once"],
+    )
+    add_arguments(parser)
     parser.set_defaults(handler=cmd_metrics)

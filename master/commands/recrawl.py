@@ -26,7 +26,7 @@ import datetime as dt
 import sys
 from collections.abc import Iterable, Iterator
 from itertools import islice
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import redis
 from scrapy import Request
@@ -36,6 +36,10 @@ from crawler.politeness import site_of
 from crawler.scheduling import serializer
 from master.durations import parse_duration
 from master.stores import READ_ERRORS, StoreError, add_store_options, open_store
+
+if TYPE_CHECKING:
+    from master.cli import Context
+    from master.commands.base import Subcommands
 
 PUSH_BATCH = 500
 
@@ -74,7 +78,7 @@ def queue_again(client: redis.Redis, keys: CrawlKeys, urls: Iterable[str]) -> tu
     return seen, queued
 
 
-def cmd_recrawl(ctx: Any, args: argparse.Namespace) -> int:
+def cmd_recrawl(ctx: Context, args: argparse.Namespace) -> int:
     try:
         age = parse_duration(args.older_than)
     except ValueError as exc:
@@ -125,3 +129,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="print the stale URLs on stdout and queue nothing",
     )
     add_store_options(parser)
+
+
+def register(commands: Subcommands) -> None:
+    parser = commands.add(
+        "recrawl",
+        help="queue again the products not seen for longer than DURATION",
+        description=(
+            "Queue the product URLs whose last_seen is older than DURATION straight into "
+            "<spider>:requests (past the dupefilter, for those URLs only), so the workers "
+            "refetch them and record price changes. Run it from cron to keep prices fresh."
+        ),
+        examples=[
+            "recrawl --older-than 6h",
+            "recrawl --older-than 2d --dry-run",
+            "recrawl --older-than 12h --postgres-dsn postgresql://crawler@db/crawler",
+        ],
+    )
+    add_arguments(parser)
+    parser.set_defaults(handler=cmd_recrawl)

@@ -1,0 +1,130 @@
+"""``python -m master dead [list|requeue|clear]``: the requests that failed for good.
+
+``list`` shows them (:func:`master.deadletters.list_dead`), ``requeue`` puts each back to
+work and takes it off the list atomically (:func:`master.deadletters.requeue`), ``clear``
+deletes them all after asking (:func:`master.deadletters.clear_dead`).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from master import deadletters, render
+from master.commands.base import (
+    EXIT_FAILED,
+    EXIT_OK,
+    Subcommands,
+    _non_negative_int,
+    confirm,
+    err,
+    out,
+    print_json,
+)
+
+if TYPE_CHECKING:
+    from master.cli import Context
+
+LIST_LIMIT = 50  # records shown by `dead list` without --limit; requeue takes them all
+
+
+def cmd_dead(ctx: Context, args: argparse.Namespace) -> int:
+    if args.limit is None:
+        args.limit = LIST_LIMIT if args.action == "list" else 0
+    if args.action == "list":
+        listing = deadletters.list_dead(ctx.client, ctx.keys, args.limit, args.start)
+        if args.json:
+            print_json(listing)
+        else:
+            out(render.render_dead(listing))
+        return EXIT_OK
+    if args.action == "requeue":
+        return requeue(ctx, args)
+    return clear(ctx, args)
+
+
+def requeue(ctx: Context, args: argparse.Namespace) -> int:
+    result = deadletters.requeue(ctx.client, ctx.keys, args.limit)
+    for skipped in result.skipped:
+        err(
+            f"dead letter #{skipped['index']} ({skipped['url'] or 'no url'}) left in place: "
+            f"{skipped['reason']}"
+        )
+    if args.json:
+        print_json(
+            {
+                "requeued": result.requeued,
+                "requests": result.requests,
+                "seeds": result.seeds,
+                "skipped": result.skipped,
+                "vanished": result.vanished,
+                "remaining": result.remaining,
+            }
+        )
+    else:
+        out(
+            f"requeued {result.requeued} dead letters: {result.requests} requests to "
+            f"{ctx.keys.requests}, {result.seeds} seeds to {ctx.keys.start_urls}; "
+            f"{len(result.skipped)} left in place, {result.remaining} remain."
+        )
+    return EXIT_FAILED if result.skipped else EXIT_OK
+
+
+def clear(ctx: Context, args: argparse.Namespace) -> int:
+    count = int(ctx.client.llen(ctx.keys.dead))
+    if not count:
+        out("no dead letters; nothing to clear.")
+        return EXIT_OK
+    if not args.yes:
+        answer = confirm(f"Delete all {count} dead letters of crawl {ctx.keys.spider!r}? [y/N] ")
+        if answer is None:
+            err(
+                "refusing to clear dead letters without confirmation: no terminal to ask on; "
+                "pass --yes"
+            )
+            return EXIT_FAILED
+        if not answer:
+            out("cancelled; nothing was deleted.")
+            return EXIT_FAILED
+    removed = deadletters.clear_dead(ctx.client, ctx.keys)
+    out(f"cleared {removed} dead letters.")
+    return EXIT_OK
+
+
+def register(commands: Subcommands) -> None:
+    parser = commands.add(
+        "dead",
+        help="list, requeue or clear dead letters (requests that failed for good)",
+        description=(
+            "list (default): show dead letters. requeue: put each back to work (its request "
+            "into the request queue, or its URL into the start URLs), removing it from the "
+            "list atomically; exit 1 when some could not be requeued. clear: delete them all "
+            "(asks first)."
+        ),
+        examples=["dead", "dead list --limit 0 --json", "dead requeue", "dead clear --yes"],
+    )
+    parser.add_argument(
+        "action",
+        nargs="?",
+        choices=("list", "requeue", "clear"),
+        default="list",
+        help="list (default), requeue or clear",
+    )
+    parser.add_argument(
+        "--limit",
+        type=_non_negative_int,
+        default=None,
+        metavar="N",
+        help=f"list: show N records (default {LIST_LIMIT}); requeue: the first N (default all); "
+        "0 means all",
+    )
+    parser.add_argument(
+        "--start",
+        type=_non_negative_int,
+        default=0,
+        metavar="I",
+        help="list: first position shown (default 0)",
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("--yes", "-y", action="store_true", help="clear: do not ask")
+    parser.set_defaults(handler=cmd_dead)

@@ -1,0 +1,66 @@
+"""``python -m master status``: the crawl at a glance, once or every few seconds.
+
+The figures come from :func:`master.inspection.gather_status` (a plain dict, which
+``--json`` prints as it is) and are drawn by :func:`master.render.render_status`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import TYPE_CHECKING
+
+from master import inspection, render
+from master.commands.base import EXIT_OK, Subcommands, _seconds, out, print_json
+
+if TYPE_CHECKING:
+    from master.cli import Context
+
+
+def cmd_status(ctx: Context, args: argparse.Namespace) -> int:
+    if args.watch is None:
+        status = inspection.gather_status(ctx.client, ctx.keys)
+        if args.json:
+            print_json(status)
+        else:
+            out(render.render_status(status, ctx.shown_url))
+        return EXIT_OK
+    clear = sys.stdout.isatty() and not args.json
+    try:
+        while True:
+            status = inspection.gather_status(ctx.client, ctx.keys)
+            if args.json:
+                out(json.dumps(status, sort_keys=True, default=str))
+            else:
+                if clear:
+                    sys.stdout.write("\033[H\033[2J")
+                out(f"{render.when(status['time'])}  (every {args.watch:g}s, Ctrl-C to stop)")
+                out(render.render_status(status, ctx.shown_url))
+                if not clear:
+                    out()
+            time.sleep(args.watch)
+    except KeyboardInterrupt:
+        return EXIT_OK
+
+
+def register(commands: Subcommands) -> None:
+    parser = commands.add(
+        "status",
+        help="the crawl at a glance: queue, in flight, live workers, items, paused",
+        description=(
+            "Queued requests, pending seeds, seen fingerprints, requests in flight, live "
+            "workers with their pages/min, items stored and invalid, dead letters, and the "
+            "crawl's state: paused, running, idle or finished."
+        ),
+        examples=["status", "status --json", "status --watch 2"],
+    )
+    parser.add_argument("--json", action="store_true", help="print a JSON object")
+    parser.add_argument(
+        "--watch",
+        type=_seconds,
+        metavar="SECONDS",
+        help="refresh every SECONDS until Ctrl-C (exit 0)",
+    )
+    parser.set_defaults(handler=cmd_status)
