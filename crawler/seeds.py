@@ -32,6 +32,20 @@ ALLOWED_SCHEMES = ("http", "https")
 SEED_META_KEYS = frozenset({"category", "label", "note", "source", "tags"})
 _HOST_RE = re.compile(r"^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._~%!$&'()*+,;=-]+)$")
 _SCHEME_RE = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
+_SPACE_OR_CONTROL_RE = re.compile(r"[\s\x00-\x1f\x7f]")  # str.isspace() is \s
+# The common shape of a seed, for which validation and canonical form are cheap:
+# http(s), a lower-case host of ASCII labels, a port without leading zeros, a path
+# of characters w3lib keeps as they are (no %-escapes, no ';' parameters, no
+# segment starting with a dot), and a query of plain name=value pairs; no
+# fragment. Anything else takes the full path. tests/unit/test_seed_fast_path.py
+# holds both paths to the same answers.
+_LABEL = r"[a-z0-9-]{1,63}"
+_PAIR = r"[A-Za-z0-9._~-]+=[A-Za-z0-9._~-]*"
+_SIMPLE_URL_RE = re.compile(
+    rf"https?://(?P<host>{_LABEL}(?:\.{_LABEL})*)(?::(?P<port>[1-9][0-9]{{0,4}}))?"
+    r"(?P<path>/[A-Za-z0-9._~!$&'()*+,=:@/-]*)?"
+    rf"(?:\?(?P<query>{_PAIR}(?:&{_PAIR})*))?"
+)
 
 
 @dataclass(frozen=True)
@@ -45,14 +59,55 @@ class Seed:
     @property
     def fingerprint(self) -> str:
         """Canonical form used to skip URLs that were seeded already."""
-        return canonicalize_url(self.url)
+        return seed_fingerprint(self.url)
 
     def to_json(self) -> str:
         """The payload pushed to ``<spider>:start_urls`` (scrapy-redis JSON format)."""
-        data: dict[str, Any] = {"url": self.url}
-        if self.meta:
-            data["meta"] = self.meta
-        return json.dumps(data, separators=(",", ":"), sort_keys=True)
+        if not self.meta:  # the same text as below, a few times faster
+            return '{"url":' + json.dumps(self.url) + "}"
+        return _PAYLOAD_ENCODER.encode({"url": self.url, "meta": self.meta})
+
+
+_PAYLOAD_ENCODER = json.JSONEncoder(separators=(",", ":"), sort_keys=True)
+
+
+def seed_fingerprint(url: str) -> str:
+    """w3lib's ``canonicalize_url(url)``, computed cheaply for URLs of the common shape.
+
+    The master computes it for every line of a seed file (millions); w3lib's
+    general algorithm costs about 60 µs a URL, this about 2 µs for the URLs
+    whose canonical form is plain: the same text, with an empty path as ``/``
+    and the query's pairs sorted.
+    """
+    match = _simple_match(url)
+    if match is None:
+        return canonicalize_url(url)
+    query = match["query"]
+    if query is None:
+        return url if match["path"] else url + "/"
+    head = url[: match.start("query") - 1]
+    if not match["path"]:
+        head += "/"
+    pairs = sorted(tuple(pair.split("=")) for pair in query.split("&"))
+    return head + "?" + "&".join(f"{name}={value}" for name, value in pairs)
+
+
+def seed_host(url: str) -> str:
+    """The host of a valid seed URL, lower-case (``urlsplit(url).hostname``)."""
+    match = _simple_match(url)
+    if match is not None:
+        return match["host"]
+    return urlsplit(url).hostname or ""
+
+
+def _simple_match(url: str) -> re.Match[str] | None:
+    """The parts of a URL of the common shape (see ``_SIMPLE_URL_RE``), or None."""
+    match = _SIMPLE_URL_RE.fullmatch(url)
+    if match is None or (match["port"] and int(match["port"]) > 65535):
+        return None
+    if match["path"] and "/." in match["path"]:
+        return None  # dot segments ("/./", "/../"): w3lib resolves them
+    return match
 
 
 @dataclass(frozen=True)
@@ -81,7 +136,13 @@ def validate_url(url: str) -> str:
         raise InvalidSeed("empty URL")
     if len(url) > MAX_URL_LENGTH:
         raise InvalidSeed(f"URL longer than {MAX_URL_LENGTH} characters")
-    if any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in url):
+    if _simple_match(url) is not None:
+        return url  # the common shape passes every check of _validate_in_full
+    return _validate_in_full(url)
+
+
+def _validate_in_full(url: str) -> str:
+    if _SPACE_OR_CONTROL_RE.search(url):
         raise InvalidSeed("URL contains whitespace or control characters")
     match = _SCHEME_RE.match(url)
     if not match or not url[match.end():].startswith("//"):

@@ -19,15 +19,15 @@ the same file at once still push every URL once.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import BinaryIO
-from urllib.parse import urlsplit
 
 import redis
 
 from crawler.keys import CrawlKeys
 from crawler.network import NetworkRule
-from crawler.seeds import Seed, SeedError, parse_seed_lines
+from crawler.seeds import Seed, SeedError, parse_seed_lines, seed_host
 
 DEFAULT_BATCH_SIZE = 500
 PROGRESS_EVERY = 10_000  # lines between two progress lines on stderr
@@ -99,27 +99,34 @@ class SeedLoader:
         self._batch: list[tuple[str, str]] = []
         self._checking: list[Seed | SeedError] = []  # read, waiting for the network rule
         self._script = client.register_script(SEED_BATCH_LUA) if client is not None else None
+        self._pusher: ThreadPoolExecutor | None = None
+        self._in_flight: tuple[int, Future[int]] | None = None
 
     def load_stream(self, stream: BinaryIO) -> SeedCounts:
         """Seed every line of a binary stream (a file, or ``sys.stdin.buffer``)."""
         return self.load_lines(self._decoded(stream))
 
     def load_lines(self, lines: Iterable[str]) -> SeedCounts:
-        for entry in parse_seed_lines(lines):
-            self._checking.append(entry)
-            if len(self._checking) >= self.batch_size:
+        """Seed every line; the counts are final when this returns (or raises)."""
+        # One thread sends each batch while the next one is parsed: Redis runs the
+        # batch script while this thread validates (at most one batch in flight,
+        # so memory stays bounded and the order of the input is kept).
+        with ThreadPoolExecutor(1, thread_name_prefix="seed-push") as self._pusher:
+            try:
+                for entry in parse_seed_lines(lines):
+                    self._checking.append(entry)
+                    if len(self._checking) >= self.batch_size:
+                        self._check()
                 self._check()
-        self._check()
-        self.flush()
+                self.flush()
+            finally:
+                self._collect()
         return self.counts
 
     def _check(self) -> None:
         """Apply the network rule to the lines read, in order, their names resolved at once."""
         entries, self._checking = self._checking, []
-        hosts = [
-            "" if isinstance(entry, SeedError) else urlsplit(entry.url).hostname or ""
-            for entry in entries
-        ]
+        hosts = ["" if isinstance(entry, SeedError) else seed_host(entry.url) for entry in entries]
         self.rule.prefetch(hosts)
         for entry, host in zip(entries, hosts, strict=True):
             if isinstance(entry, SeedError):
@@ -128,17 +135,32 @@ class SeedLoader:
                 self._add(entry, host)
 
     def flush(self) -> None:
-        """Push the pending batch (one round trip)."""
+        """Send the pending batch (one round trip) once the one before it is answered."""
+        self._collect()
         if not self._batch:
             return
         batch, self._batch = self._batch, []
-        if self._script is None:
-            added = len(batch)
+        if self._script is None or self._pusher is None:
+            self._count(len(batch), self._push(batch))
         else:
-            args = [part for pair in batch for part in pair]
-            added = int(self._script(keys=[self.keys.seeded, self.keys.start_urls], args=args))
+            self._in_flight = (len(batch), self._pusher.submit(self._push, batch))
+
+    def _push(self, batch: list[tuple[str, str]]) -> int:
+        if self._script is None:
+            return len(batch)
+        args = [part for pair in batch for part in pair]
+        return int(self._script(keys=[self.keys.seeded, self.keys.start_urls], args=args))
+
+    def _collect(self) -> None:
+        """Count the answer of the batch in flight (its error is raised here)."""
+        if self._in_flight is not None:
+            size, answer = self._in_flight
+            self._in_flight = None
+            self._count(size, answer.result())
+
+    def _count(self, size: int, added: int) -> None:
         self.counts.accepted += added
-        self.counts.already_seeded += len(batch) - added
+        self.counts.already_seeded += size - added
 
     def _add(self, seed: Seed, host: str) -> None:
         refusal = self.rule.host_refusal(host)
