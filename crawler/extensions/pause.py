@@ -17,6 +17,7 @@ from scrapy import signals
 from scrapy_redis.connection import get_redis_from_settings
 from twisted.internet import task
 
+from crawler import defaults
 from crawler.flow import FlowControl
 from crawler.keys import SPIDER_NAME, CrawlKeys
 
@@ -28,7 +29,9 @@ HOLD_REASON = "crawl paused (python -m master resume to go on)"
 class PauseControl:
     def __init__(self, crawler: Any) -> None:
         self.crawler = crawler
-        self.interval = crawler.settings.getfloat("PAUSE_POLL_INTERVAL", 1.0)
+        self.interval = crawler.settings.getfloat(
+            "PAUSE_POLL_INTERVAL", defaults.PAUSE_POLL_INTERVAL
+        )
         self.server = get_redis_from_settings(crawler.settings)
         self.key = CrawlKeys(getattr(crawler.spidercls, "name", None) or SPIDER_NAME).paused
         self.flow = FlowControl.of(crawler)

@@ -35,6 +35,7 @@ from scrapy import signals
 from scrapy_redis.connection import get_redis_from_settings
 from twisted.internet import task
 
+from crawler import defaults
 from crawler import signals as crawler_signals
 from crawler.config import worker_id
 from crawler.flow import FlowControl
@@ -48,7 +49,9 @@ class WorkerStats:
         self.crawler = crawler
         self.stats = crawler.stats
         self.worker_id = worker_id(crawler.settings)
-        self.interval = crawler.settings.getfloat("WORKERSTATS_INTERVAL")
+        self.interval = crawler.settings.getfloat(
+            "WORKERSTATS_INTERVAL", defaults.WORKERSTATS_INTERVAL
+        )
         self.server = get_redis_from_settings(crawler.settings)
         self.keys = CrawlKeys(getattr(crawler.spidercls, "name", None) or SPIDER_NAME)
         self.flow = FlowControl.of(crawler)
