@@ -21,10 +21,10 @@ from typing import Any
 
 import redis
 
+from crawler import defaults
 from crawler.keys import CrawlKeys
 from master.inspection import count_inflight, load_workers, parse_pause_marker, read_pause
 
-SCAN_COUNT = 1000
 UNLINK_BATCH = 500
 
 
@@ -77,7 +77,7 @@ class ResetPlan:
 
 
 def plan_reset(client: redis.Redis, keys: CrawlKeys) -> ResetPlan:
-    found = sorted(client.scan_iter(match=keys.all_pattern, count=SCAN_COUNT))
+    found = sorted(client.scan_iter(match=keys.all_pattern, count=defaults.SCAN_COUNT))
     pipe = client.pipeline(transaction=False)
     pipe.zcard(keys.requests)
     pipe.llen(keys.start_urls)
@@ -105,7 +105,7 @@ def reset(client: redis.Redis, keys: CrawlKeys) -> int:
     """Delete every key matching ``<spider>:*`` (SCAN, UNLINK in batches); return how many."""
     deleted = 0
     batch: list[bytes] = []
-    for name in client.scan_iter(match=keys.all_pattern, count=SCAN_COUNT):
+    for name in client.scan_iter(match=keys.all_pattern, count=defaults.SCAN_COUNT):
         batch.append(name)
         if len(batch) >= UNLINK_BATCH:
             deleted += int(client.unlink(*batch))

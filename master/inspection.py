@@ -20,11 +20,11 @@ from urllib.parse import quote
 
 import redis
 
+from crawler import defaults
 from crawler.config import redact_dsn
 from crawler.keys import CrawlKeys
 from crawler.scheduling.bloom import bloom_status
 
-SCAN_COUNT = 1000
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ACTIVE_STATES = ("running", "paused")
 
@@ -174,7 +174,7 @@ def load_workers(
 
 def count_inflight(client: redis.Redis, keys: CrawlKeys) -> int:
     """Requests leased by workers and not yet finished (sum of HLEN over the inflight hashes)."""
-    names = list(client.scan_iter(match=keys.inflight_pattern, count=SCAN_COUNT))
+    names = list(client.scan_iter(match=keys.inflight_pattern, count=defaults.SCAN_COUNT))
     if not names:
         return 0
     pipe = client.pipeline(transaction=False)
