@@ -2,13 +2,12 @@
 
 A dead letter (:class:`crawler.records.DeadLetter`) is JSON ``{"url", "reason",
 "worker", "time", "refused"?, "request"?}`` where ``request`` is the serialized
-request as the queue stores it. ``requeue`` puts
-each record back to work: its ``request`` into the request queue with ``ZADD
-<spider>:requests 0 <request>``, or, without one, its URL into
-``<spider>:start_urls`` as a seed (validated, bypassing the "already seeded"
-check). Each record is moved by one Lua call that removes it from the list
-and queues it atomically, so two masters requeueing at once never queue a
-record twice, and a crash never loses one.
+request as the queue stores it. ``requeue`` puts each record back to work: its
+``request`` into the request queue with ``ZADD <spider>:requests 0 <request>``,
+or, without one, its URL into ``<spider>:start_urls`` as a seed (validated,
+bypassing the "already seeded" check). Each record is moved by one Lua call
+that removes it from the list and queues it atomically, so two masters
+requeueing at once never queue a record twice, and a crash never loses one.
 
 An invalid item (:class:`crawler.records.InvalidItem`) is JSON ``{"item",
 "errors", "worker", "url", "time"}``: a product the schema or a store rejected,

@@ -5,7 +5,9 @@ While the key exists the scheduler hands out no request (requests already being
 downloaded finish normally), no seed is taken and the worker does not close for
 idleness; the process keeps running. When the key is deleted the worker goes on.
 The key lives in Redis, so a pause outlives workers and (with append-only
-persistence) Redis restarts: workers started during a pause wait too.
+persistence) Redis restarts: workers started during a pause wait too. Its value
+(a :class:`crawler.records.PauseMarker`: since when, by whom) is for the master;
+the worker only tests that the key exists.
 """
 
 from __future__ import annotations
