@@ -15,6 +15,8 @@ import secrets
 import socket
 from collections.abc import Mapping
 
+from crawler import defaults
+
 ENV_SETTINGS = (
     "REDIS_URL",
     "POSTGRES_DSN",
@@ -49,7 +51,7 @@ def default_worker_id() -> str:
 
 def worker_id(settings) -> str:  # type: ignore[no-untyped-def]
     """``WORKER_ID`` or :func:`default_worker_id`; stable for the life of the process."""
-    return settings.get("WORKER_ID") or default_worker_id()
+    return settings.get("WORKER_ID", defaults.WORKER_ID) or default_worker_id()
 
 
 def redact_dsn(dsn: str) -> str:

@@ -97,6 +97,10 @@ USERAGENT_POOL_SIZE = 100
 # Port of the worker's /metrics endpoint (0: no metrics), and the address it listens on.
 METRICS_PORT = 0
 METRICS_ADDRESS = "0.0.0.0"
+# Bucket bounds (seconds) of the worker's histograms: download latency (raise the
+# top bound with DOWNLOAD_TIMEOUT) and the time to write one batch to the store.
+METRICS_LATENCY_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0]
+METRICS_STORE_WRITE_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0]
 
 # --- Items: validation and storage ---------------------------------------------
 POSTGRES_DSN = ""  # set: products go to PostgreSQL

@@ -33,6 +33,8 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
 
+from crawler import defaults
+
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -137,7 +139,7 @@ class NetworkRule:
 
     @classmethod
     def from_settings(cls, settings: Any) -> NetworkRule:
-        return cls(settings.get(SETTING) or "")
+        return cls(settings.get(SETTING, defaults.ALLOW_PRIVATE_NETWORKS))
 
     def _listed(self, address: Address) -> bool:
         return any(address in network for network in self.allowed_networks)

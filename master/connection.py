@@ -1,8 +1,9 @@
 """The master's Redis client, and one-line explanations of Redis failures.
 
 The URL comes from ``--redis-url``, else the environment variable ``REDIS_URL``,
-else ``redis://localhost:6379/0`` (the workers' default). Passwords never
-appear in messages: URLs are shown through :func:`crawler.config.redact_dsn`.
+else the workers' default (``crawler.defaults.REDIS_URL``: ``redis://localhost:6379/0``).
+Passwords never appear in messages: URLs are shown through
+:func:`crawler.config.redact_dsn`.
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ import os
 import redis
 from redis.exceptions import InvalidResponse
 
+from crawler import defaults
 from crawler.config import redact_dsn
 
-DEFAULT_REDIS_URL = "redis://localhost:6379/0"
+DEFAULT_REDIS_URL = defaults.REDIS_URL  # the workers' default, shown in --help
 CONNECT_TIMEOUT = 5.0  # seconds to reach Redis before saying it is unreachable
 COMMAND_TIMEOUT = 60.0  # seconds one command may take (SCAN batches, Lua batches)
 CLIENT_NAME = "master"  # how the master's connections show in CLIENT LIST

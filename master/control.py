@@ -1,8 +1,9 @@
 """Pause, resume and reset: the master's only writes to the crawl's control state.
 
-``pause`` sets ``<spider>:paused`` to ``{"since": epoch, "by": "user@host"}``;
-every worker polls that key (about once a second, ``PAUSE_POLL_INTERVAL``) and
-stops taking requests while it exists, without stopping its process.
+``pause`` sets ``<spider>:paused`` to a :class:`crawler.records.PauseMarker`,
+``{"since": epoch, "by": "user@host"}``; every worker polls that key (about once
+a second, ``PAUSE_POLL_INTERVAL``) and stops taking requests while it exists,
+without stopping its process.
 ``resume`` deletes the key. Both are idempotent.
 
 ``reset`` deletes every key of the crawl (``<spider>:*``) with SCAN and UNLINK
@@ -13,7 +14,6 @@ live workers exist unless forced.
 from __future__ import annotations
 
 import getpass
-import json
 import socket
 import time
 from dataclasses import dataclass, field
@@ -21,10 +21,11 @@ from typing import Any
 
 import redis
 
+from crawler import defaults
 from crawler.keys import CrawlKeys
-from master.inspection import count_inflight, load_workers, parse_pause_marker, read_pause
+from crawler.records import PauseMarker
+from master.inspection import count_inflight, load_workers, read_pause
 
-SCAN_COUNT = 1000
 UNLINK_BATCH = 500
 
 
@@ -50,10 +51,9 @@ class PauseResult:
 
 def pause(client: redis.Redis, keys: CrawlKeys, by: str | None = None) -> PauseResult:
     """Set the pause marker unless it is set already (the first pause's time is kept)."""
-    marker = {"since": time.time(), "by": by or operator()}
-    created = client.set(keys.paused, json.dumps(marker), nx=True)
-    if not created:
-        marker = read_pause(client, keys) or marker
+    new = PauseMarker(since=time.time(), by=by or operator())
+    created = client.set(keys.paused, new.encode(), nx=True)
+    marker = new.as_dict() if created else (read_pause(client, keys) or new.as_dict())
     return PauseResult(bool(created), marker, live_worker_ids(client, keys))
 
 
@@ -63,7 +63,7 @@ def resume(client: redis.Redis, keys: CrawlKeys) -> PauseResult:
     pipe.get(keys.paused)
     pipe.delete(keys.paused)
     raw, deleted = pipe.execute()
-    marker = parse_pause_marker(raw) if deleted else None
+    marker = PauseMarker.decode(raw).as_dict() if deleted and raw is not None else None
     return PauseResult(bool(deleted), marker, live_worker_ids(client, keys))
 
 
@@ -77,7 +77,7 @@ class ResetPlan:
 
 
 def plan_reset(client: redis.Redis, keys: CrawlKeys) -> ResetPlan:
-    found = sorted(client.scan_iter(match=keys.all_pattern, count=SCAN_COUNT))
+    found = sorted(client.scan_iter(match=keys.all_pattern, count=defaults.SCAN_COUNT))
     pipe = client.pipeline(transaction=False)
     pipe.zcard(keys.requests)
     pipe.llen(keys.start_urls)
@@ -105,7 +105,7 @@ def reset(client: redis.Redis, keys: CrawlKeys) -> int:
     """Delete every key matching ``<spider>:*`` (SCAN, UNLINK in batches); return how many."""
     deleted = 0
     batch: list[bytes] = []
-    for name in client.scan_iter(match=keys.all_pattern, count=SCAN_COUNT):
+    for name in client.scan_iter(match=keys.all_pattern, count=defaults.SCAN_COUNT):
         batch.append(name)
         if len(batch) >= UNLINK_BATCH:
             deleted += int(client.unlink(*batch))

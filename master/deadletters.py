@@ -1,28 +1,31 @@
 """Dead letters (``<spider>:dead``) and invalid items (``<spider>:invalid``).
 
-A dead letter is JSON ``{"url", "reason", "worker", "time", "request"?}`` where
-``request`` is the serialized request as the queue stores it. ``requeue`` puts
-each record back to work: its ``request`` into the request queue with ``ZADD
-<spider>:requests 0 <request>``, or, without one, its URL into
-``<spider>:start_urls`` as a seed (validated, bypassing the "already seeded"
-check). Each record is moved by one Lua call that removes it from the list
-and queues it atomically, so two masters requeueing at once never queue a
-record twice, and a crash never loses one.
+A dead letter (:class:`crawler.records.DeadLetter`) is JSON ``{"url", "reason",
+"worker", "time", "refused"?, "request"?}`` where ``request`` is the serialized
+request as the queue stores it. ``requeue`` puts each record back to work: its
+``request`` into the request queue with ``ZADD <spider>:requests 0 <request>``,
+or, without one, its URL into ``<spider>:start_urls`` as a seed (validated,
+bypassing the "already seeded" check). Each record is moved by one Lua call
+that removes it from the list and queues it atomically, so two masters
+requeueing at once never queue a record twice, and a crash never loses one.
 
-An invalid item is JSON ``{"item", "errors", "worker", "url", "time"}``: a
-product the schema rejected, kept so the site's problem can be seen.
+An invalid item (:class:`crawler.records.InvalidItem`) is JSON ``{"item",
+"errors", "worker", "url", "time"}``: a product the schema or a store rejected,
+kept so the site's problem can be seen. Both are listed as their records' fields
+(and ``index``); a value that is not a JSON object is listed as ``malformed``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
 import redis
 
 from crawler.keys import CrawlKeys
+from crawler.records import DeadLetter, InvalidItem, MalformedRecord, as_text
 from crawler.seeds import InvalidSeed, Seed, validate_url
-from master.inspection import as_text, loads_json
 
 BATCH = 500
 
@@ -41,11 +44,13 @@ return 1
 """
 
 
-def _record(index: int, raw: bytes) -> dict[str, Any]:
-    data = loads_json(raw)
-    if not isinstance(data, dict):
+def _record(
+    index: int, raw: bytes, decode: Callable[[bytes], DeadLetter | InvalidItem]
+) -> dict[str, Any]:
+    try:
+        out = decode(raw).as_dict()  # "time": epoch or RFC 3339 text, as written
+    except MalformedRecord:
         return {"index": index, "malformed": True, "raw": as_text(raw)[:500]}
-    out = dict(data)  # as the worker wrote it ("time": epoch or RFC 3339 text)
     out["index"] = index
     return out
 
@@ -62,7 +67,8 @@ def list_dead(
 ) -> dict[str, Any]:
     """Dead letters from position ``start`` (``limit`` 0: all), as dicts with their ``index``."""
     total, raws = _page(client, keys.dead, limit, start)
-    return {"total": total, "records": [_record(start + i, r) for i, r in enumerate(raws)]}
+    records = [_record(start + i, r, DeadLetter.decode) for i, r in enumerate(raws)]
+    return {"total": total, "records": records}
 
 
 def list_invalid(
@@ -70,13 +76,7 @@ def list_invalid(
 ) -> dict[str, Any]:
     """Invalid items from position ``start`` (``limit`` 0: all), with their ``index``."""
     total, raws = _page(client, keys.invalid, limit, start)
-    records = []
-    for i, raw in enumerate(raws, start=start):
-        record = _record(i, raw)
-        item = record.get("item")
-        if not record.get("url") and isinstance(item, dict):
-            record["url"] = item.get("url")
-        records.append(record)
+    records = [_record(start + i, r, InvalidItem.decode) for i, r in enumerate(raws)]
     return {"total": total, "records": records}
 
 
@@ -116,19 +116,16 @@ class RequeueResult:
         return self.requests + self.seeds
 
 
-def _target(raw: bytes) -> tuple[str, str] | str:
+def _target(letter: DeadLetter | None) -> tuple[str, str] | str:
     """("request"|"seed", payload) for a dead letter, or the reason it cannot be requeued."""
-    data = loads_json(raw)
-    if not isinstance(data, dict):
+    if letter is None:
         return "not a JSON object"
-    request = data.get("request")
-    if isinstance(request, str) and request:
-        return "request", request
-    url = data.get("url")
-    if not isinstance(url, str) or not url:
+    if letter.request:
+        return "request", letter.request
+    if not letter.url:
         return "has neither 'request' nor 'url'"
     try:
-        return "seed", Seed(url=validate_url(url)).to_json()
+        return "seed", Seed(url=validate_url(letter.url)).to_json()
     except InvalidSeed as exc:
         return f"url is not a valid seed: {exc}"
 
@@ -145,10 +142,13 @@ def requeue(client: redis.Redis, keys: CrawlKeys, limit: int = 0) -> RequeueResu
         pipe = client.pipeline(transaction=False)
         planned = []
         for index, raw in chunk:
-            target = _target(raw)
+            try:
+                letter: DeadLetter | None = DeadLetter.decode(raw)
+            except MalformedRecord:
+                letter = None
+            target = _target(letter)
             if isinstance(target, str):
-                data = loads_json(raw)
-                url = data.get("url") if isinstance(data, dict) else None
+                url = letter.url if letter is not None else None
                 result.skipped.append({"index": index, "url": url, "reason": target})
                 continue
             kind, payload = target

@@ -2,153 +2,31 @@
 
 Nothing here writes to Redis. Worker records are the JSON values of the hash
 ``<spider>:workers`` (field = worker id), written by the workers' stats
-extension; missing or malformed fields are tolerated (old or partial records).
-A worker is *live* while its heartbeat key ``<spider>:alive:<id>`` exists.
+extension and decoded by :meth:`crawler.records.WorkerRecord.decode` (missing
+or malformed fields are tolerated: old or partial records). A worker is *live*
+while its heartbeat key ``<spider>:alive:<id>`` exists.
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import time
 from contextlib import closing
-from dataclasses import asdict, dataclass
-from datetime import UTC, datetime
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import redis
 
+from crawler import defaults
 from crawler.config import redact_dsn
 from crawler.keys import CrawlKeys
+from crawler.records import PauseMarker, StatsFields, WorkerRecord, as_int, as_text
 from crawler.scheduling.bloom import bloom_status
 
-SCAN_COUNT = 1000
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ACTIVE_STATES = ("running", "paused")
-
-
-def as_text(value: Any) -> str:
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "replace")
-    return str(value)
-
-
-def as_float(value: Any) -> float | None:
-    if isinstance(value, bool) or value is None:
-        return None
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return number if number == number else None  # NaN -> None
-
-
-def as_epoch(value: Any) -> float | None:
-    """Seconds since the epoch from a number or an ISO 8601 / RFC 3339 text, else ``None``."""
-    number = as_float(value)
-    if number is not None or not isinstance(value, str):
-        return number
-    try:
-        moment = datetime.fromisoformat(value.strip())
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.timestamp()
-
-
-def as_int(value: Any) -> int:
-    number = as_float(value)
-    return int(number) if number is not None else 0
-
-
-def loads_json(raw: Any) -> Any:
-    """JSON from a Redis value, or ``None`` when it is not JSON."""
-    try:
-        return json.loads(as_text(raw))
-    except (ValueError, TypeError):
-        return None
-
-
-@dataclass
-class WorkerRecord:
-    """One worker's record, normalised; ``live`` says whether its heartbeat exists."""
-
-    worker: str
-    host: str = ""
-    pid: int = 0
-    state: str = "unknown"
-    started_at: float | None = None
-    updated_at: float | None = None
-    finished_at: float | None = None
-    elapsed: float = 0.0
-    idle_tail: float = 0.0
-    pages: int = 0
-    items: int = 0
-    pages_per_min: float = 0.0
-    store: str = ""
-    finish_reason: str | None = None
-    live: bool = False
-
-    @classmethod
-    def parse(
-        cls, field: Any, raw: Any, live: bool = False, now: float | None = None
-    ) -> WorkerRecord:
-        data = loads_json(raw)
-        if not isinstance(data, dict):
-            data = {}
-        worker = str(data.get("worker") or as_text(field))
-        started = as_float(data.get("started_at"))
-        updated = as_float(data.get("updated_at"))
-        finished = as_float(data.get("finished_at"))
-        elapsed = as_float(data.get("elapsed"))
-        if elapsed is None:
-            end = finished or updated or (now if live else None)
-            elapsed = max(0.0, end - started) if end is not None and started is not None else 0.0
-        idle_tail = min(max(0.0, as_float(data.get("idle_tail")) or 0.0), elapsed)
-        pages = as_int(data.get("pages"))
-        rate = as_float(data.get("pages_per_min"))
-        if rate is None:
-            active = elapsed - idle_tail
-            rate = pages * 60.0 / active if active > 0 else 0.0
-        reason = data.get("finish_reason")
-        return cls(
-            worker=worker,
-            host=str(data.get("host") or ""),
-            pid=as_int(data.get("pid")),
-            state=str(data.get("state") or "unknown"),
-            started_at=started,
-            updated_at=updated,
-            finished_at=finished,
-            elapsed=elapsed,
-            idle_tail=idle_tail,
-            pages=pages,
-            items=as_int(data.get("items")),
-            pages_per_min=rate,
-            store=str(data.get("store") or ""),
-            finish_reason=str(reason) if reason is not None else None,
-            live=live,
-        )
-
-    @property
-    def active(self) -> float:
-        """Seconds spent working: elapsed minus the idle time before closing."""
-        return max(0.0, self.elapsed - self.idle_tail)
-
-    @property
-    def lost(self) -> bool:
-        """The record says the worker is at work, but its heartbeat has expired."""
-        return not self.live and self.state not in ("finished",)
-
-    def end_time(self, now: float) -> float | None:
-        """When this worker stopped (finished_at), or now while live, or its last update."""
-        if self.finished_at is not None:
-            return self.finished_at
-        if self.live:
-            return now
-        return self.updated_at
 
 
 def load_workers(
@@ -163,7 +41,7 @@ def load_workers(
         pipe.exists(keys.alive(as_text(field)))
     alive = pipe.execute() if fields else []
     records = [
-        WorkerRecord.parse(field, raw[field], live=bool(flag), now=now)
+        WorkerRecord.decode(raw[field], field, live=bool(flag), now=now)
         for field, flag in zip(fields, alive, strict=True)
     ]
     records.sort(
@@ -174,7 +52,7 @@ def load_workers(
 
 def count_inflight(client: redis.Redis, keys: CrawlKeys) -> int:
     """Requests leased by workers and not yet finished (sum of HLEN over the inflight hashes)."""
-    names = list(client.scan_iter(match=keys.inflight_pattern, count=SCAN_COUNT))
+    names = list(client.scan_iter(match=keys.inflight_pattern, count=defaults.SCAN_COUNT))
     if not names:
         return 0
     pipe = client.pipeline(transaction=False)
@@ -183,19 +61,10 @@ def count_inflight(client: redis.Redis, keys: CrawlKeys) -> int:
     return sum(int(n) for n in pipe.execute())
 
 
-def parse_pause_marker(raw: Any) -> dict[str, Any] | None:
-    """The pause marker as ``{"since": epoch|None, "by": str}`` (``None`` for no value)."""
-    if raw is None:
-        return None
-    data = loads_json(raw)
-    if not isinstance(data, dict):
-        return {"since": None, "by": as_text(raw)[:200]}
-    return {"since": as_float(data.get("since")), "by": str(data.get("by") or "")}
-
-
 def read_pause(client: redis.Redis, keys: CrawlKeys) -> dict[str, Any] | None:
-    """The pause marker, or ``None`` when the crawl is not paused."""
-    return parse_pause_marker(client.get(keys.paused))
+    """The pause marker as ``{"since": epoch|None, "by": str}``, or ``None`` when not paused."""
+    raw = client.get(keys.paused)
+    return None if raw is None else PauseMarker.decode(raw).as_dict()
 
 
 def crawl_state(
@@ -232,7 +101,10 @@ def gather_status(client: redis.Redis, keys: CrawlKeys, now: float | None = None
     pipe.llen(keys.start_urls)
     pipe.scard(keys.dupefilter)
     pipe.scard(keys.seeded)
-    pipe.hmget(keys.stats, ["items_stored", "items_invalid", "requests_refused"])
+    pipe.hmget(
+        keys.stats,
+        [StatsFields.ITEMS_STORED, StatsFields.ITEMS_INVALID, StatsFields.REQUESTS_REFUSED],
+    )
     pipe.llen(keys.dead)
     pipe.llen(keys.invalid)
     queued, pending, seen, seeded, counters, dead, kept = pipe.execute()

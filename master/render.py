@@ -10,8 +10,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from crawler.records import as_epoch
 from master.deadletters import format_errors
-from master.inspection import as_epoch
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], right: Sequence[int] = ()) -> str:

@@ -25,7 +25,7 @@ from typing import Any, Protocol
 import psycopg2
 import pymongo.errors
 
-from crawler import settings as project_settings
+from crawler import defaults
 from crawler.config import redact_dsn
 from crawler.pipelines.mongo import connect_mongo
 
@@ -224,12 +224,15 @@ def add_store_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--mongo-database",
         metavar="NAME",
-        help=f"MongoDB database (default: $MONGO_DATABASE, else {project_settings.MONGO_DATABASE})",
+        help=f"MongoDB database (default: $MONGO_DATABASE, else {defaults.MONGO_DATABASE})",
     )
     group.add_argument(
         "--store-path",
         metavar="PATH",
-        help="embedded SQLite store (default: $EMBEDDED_STORE_PATH, else data/products.sqlite3)",
+        help=(
+            "embedded SQLite store (default: $EMBEDDED_STORE_PATH, "
+            f"else {defaults.EMBEDDED_STORE_PATH})"
+        ),
     )
     group.add_argument(
         "--batch-size",
@@ -248,12 +251,10 @@ def open_store(args: argparse.Namespace) -> ProductStore:
     uri = args.mongo_uri or os.environ.get("MONGO_URI")
     if uri:
         database = (
-            args.mongo_database
-            or os.environ.get("MONGO_DATABASE")
-            or project_settings.MONGO_DATABASE
+            args.mongo_database or os.environ.get("MONGO_DATABASE") or defaults.MONGO_DATABASE
         )
         return MongoStore(uri, database, args.batch_size)
-    path = args.store_path or os.environ.get("EMBEDDED_STORE_PATH") or "data/products.sqlite3"
+    path = args.store_path or os.environ.get("EMBEDDED_STORE_PATH") or defaults.EMBEDDED_STORE_PATH
     return EmbeddedStore(path)
 
 

@@ -33,7 +33,8 @@ Two histograms are observed as things happen: ``crawler_download_latency_seconds
 ``crawler_store_write_seconds{backend}`` (signal
 :data:`crawler.signals.items_stored`, one observation per batch written).
 
-Settings: ``METRICS_PORT``, ``METRICS_ADDRESS``, ``WORKER_ID``, ``REDIS_URL``.
+Settings: ``METRICS_PORT``, ``METRICS_ADDRESS``, ``METRICS_LATENCY_BUCKETS``,
+``METRICS_STORE_WRITE_BUCKETS``, ``WORKER_ID``, ``REDIS_URL``.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from prometheus_client.registry import Collector
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
 
+from crawler import defaults
 from crawler import signals as crawler_signals
 from crawler.config import worker_id
 from crawler.keys import SPIDER_NAME, CrawlKeys
@@ -58,8 +60,6 @@ from crawler.redis_client import ROUND_TRIPS
 logger = logging.getLogger(__name__)
 
 STATUS_PREFIX = "downloader/response_status_count/"
-LATENCY_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
-WRITE_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
 # (metric name without _total, stat keys summed, help)
 STAT_COUNTERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
@@ -73,6 +73,11 @@ STAT_COUNTERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("crawler_leases_finished", ("leases/finished",), "Leases finished (work done)."),
     ("crawler_leases_recovered", ("leases/recovered",), "Leases of dead workers requeued."),
 )
+
+
+def buckets(settings: Any, name: str, default: list[float]) -> list[float]:
+    """A histogram's bucket bounds from a list setting (``-s NAME=0.1,1,10`` too)."""
+    return sorted(float(bound) for bound in settings.getlist(name, default))
 
 
 class WorkerCollector(Collector):
@@ -146,20 +151,26 @@ class PrometheusMetrics:
         self.address = address
         self.worker = worker_id(crawler.settings)
         self.keys = CrawlKeys(getattr(crawler.spidercls, "name", None) or SPIDER_NAME)
-        self.redis_url = crawler.settings.get("REDIS_URL")
+        self.redis_url = crawler.settings.get("REDIS_URL", defaults.REDIS_URL)
         self.started_at = time.time()
         self.registry = CollectorRegistry(auto_describe=False)
         self.download_latency = Histogram(
             "crawler_download_latency_seconds",
             "Time from sending a request to receiving its response.",
-            buckets=LATENCY_BUCKETS,
+            buckets=buckets(
+                crawler.settings, "METRICS_LATENCY_BUCKETS", defaults.METRICS_LATENCY_BUCKETS
+            ),
             registry=self.registry,
         )
         self.store_write = Histogram(
             "crawler_store_write_seconds",
             "Time to write one batch of items to the store.",
             ["backend"],
-            buckets=WRITE_BUCKETS,
+            buckets=buckets(
+                crawler.settings,
+                "METRICS_STORE_WRITE_BUCKETS",
+                defaults.METRICS_STORE_WRITE_BUCKETS,
+            ),
             registry=self.registry,
         )
         self.registry.register(WorkerCollector(self))
@@ -170,10 +181,12 @@ class PrometheusMetrics:
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> PrometheusMetrics:
-        port = crawler.settings.getint("METRICS_PORT")
+        port = crawler.settings.getint("METRICS_PORT", defaults.METRICS_PORT)
         if port <= 0:
             raise NotConfigured  # no message: Scrapy would log a WARNING for an unset port
-        extension = cls(crawler, port, crawler.settings.get("METRICS_ADDRESS"))
+        extension = cls(
+            crawler, port, crawler.settings.get("METRICS_ADDRESS", defaults.METRICS_ADDRESS)
+        )
         crawler.signals.connect(extension.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(extension.spider_closed, signal=signals.spider_closed)
         crawler.signals.connect(extension.response_received, signal=signals.response_received)

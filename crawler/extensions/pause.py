@@ -5,7 +5,9 @@ While the key exists the scheduler hands out no request (requests already being
 downloaded finish normally), no seed is taken and the worker does not close for
 idleness; the process keeps running. When the key is deleted the worker goes on.
 The key lives in Redis, so a pause outlives workers and (with append-only
-persistence) Redis restarts: workers started during a pause wait too.
+persistence) Redis restarts: workers started during a pause wait too. Its value
+(a :class:`crawler.records.PauseMarker`: since when, by whom) is for the master;
+the worker only tests that the key exists.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from scrapy import signals
 from scrapy_redis.connection import get_redis_from_settings
 from twisted.internet import task
 
+from crawler import defaults
 from crawler.flow import FlowControl
 from crawler.keys import SPIDER_NAME, CrawlKeys
 
@@ -28,7 +31,9 @@ HOLD_REASON = "crawl paused (python -m master resume to go on)"
 class PauseControl:
     def __init__(self, crawler: Any) -> None:
         self.crawler = crawler
-        self.interval = crawler.settings.getfloat("PAUSE_POLL_INTERVAL", 1.0)
+        self.interval = crawler.settings.getfloat(
+            "PAUSE_POLL_INTERVAL", defaults.PAUSE_POLL_INTERVAL
+        )
         self.server = get_redis_from_settings(crawler.settings)
         self.key = CrawlKeys(getattr(crawler.spidercls, "name", None) or SPIDER_NAME).paused
         self.flow = FlowControl.of(crawler)

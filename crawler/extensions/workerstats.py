@@ -15,16 +15,16 @@ writes the final record and logs, at INFO::
 (``w1`` is the ``WORKER_ID``.) ``idle at end`` (``idle_tail``) is the time
 between the worker's last piece of work (a page parsed) and its close, i.e.
 mostly ``MAX_IDLE_TIME_BEFORE_CLOSE``; pages/min is computed over the active
-time, so runs with 1 and N workers compare fairly. The record:
+time, so runs with 1 and N workers compare fairly. The record, a
+:class:`crawler.records.WorkerRecord`:
 
 ``worker, host, pid, state (running|paused|finished), started_at, updated_at,
-finished_at, elapsed, idle_tail, pages, items, pages_per_min, store,
-finish_reason``.
+finished_at, store, finish_reason, elapsed, idle_tail, pages, items,
+pages_per_min``.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import socket
@@ -35,10 +35,12 @@ from scrapy import signals
 from scrapy_redis.connection import get_redis_from_settings
 from twisted.internet import task
 
+from crawler import defaults
 from crawler import signals as crawler_signals
 from crawler.config import worker_id
 from crawler.flow import FlowControl
 from crawler.keys import SPIDER_NAME, CrawlKeys
+from crawler.records import WorkerRecord
 
 logger = logging.getLogger(__name__)
 
@@ -48,7 +50,9 @@ class WorkerStats:
         self.crawler = crawler
         self.stats = crawler.stats
         self.worker_id = worker_id(crawler.settings)
-        self.interval = crawler.settings.getfloat("WORKERSTATS_INTERVAL")
+        self.interval = crawler.settings.getfloat(
+            "WORKERSTATS_INTERVAL", defaults.WORKERSTATS_INTERVAL
+        )
         self.server = get_redis_from_settings(crawler.settings)
         self.keys = CrawlKeys(getattr(crawler.spidercls, "name", None) or SPIDER_NAME)
         self.flow = FlowControl.of(crawler)
@@ -81,27 +85,24 @@ class WorkerStats:
             "pages_per_min": round(pages / active * 60, 2) if pages else 0.0,
         }
 
-    def record(
-        self, state: str, finished: bool = False, reason: str | None = None
-    ) -> dict[str, Any]:
+    def record(self, state: str, finished: bool = False, reason: str | None = None) -> WorkerRecord:
         now = time.time()
-        record = {
-            "worker": self.worker_id,
-            "host": socket.gethostname(),
-            "pid": os.getpid(),
-            "state": state,
-            "started_at": self.started_at,
-            "updated_at": now,
-            "finished_at": now if finished else None,
-            "store": self.stats.get_value("store/location") or "",
-            "finish_reason": reason,
+        return WorkerRecord(
+            worker=self.worker_id,
+            host=socket.gethostname(),
+            pid=os.getpid(),
+            state=state,
+            started_at=self.started_at,
+            updated_at=now,
+            finished_at=now if finished else None,
+            store=self.stats.get_value("store/location") or "",
+            finish_reason=reason,
             **self.figures(now, finished),
-        }
-        return record
+        )
 
-    def publish(self, record: dict[str, Any]) -> None:
+    def publish(self, record: WorkerRecord) -> None:
         try:
-            self.server.hset(self.keys.workers, self.worker_id, json.dumps(record))
+            self.server.hset(self.keys.workers, self.worker_id, record.encode())
         except Exception as exc:  # Redis away: the next beat tries again
             logger.warning("Could not publish worker stats (%r)", exc)
 
@@ -125,14 +126,14 @@ class WorkerStats:
             self._loop.stop()
         record = self.record("finished", finished=True, reason=reason)
         self.publish(record)
-        logger.info("Spider (%s) ran for %.2f seconds.", self.worker_id, record["elapsed"])
+        logger.info("Spider (%s) ran for %.2f seconds.", self.worker_id, record.elapsed)
         logger.info(
             "Spider (%s) pages: %d, items: %d, pages/min: %.2f, "
             "idle at end: %.2f s, active: %.2f s.",
             self.worker_id,
-            record["pages"],
-            record["items"],
-            record["pages_per_min"],
-            record["idle_tail"],
-            record["elapsed"] - record["idle_tail"],
+            record.pages,
+            record.items,
+            record.pages_per_min,
+            record.idle_tail,
+            record.elapsed - record.idle_tail,
         )

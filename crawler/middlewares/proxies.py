@@ -38,7 +38,9 @@ from scrapy import Request
 from scrapy.exceptions import NotConfigured
 from scrapy.http import Response
 
+from crawler import defaults
 from crawler.middlewares.network import PrivateNetworkMiddleware
+from crawler.network import NetworkRule
 
 logger = logging.getLogger(__name__)
 
@@ -112,10 +114,10 @@ class RotatingProxyMiddleware:
     @classmethod
     def from_crawler(cls, crawler: Any) -> RotatingProxyMiddleware:
         settings = crawler.settings
-        proxies = read_proxy_list(settings.get("PROXY_LIST") or "")
+        proxies = read_proxy_list(settings.get("PROXY_LIST", defaults.PROXY_LIST))
         if not proxies:
             raise NotConfigured  # no message: Scrapy would log it as a warning
-        rule = PrivateNetworkMiddleware(settings.get("ALLOW_PRIVATE_NETWORKS") or "")
+        rule = PrivateNetworkMiddleware(NetworkRule.from_settings(settings))
         for url in proxies:
             host = urlsplit(url).hostname or ""
             if not rule.host_allowed(host):
@@ -126,9 +128,14 @@ class RotatingProxyMiddleware:
         middleware = cls(
             proxies,
             crawler.stats,
-            settings.getint("PROXY_FAILURES_BEFORE_REST"),
-            settings.getfloat("PROXY_REST_SECONDS"),
-            {int(code) for code in settings.getlist("PROXY_FAILURE_STATUSES")},
+            settings.getint("PROXY_FAILURES_BEFORE_REST", defaults.PROXY_FAILURES_BEFORE_REST),
+            settings.getfloat("PROXY_REST_SECONDS", defaults.PROXY_REST_SECONDS),
+            {
+                int(code)
+                for code in settings.getlist(
+                    "PROXY_FAILURE_STATUSES", defaults.PROXY_FAILURE_STATUSES
+                )
+            },
         )
         logger.info(
             "Rotating %d proxies: %s",

@@ -29,11 +29,13 @@ from scrapy import Request
 from scrapy.downloadermiddlewares.retry import RetryMiddleware
 from scrapy_fake_useragent.middleware import RandomUserAgentMiddleware
 
+from crawler import defaults
+
 
 class RotatingUserAgentMiddleware(RandomUserAgentMiddleware):
     def __init__(self, crawler: Any) -> None:
         super().__init__(crawler)
-        size = crawler.settings.getint("USERAGENT_POOL_SIZE", 100)
+        size = crawler.settings.getint("USERAGENT_POOL_SIZE", defaults.USERAGENT_POOL_SIZE)
         self._pool = (
             sorted({self._ua_provider.get_random_ua() for _ in range(size)}) if size else []
         )

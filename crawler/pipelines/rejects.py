@@ -3,11 +3,12 @@
 Both the validation pipeline (an item the schema refuses) and the storage
 pipelines (a row the database refuses) keep a rejected item the same way:
 
-* ``LPUSH <spider>:invalid`` a JSON record
+* ``LPUSH <spider>:invalid`` a :class:`crawler.records.InvalidItem`
   ``{"item": {...}, "errors": [{"field": ..., "message": ...}], "worker": ...,
   "url": ..., "time": <RFC 3339 UTC>}`` (newest first), unless
   ``VALIDATION_KEEP_INVALID`` is false;
-* ``HINCRBY <spider>:stats items_invalid 1``.
+* ``HINCRBY <spider>:stats items_invalid 1`` (:attr:`StatsFields.ITEMS_INVALID
+  <crawler.records.StatsFields.ITEMS_INVALID>`).
 
 When Redis cannot be reached at that moment the record is logged at ERROR
 level instead, so a rejected item is never lost silently.
@@ -16,7 +17,6 @@ level instead, so a rejected item is never lost silently.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,6 +25,7 @@ from typing import Any
 import redis
 
 from crawler.keys import CrawlKeys
+from crawler.records import InvalidItem, StatsFields
 from crawler.schema import ValidationProblem, item_to_dict
 
 logger = logging.getLogger(__name__)
@@ -41,20 +42,16 @@ def _safe_item(item: Any) -> Any:
         return repr(item)
 
 
-def invalid_record(item: Any, problems: Sequence[ValidationProblem], worker: str) -> str:
-    """The JSON kept in ``<spider>:invalid`` for one rejected item."""
+def invalid_record(item: Any, problems: Sequence[ValidationProblem], worker: str) -> InvalidItem:
+    """The record kept in ``<spider>:invalid`` for one rejected item."""
     data = _safe_item(item)
-    url = data.get("url") if isinstance(data, dict) else None
-    record = {
-        "item": data,
-        "errors": [problem.as_dict() for problem in problems],
-        "worker": worker,
-        "url": url,
-        "time": utc_now_text(),
-    }
-    # ASCII: text that cannot be encoded as UTF-8 (a lone surrogate, a reason to be
-    # rejected) is kept escaped. default=repr: a value that is not JSON is kept as text.
-    return json.dumps(record, ensure_ascii=True, default=repr)
+    return InvalidItem(
+        item=data,
+        errors=[problem.as_dict() for problem in problems],
+        worker=worker,
+        url=data.get("url") if isinstance(data, dict) else None,
+        time=utc_now_text(),
+    )
 
 
 @dataclass
@@ -70,12 +67,14 @@ class RejectedItemKeeper:
         """Keep each ``(item, problems)``; one Redis round trip for all of them."""
         if not rejected:
             return
-        records = [invalid_record(item, problems, self.worker) for item, problems in rejected]
+        records = [
+            invalid_record(item, problems, self.worker).encode() for item, problems in rejected
+        ]
         try:
             pipe = self.server.pipeline(transaction=True)
             if self.keep:
                 pipe.lpush(self.keys.invalid, *records)
-            pipe.hincrby(self.keys.stats, "items_invalid", len(records))
+            pipe.hincrby(self.keys.stats, StatsFields.ITEMS_INVALID, len(records))
             pipe.execute()
         except (redis.RedisError, OSError) as exc:
             for record in records:

@@ -9,6 +9,7 @@ from itemadapter import ItemAdapter
 from scrapy.exceptions import DropItem
 from scrapy_redis.connection import get_redis_from_settings
 
+from crawler import defaults
 from crawler.config import worker_id
 from crawler.keys import CrawlKeys
 from crawler.pipelines.rejects import RejectedItemKeeper
@@ -53,7 +54,9 @@ class ProductValidationPipeline:
         self.crawler = crawler
         self.stats = crawler.stats
         self.worker = worker_id(crawler.settings)
-        self.keep_invalid = crawler.settings.getbool("VALIDATION_KEEP_INVALID", True)
+        self.keep_invalid = crawler.settings.getbool(
+            "VALIDATION_KEEP_INVALID", defaults.VALIDATION_KEEP_INVALID
+        )
         self.server = server
         self._own_server = server is None
         self.keeper: RejectedItemKeeper | None = None

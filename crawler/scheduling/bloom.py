@@ -29,6 +29,7 @@ from typing import Any
 import redis
 from scrapy import Request
 
+from crawler import defaults
 from crawler.keys import CrawlKeys
 from crawler.scheduling.dupefilter import BinaryFingerprintDupeFilter
 
@@ -233,7 +234,8 @@ class BloomDupeFilter(BinaryFingerprintDupeFilter):
         assert isinstance(dupefilter, BloomDupeFilter)
         settings = spider.settings
         size = BloomSize.for_capacity(
-            settings.getint("BLOOM_CAPACITY"), settings.getfloat("BLOOM_ERROR_RATE")
+            settings.getint("BLOOM_CAPACITY", defaults.BLOOM_CAPACITY),
+            settings.getfloat("BLOOM_ERROR_RATE", defaults.BLOOM_ERROR_RATE),
         )
         dupefilter.bloom = BloomFilter(dupefilter.server, CrawlKeys(spider.name), size)
         return dupefilter

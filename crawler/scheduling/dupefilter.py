@@ -19,6 +19,7 @@ from scrapy import Request
 from scrapy_redis.connection import get_redis_from_settings
 from scrapy_redis.dupefilter import RFPDupeFilter
 
+from crawler import defaults
 from crawler.keys import CrawlKeys
 from crawler.scheduling import restarts
 
@@ -55,7 +56,9 @@ class BinaryFingerprintDupeFilter(RFPDupeFilter):
             key=CrawlKeys(spider.name).dupefilter,
             debug=settings.getbool("DUPEFILTER_DEBUG"),
             fingerprinter=spider.crawler.request_fingerprinter,
-            cache_size=settings.getint("DUPEFILTER_LOCAL_CACHE_SIZE", 0),
+            cache_size=settings.getint(
+                "DUPEFILTER_LOCAL_CACHE_SIZE", defaults.DUPEFILTER_LOCAL_CACHE_SIZE
+            ),
         )
 
     def request_fingerprint(self, request: Request) -> bytes:  # type: ignore[override]

@@ -31,6 +31,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from crawler.keys import CrawlKeys
+from crawler.records import StatsFields, as_float, as_text
 from master import inspection
 
 if TYPE_CHECKING:
@@ -105,15 +106,15 @@ class CrawlCollector(Collector):
         yield pages
         yield items
         numbers = {
-            inspection.as_text(field): value
+            as_text(field): value
             for field, raw in stats.items()
-            if (value := inspection.as_float(raw)) is not None
+            if (value := as_float(raw)) is not None
         }
-        if "politeness_waits" in numbers:
+        if StatsFields.POLITENESS_WAITS in numbers:
             yield CounterMetricFamily(
                 "crawl_politeness_waits",
                 "Times a worker waited for a site's shared request budget.",
-                value=numbers["politeness_waits"],
+                value=numbers[StatsFields.POLITENESS_WAITS],
             )
         every = GaugeMetricFamily(
             "crawl_stats", "Every numeric counter of <spider>:stats.", labels=["field"]

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from crawler.keys import CrawlKeys
-from master.inspection import WorkerRecord, build_report, crawl_state, describe_store, sqlite_path
+from crawler.records import WorkerRecord
+from master.inspection import build_report, crawl_state, describe_store, sqlite_path
 from master.render import table
 from master.seeding import SeedLoader
 
@@ -21,11 +22,11 @@ def record(
     worker: str, live: bool = False, now: float = T0 + 1000, **fields: object
 ) -> WorkerRecord:
     data = {"worker": worker, "state": "finished", "started_at": T0, **fields}
-    return WorkerRecord.parse(worker, json.dumps(data).encode(), live=live, now=now)
+    return WorkerRecord.decode(json.dumps(data).encode(), worker, live=live, now=now)
 
 
 def test_record_tolerates_missing_and_malformed_fields() -> None:
-    bare = WorkerRecord.parse(b"w1", b"{}")
+    bare = WorkerRecord.decode(b"{}", b"w1")
     assert (bare.worker, bare.state, bare.pages, bare.elapsed, bare.started_at) == (
         "w1",
         "unknown",
@@ -33,10 +34,9 @@ def test_record_tolerates_missing_and_malformed_fields() -> None:
         0.0,
         None,
     )
-    junk = WorkerRecord.parse(b"w2", b"\xff not json")
+    junk = WorkerRecord.decode(b"\xff not json", b"w2")
     assert junk.worker == "w2" and junk.pages == 0
-    odd = WorkerRecord.parse(
-        "w3",
+    odd = WorkerRecord.decode(
         json.dumps(
             {
                 "pages": "12",
@@ -48,6 +48,7 @@ def test_record_tolerates_missing_and_malformed_fields() -> None:
                 "pid": "x",
             }
         ),
+        "w3",
     )
     assert (odd.pages, odd.items, odd.pid) == (12, 0, 0)
     assert odd.elapsed == 90.0  # computed from the timestamps when missing or unusable
