@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import re
+import sqlite3
 import types
 import typing
 from decimal import Decimal
@@ -12,7 +14,10 @@ import pytest
 
 from crawler import items
 from crawler.items import Product, Rating
+from crawler.pipelines import embedded, postgres
+from crawler.pipelines.product_record import ROW_COLUMNS, ProductRecord
 from crawler.schema import product_schema, validation_errors
+from tests.support.products import make_product
 
 SCALARS = {str: "string", Decimal: "number", float: "number", int: "integer", bool: "boolean"}
 
@@ -154,3 +159,34 @@ def test_the_lists_derive_from_the_product() -> None:
     }
     assert set(items.COLUMNS) <= set(items.FIELDS)
     assert set(items.OFFER_FIELDS) <= set(items.COLUMNS)
+
+
+def test_the_storage_record_has_the_columns() -> None:
+    assert [f.name for f in dataclasses.fields(ProductRecord)] == [
+        *items.COLUMNS,
+        "data",
+        "data_json",
+    ]
+    record = ProductRecord.of(make_product(1), "w")
+    assert record.row()[: len(items.COLUMNS)] == tuple(
+        getattr(record, column) for column in items.COLUMNS
+    )
+    assert record.row()[-1] == record.data_json
+
+
+def table_columns(schema_sql: str, table: str) -> list[str]:
+    body = re.search(rf"CREATE TABLE IF NOT EXISTS {table} \((.*?)\n\);", schema_sql, re.S)
+    assert body is not None
+    return [line.split()[0] for line in body.group(1).strip().splitlines()]
+
+
+def test_the_tables_have_the_record_s_columns() -> None:
+    row = [*ROW_COLUMNS, "first_seen", "last_seen"]
+    history = ["id", "url", *items.OFFER_FIELDS, "worker", "seen_at"]
+    for sql in (postgres.SCHEMA_SQL, embedded.SCHEMA_SQL):
+        assert table_columns(sql, "products") == row
+        assert table_columns(sql, "product_price_history") == history
+    conn = sqlite3.connect(":memory:")
+    conn.executescript(embedded.SCHEMA_SQL)
+    assert [r[1] for r in conn.execute("PRAGMA table_info(products)")] == row
+    conn.close()
