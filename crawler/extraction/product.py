@@ -33,6 +33,8 @@ from scrapy.http import HtmlResponse, TextResponse
 from scrapy.utils.response import get_base_url
 from w3lib.url import canonicalize_url
 
+from crawler.items import PAGE_FIELDS
+
 from .links import is_html_response
 from .normalize import (
     DOLLAR_CURRENCIES,
@@ -52,10 +54,8 @@ from .structured import StructuredData, is_product_node, read_structured_data, t
 from .visible import VisiblePage, read_visible_page
 from .weigh import currency_signals, page_title, weigh_name
 
-PRODUCT_FIELDS = (
-    "url", "name", "price", "currency", "availability", "sku", "gtin", "brand",
-    "images", "breadcrumbs", "rating", "description",
-)
+#: The fields read from a product page (derived from :class:`crawler.items.Product`).
+PRODUCT_FIELDS = PAGE_FIELDS
 _GTIN_KEYS = ("gtin13", "gtin12", "gtin14", "gtin8", "gtin", "isbn", "ean", "upc")
 _LIST_PRICE_TYPES = re.compile(r"list|strikethrough|srp|msrp|invoice|minimumadvertised", re.I)
 _UNAVAILABLE = frozenset({"OutOfStock", "Discontinued"})

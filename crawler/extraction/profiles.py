@@ -30,17 +30,15 @@ from lxml import etree
 from parsel import Selector
 from parsel.csstranslator import HTMLTranslator
 
+from crawler import items
+
 from .normalize import ISO_CURRENCIES
 
 PROFILES_DIR = Path(__file__).resolve().parent.parent / "profiles"
 
-#: Fields a profile may override (``rating_value``/``rating_count`` build ``rating``).
-PROFILE_FIELDS = frozenset(
-    {
-        "name", "price", "currency", "availability", "sku", "gtin", "brand", "images",
-        "breadcrumbs", "description", "rating_value", "rating_count",
-    }
-)
+#: Fields a profile may override (``rating_value``/``rating_count`` build ``rating``),
+#: derived from :class:`crawler.items.Product`.
+PROFILE_FIELDS = items.PROFILE_FIELDS
 _TOP_LEVEL = frozenset(
     {"name", "domains", "currency", "is_product", "fields", "follow", "notes", "max_rps"}
 )

@@ -10,12 +10,11 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from crawler.pipelines.batching import (
-    BatchingStorePipeline,
-    ErrorKind,
-    ProductRecord,
-    latest_by_url,
-)
+from crawler import defaults
+from crawler.items import OFFER_FIELDS
+from crawler.pipelines.batching import BatchingStorePipeline
+from crawler.pipelines.errors import ErrorKind
+from crawler.pipelines.product_record import ROW_COLUMNS, ProductRecord, latest_by_url
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -51,30 +50,33 @@ CREATE INDEX IF NOT EXISTS product_price_history_url_seen_at
     ON product_price_history (url, seen_at);
 """
 
-_SELECT_OFFER = "SELECT price, currency, availability FROM products WHERE url = ?"
-_UPSERT = """
+# The row's columns: crawler.items.COLUMNS, then data (see crawler.pipelines.product_record).
+_COLUMNS = (*ROW_COLUMNS, "first_seen", "last_seen")
+_HISTORY_COLUMNS = ("url", *OFFER_FIELDS, "worker", "seen_at")
+_UPDATES = "".join(f"\n    {column} = excluded.{column}," for column in ROW_COLUMNS[1:])
+
+_SELECT_OFFER = f"SELECT {', '.join(OFFER_FIELDS)} FROM products WHERE url = ?"
+_UPSERT = f"""
 INSERT INTO products
-    (url, name, price, currency, availability, sku, worker, data, first_seen, last_seen)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT (url) DO UPDATE SET
-    name = excluded.name,
-    price = excluded.price,
-    currency = excluded.currency,
-    availability = excluded.availability,
-    sku = excluded.sku,
-    worker = excluded.worker,
-    data = excluded.data,
+    ({", ".join(_COLUMNS)})
+VALUES ({", ".join("?" for _ in _COLUMNS)})
+ON CONFLICT (url) DO UPDATE SET{_UPDATES}
     last_seen = excluded.last_seen
 """
-_HISTORY = """
-INSERT INTO product_price_history (url, price, currency, availability, worker, seen_at)
-VALUES (?, ?, ?, ?, ?, ?)
+_HISTORY = f"""
+INSERT INTO product_price_history ({", ".join(_HISTORY_COLUMNS)})
+VALUES ({", ".join("?" for _ in _HISTORY_COLUMNS)})
 """
 
 
 def decimal_text(value: Decimal | None) -> str | None:
     """A price as exact decimal text, never in exponent form (``Decimal("1E+2")`` -> ``"100"``)."""
     return None if value is None else format(value, "f")
+
+
+def _sqlite_value(value: Any) -> Any:
+    """A column's value as SQLite stores it: the price as exact decimal text."""
+    return decimal_text(value) if isinstance(value, Decimal) else value
 
 
 class EmbeddedStorePipeline(BatchingStorePipeline):
@@ -102,13 +104,18 @@ class EmbeddedStorePipeline(BatchingStorePipeline):
 
     def __init__(self, crawler: Crawler, **kwargs: Any) -> None:
         super().__init__(crawler, **kwargs)
-        configured = crawler.settings.get("EMBEDDED_STORE_PATH") or "data/products.sqlite3"
+        configured = (
+            crawler.settings.get("EMBEDDED_STORE_PATH", defaults.EMBEDDED_STORE_PATH)
+            or defaults.EMBEDDED_STORE_PATH
+        )
         self.path = Path(configured).expanduser().resolve()
         self.conn: sqlite3.Connection | None = None
 
     @classmethod
     def is_configured(cls, settings: Settings) -> bool:
-        return not settings.get("POSTGRES_DSN") and not settings.get("MONGO_URI")
+        return not settings.get("POSTGRES_DSN", defaults.POSTGRES_DSN) and not settings.get(
+            "MONGO_URI", defaults.MONGO_URI
+        )
 
     def store_location(self) -> str:
         return f"sqlite:{self.path}"
@@ -186,28 +193,12 @@ class EmbeddedStorePipeline(BatchingStorePipeline):
         try:
             for r in latest_by_url(records):
                 old = conn.execute(_SELECT_OFFER, (r.url,)).fetchone()
-                price = decimal_text(r.price)
-                conn.execute(
-                    _UPSERT,
-                    (
-                        r.url,
-                        r.name,
-                        price,
-                        r.currency,
-                        r.availability,
-                        r.sku,
-                        r.worker,
-                        r.data_json,
-                        now,
-                        now,
-                    ),
-                )
+                conn.execute(_UPSERT, (*map(_sqlite_value, r.row()), now, now))
                 if old is None or not r.same_offer(*old):
                     crawled = r.crawled_at
                     seen_at = crawled.isoformat(timespec="milliseconds") if crawled else now
-                    conn.execute(
-                        _HISTORY, (r.url, price, r.currency, r.availability, r.worker, seen_at)
-                    )
+                    offer = map(_sqlite_value, r.offer())
+                    conn.execute(_HISTORY, (r.url, *offer, r.worker, seen_at))
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:

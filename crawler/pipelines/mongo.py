@@ -16,13 +16,12 @@ from bson import Decimal128, ObjectId
 from bson.decimal128 import create_decimal128_context
 from pymongo import ASCENDING, InsertOne, UpdateOne
 
+from crawler import defaults
 from crawler.config import redact_dsn
-from crawler.pipelines.batching import (
-    BatchingStorePipeline,
-    ErrorKind,
-    ProductRecord,
-    latest_by_url,
-)
+from crawler.items import OFFER_FIELDS
+from crawler.pipelines.batching import BatchingStorePipeline
+from crawler.pipelines.errors import ErrorKind
+from crawler.pipelines.product_record import ProductRecord, latest_by_url
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -32,7 +31,7 @@ logger = logging.getLogger(__name__)
 
 DUPLICATE_KEY_CODES = (11000, 11001)
 CONFLICT_ROUNDS = 5
-_OFFER_FIELDS = {"_id": 0, "url": 1, "price": 1, "currency": 1, "availability": 1}
+_OFFER_PROJECTION = {"_id": 0, "url": 1, **{name: 1 for name in OFFER_FIELDS}}
 
 
 class WriteConflict(Exception):
@@ -99,8 +98,11 @@ class MongoUpsertPipeline(BatchingStorePipeline):
 
     def __init__(self, crawler: Crawler, **kwargs: Any) -> None:
         super().__init__(crawler, **kwargs)
-        self.uri: str = crawler.settings.get("MONGO_URI")
-        self.database_name: str = crawler.settings.get("MONGO_DATABASE") or "crawler"
+        settings = crawler.settings
+        self.uri: str = settings.get("MONGO_URI", defaults.MONGO_URI)
+        self.database_name: str = (
+            settings.get("MONGO_DATABASE", defaults.MONGO_DATABASE) or defaults.MONGO_DATABASE
+        )
         self.client: Any = None
         self.products: Any = None
         self.history: Any = None
@@ -108,7 +110,7 @@ class MongoUpsertPipeline(BatchingStorePipeline):
 
     @classmethod
     def is_configured(cls, settings: Settings) -> bool:
-        return bool(settings.get("MONGO_URI"))
+        return bool(settings.get("MONGO_URI", defaults.MONGO_URI))
 
     def store_location(self) -> str:
         parts = urlsplit(redact_dsn(self.uri))
@@ -169,7 +171,7 @@ class MongoUpsertPipeline(BatchingStorePipeline):
         """One bulk write of ``todo``; returns the rows another worker changed meanwhile."""
         urls = sorted(todo)
         previous = {
-            doc["url"]: doc for doc in self.products.find({"url": {"$in": urls}}, _OFFER_FIELDS)
+            doc["url"]: doc for doc in self.products.find({"url": {"$in": urls}}, _OFFER_PROJECTION)
         }
         operations: list[Any] = []
         for url in urls:
@@ -178,7 +180,7 @@ class MongoUpsertPipeline(BatchingStorePipeline):
             if old is None:
                 operations.append(InsertOne({"url": url, **document, "first_seen": now}))
             else:
-                expected = {key: old.get(key) for key in ("price", "currency", "availability")}
+                expected = {key: old.get(key) for key in OFFER_FIELDS}
                 operations.append(
                     UpdateOne(
                         {"url": url, **expected},
@@ -230,19 +232,20 @@ class MongoUpsertPipeline(BatchingStorePipeline):
 
     @staticmethod
     def _history_document(record: ProductRecord, now: dt.datetime) -> dict[str, Any]:
+        offer = {
+            name: to_decimal128(value) if isinstance(value, decimal.Decimal) else value
+            for name, value in zip(OFFER_FIELDS, record.offer(), strict=True)
+        }
         return {
             "_id": ObjectId(),
             "url": record.url,
-            "price": to_decimal128(record.price),
-            "currency": record.currency,
-            "availability": record.availability,
+            **offer,  # price (as Decimal128), currency, availability
             "worker": record.worker,
             "seen_at": record.crawled_at or now,
         }
 
 
-def _offer(document: dict[str, Any]) -> tuple[Any, Any, Any]:
-    price = document.get("price")
-    if isinstance(price, Decimal128):
-        price = price.to_decimal()
-    return price, document.get("currency"), document.get("availability")
+def _offer(document: dict[str, Any]) -> tuple[Any, ...]:
+    """The stored offer (values of ``OFFER_FIELDS``), ``Decimal128`` read as ``Decimal``."""
+    values = (document.get(name) for name in OFFER_FIELDS)
+    return tuple(v.to_decimal() if isinstance(v, Decimal128) else v for v in values)

@@ -10,13 +10,12 @@ import psycopg2.errors
 import psycopg2.extensions
 from psycopg2.extras import execute_values
 
+from crawler import defaults
 from crawler.config import redact_dsn
-from crawler.pipelines.batching import (
-    BatchingStorePipeline,
-    ErrorKind,
-    ProductRecord,
-    latest_by_url,
-)
+from crawler.items import OFFER_FIELDS
+from crawler.pipelines.batching import BatchingStorePipeline
+from crawler.pipelines.errors import ErrorKind
+from crawler.pipelines.product_record import ROW_COLUMNS, ProductRecord, latest_by_url
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -53,37 +52,39 @@ CREATE INDEX IF NOT EXISTS product_price_history_url_seen_at
     ON product_price_history (url, seen_at);
 """
 
-_COLUMNS = "url, name, price, currency, availability, sku, worker, data"
-_TEMPLATE = "(%s, %s, %s::numeric, %s, %s, %s, %s, %s::jsonb)"
+# The row's columns (crawler.items.COLUMNS, then data), with the casts of their values.
+_CASTS = {"price": "::numeric", "data": "::jsonb"}
+_COLUMNS = ", ".join(ROW_COLUMNS)
+_TEMPLATE = "(" + ", ".join(f"%s{_CASTS.get(column, '')}" for column in ROW_COLUMNS) + ")"
+_OFFER = ", ".join(OFFER_FIELDS)
+_UPDATES = "".join(f"\n    {column} = EXCLUDED.{column}," for column in ROW_COLUMNS[1:])
 _INSERT_NEW = f"""
 INSERT INTO products ({_COLUMNS}, first_seen, last_seen)
 SELECT v.*, now(), now() FROM (VALUES %s) AS v({_COLUMNS}) ORDER BY v.url
 ON CONFLICT (url) DO NOTHING
 RETURNING url
 """
-_LOCK_EXISTING = """
-SELECT url, price, currency, availability FROM products
+_LOCK_EXISTING = f"""
+SELECT url, {_OFFER} FROM products
 WHERE url = ANY(%s) ORDER BY url FOR UPDATE
 """
 _UPSERT = f"""
 INSERT INTO products ({_COLUMNS}, first_seen, last_seen)
 SELECT v.*, now(), now() FROM (VALUES %s) AS v({_COLUMNS}) ORDER BY v.url
-ON CONFLICT (url) DO UPDATE SET
-    name = EXCLUDED.name,
-    price = EXCLUDED.price,
-    currency = EXCLUDED.currency,
-    availability = EXCLUDED.availability,
-    sku = EXCLUDED.sku,
-    worker = EXCLUDED.worker,
-    data = EXCLUDED.data,
+ON CONFLICT (url) DO UPDATE SET{_UPDATES}
     last_seen = EXCLUDED.last_seen
 """
-_HISTORY = """
-INSERT INTO product_price_history (url, price, currency, availability, worker, seen_at)
+_HISTORY_COLUMNS = ("url", *OFFER_FIELDS, "worker")
+_HISTORY = f"""
+INSERT INTO product_price_history ({", ".join(_HISTORY_COLUMNS)}, seen_at)
 VALUES %s
 """
 # seen_at: when the page was crawled (the item's crawled_at), else the write time
-_HISTORY_TEMPLATE = "(%s, %s::numeric, %s, %s, %s, coalesce(%s::timestamptz, now()))"
+_HISTORY_TEMPLATE = (
+    "("
+    + ", ".join(f"%s{_CASTS.get(column, '')}" for column in _HISTORY_COLUMNS)
+    + ", coalesce(%s::timestamptz, now()))"
+)
 
 # libpq options the pipeline sets unless the DSN sets them: fail fast, notice dead peers.
 CONNECT_DEFAULTS: dict[str, Any] = {
@@ -139,12 +140,12 @@ class PostgresUpsertPipeline(BatchingStorePipeline):
 
     def __init__(self, crawler: Crawler, **kwargs: Any) -> None:
         super().__init__(crawler, **kwargs)
-        self.dsn: str = crawler.settings.get("POSTGRES_DSN")
+        self.dsn: str = crawler.settings.get("POSTGRES_DSN", defaults.POSTGRES_DSN)
         self.conn: psycopg2.extensions.connection | None = None
 
     @classmethod
     def is_configured(cls, settings: Settings) -> bool:
-        return bool(settings.get("POSTGRES_DSN"))
+        return bool(settings.get("POSTGRES_DSN", defaults.POSTGRES_DSN))
 
     def store_location(self) -> str:
         return redact_dsn(self.dsn)
@@ -198,10 +199,7 @@ class PostgresUpsertPipeline(BatchingStorePipeline):
 
     @staticmethod
     def _upsert(cur: psycopg2.extensions.cursor, rows: list[ProductRecord]) -> None:
-        values = [
-            (r.url, r.name, r.price, r.currency, r.availability, r.sku, r.worker, r.data_json)
-            for r in rows
-        ]
+        values = [r.row() for r in rows]
         inserted = execute_values(
             cur, _INSERT_NEW, values, template=_TEMPLATE, page_size=len(values), fetch=True
         )
@@ -210,7 +208,7 @@ class PostgresUpsertPipeline(BatchingStorePipeline):
         changed = [r for r in rows if r.url in new_urls]
         if existing:
             cur.execute(_LOCK_EXISTING, ([r.url for r in existing],))
-            previous = {url: (price, currency, avail) for url, price, currency, avail in cur}
+            previous = {url: tuple(offer) for url, *offer in cur}
             execute_values(
                 cur,
                 _UPSERT,
@@ -225,10 +223,7 @@ class PostgresUpsertPipeline(BatchingStorePipeline):
             execute_values(
                 cur,
                 _HISTORY,
-                [
-                    (r.url, r.price, r.currency, r.availability, r.worker, r.crawled_at)
-                    for r in changed
-                ],
+                [(r.url, *r.offer(), r.worker, r.crawled_at) for r in changed],
                 template=_HISTORY_TEMPLATE,
                 page_size=len(changed),
             )

@@ -23,6 +23,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any, TextIO
 
+from crawler.items import CRAWL_FIELDS, PAGE_FIELDS
 from master.durations import parse_since
 from master.stores import READ_ERRORS, StoreError, json_default, open_store
 
@@ -30,25 +31,9 @@ if TYPE_CHECKING:
     from master.commands.base import Subcommands
 
 FORMATS = ("csv", "jsonl", "json")
-# CSV columns when --fields is not given: the product schema's fields, then the store's
-CSV_FIELDS = (
-    "url",
-    "name",
-    "price",
-    "currency",
-    "availability",
-    "sku",
-    "gtin",
-    "brand",
-    "images",
-    "breadcrumbs",
-    "rating",
-    "description",
-    "crawled_at",
-    "worker",
-    "first_seen",
-    "last_seen",
-)
+# CSV columns when --fields is not given: the product's fields (its provenance left
+# out), then the store's
+CSV_FIELDS = (*PAGE_FIELDS, *CRAWL_FIELDS, "first_seen", "last_seen")
 
 
 def _pick(product: dict[str, Any], fields: list[str] | None) -> dict[str, Any]:

@@ -19,9 +19,9 @@ import redis
 
 from crawler.extensions.leases import LeaseTracker
 from crawler.keys import CrawlKeys
-from crawler.pipelines.batching import ProductRecord
 from crawler.pipelines.mongo import MongoUpsertPipeline
 from crawler.pipelines.postgres import PostgresUpsertPipeline
+from crawler.pipelines.product_record import ProductRecord
 from tests.support.mongofake import install_pymongo_compat
 from tests.support.products import EcommerceSpider, StoredRecorder, make_crawler, make_product, run
 

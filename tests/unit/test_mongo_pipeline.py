@@ -19,7 +19,7 @@ import redis
 from bson import Decimal128
 from scrapy.exceptions import NotConfigured
 
-from crawler.pipelines.batching import ErrorKind, StoreUnavailable
+from crawler.pipelines.errors import ErrorKind, StoreUnavailable
 from crawler.pipelines.mongo import MongoUpsertPipeline, to_decimal128
 from tests.support.mongofake import install_pymongo_compat
 from tests.support.products import (

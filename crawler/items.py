@@ -1,0 +1,174 @@
+"""The product, typed: every field with its contract, and the field lists derived from it.
+
+:class:`Product` is written once, here, in the manner of zyte-common-items: a
+typed class whose every field documents its contract. The lists the rest of the
+project needs are derived from its fields, never restated:
+
+=====================  ==========================================================
+:data:`FIELDS`         every field, in the JSON Schema's order
+:data:`PAGE_FIELDS`    what the extractor reads from a product page
+                       (``crawler.extraction.PRODUCT_FIELDS``)
+:data:`CRAWL_FIELDS`   what the crawl adds (when, by which worker)
+:data:`PROFILE_FIELDS` what a site profile may override (``rating`` as
+                       ``rating_value``/``rating_count``)
+:data:`COLUMNS`        the typed columns of the stores' ``products`` rows, before
+                       ``data`` (the whole item); the storage record
+                       (:class:`crawler.pipelines.product_record.ProductRecord`)
+                       and the SQL column lists follow it
+:data:`OFFER_FIELDS`   what a price history row records when it changes
+=====================  ==========================================================
+
+The JSON Schema (``crawler/schema/product.schema.json``) stays the contract
+items are validated against; ``tests/unit/test_items.py`` holds this class to
+it (names, order, required fields, types), so neither can drift alone.
+
+Spiders yield plain dicts with these keys; a :class:`Product` is an item too
+(``ItemAdapter`` reads dataclasses), with ``None`` for unknown values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from decimal import Decimal
+from typing import Any, Literal, get_args
+
+#: schema.org ItemAvailability names, without the ``https://schema.org/`` prefix.
+Availability = Literal[
+    "InStock", "OutOfStock", "PreOrder", "BackOrder", "Discontinued", "LimitedAvailability"
+]
+AVAILABILITIES: tuple[str, ...] = get_args(Availability)
+
+#: Where each main field was read: the syntax, or for the currency a hint.
+Source = Literal[
+    "json-ld", "microdata", "rdfa", "opengraph", "visible", "language", "profile", "url"
+]
+
+
+@dataclass(kw_only=True)
+class Rating:
+    """The product's aggregate rating."""
+
+    value: float
+    """The average, on the site's own scale (not normalised to 5); ``>= 0``."""
+
+    count: int | None = None
+    """How many ratings the average is made of, when the page says; ``>= 0``."""
+
+
+def _meta(
+    role: Literal["page", "extraction", "crawl"],
+    *,
+    column: bool = False,
+    offer: bool = False,
+    profile: tuple[str, ...] | None = None,
+) -> dict[str, Any]:
+    """A field's place in the project.
+
+    ``role``: read from the ``page``, about the ``extraction``, or added by the
+    ``crawl``; ``column``: a typed column of the stored row; ``offer``: part of
+    the offer a price history follows; ``profile``: the names a site profile
+    uses for the field (default: the field's own name, for page fields).
+    """
+    return {"role": role, "column": column, "offer": offer, "profile": profile}
+
+
+@dataclass(kw_only=True)
+class Product:
+    """One product, as read from its detail page (the item the spider yields).
+
+    One item per product detail page; category, listing and search pages give
+    no items. The field order is the JSON Schema's.
+    """
+
+    url: str = field(metadata=_meta("page", column=True, profile=()))
+    """Absolute http(s) URL of the product detail page (at most 2048 characters):
+    the product's identity in every store. Required."""
+
+    name: str = field(metadata=_meta("page", column=True))
+    """Product name as shown on the page; not empty, not only white space. Required."""
+
+    price: Decimal | None = field(default=None, metadata=_meta("page", column=True, offer=True))
+    """Current selling price, discounts applied, as an exact decimal (``Decimal("19.90")``,
+    a number with a dot in JSON); ``>= 0``; ``None`` when the page shows none."""
+
+    currency: str | None = field(default=None, metadata=_meta("page", column=True, offer=True))
+    """ISO 4217 code of the price, three upper-case letters (``"EUR"``); required
+    when ``price`` is a number."""
+
+    availability: Availability | None = field(
+        default=None, metadata=_meta("page", column=True, offer=True)
+    )
+    """schema.org ItemAvailability name (:data:`AVAILABILITIES`), or ``None``."""
+
+    sku: str | None = field(default=None, metadata=_meta("page", column=True))
+    """The shop's own product code."""
+
+    gtin: str | None = field(default=None, metadata=_meta("page"))
+    """GTIN-8, UPC (GTIN-12), EAN (GTIN-13) or GTIN-14: digits only."""
+
+    brand: str | None = field(default=None, metadata=_meta("page"))
+    """The brand's name."""
+
+    images: list[str] = field(default_factory=list, metadata=_meta("page"))
+    """Absolute http(s) URLs of the product images, main image first."""
+
+    breadcrumbs: list[str] = field(default_factory=list, metadata=_meta("page"))
+    """Category path from the site root to the product, names only, the product excluded."""
+
+    rating: Rating | None = field(
+        default=None,
+        metadata=_meta("page", profile=tuple(f"rating_{part.name}" for part in fields(Rating))),
+    )
+    """The aggregate rating (:class:`Rating`), or ``None`` when the page shows none."""
+
+    description: str | None = field(default=None, metadata=_meta("page"))
+    """The product description, as plain text."""
+
+    provenance: dict[str, Source] = field(default_factory=dict, metadata=_meta("extraction"))
+    """Where each main field (``name``, ``price``, ``currency``, ``availability``,
+    ``sku``, ``gtin``, ``brand``) was read: ``json-ld``, ``microdata``, ``rdfa``,
+    ``opengraph``, ``visible``, ``profile``; for the currency also ``language``
+    (the page's declared language and country) or ``url`` (a weak hint)."""
+
+    crawled_at: str | None = field(default=None, metadata=_meta("crawl"))
+    """When the page was parsed: RFC 3339 date-time with a UTC offset. Absent
+    (never null) when unknown."""
+
+    worker: str | None = field(default=None, metadata=_meta("crawl", column=True))
+    """``WORKER_ID`` of the worker that crawled the page. Absent (never null) when
+    unknown; the stores then record the worker that wrote it."""
+
+
+def _names(**wanted: Any) -> tuple[str, ...]:
+    return tuple(
+        f.name
+        for f in fields(Product)
+        if all(f.metadata[key] == value for key, value in wanted.items())
+    )
+
+
+FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Product))
+PAGE_FIELDS: tuple[str, ...] = _names(role="page")
+CRAWL_FIELDS: tuple[str, ...] = _names(role="crawl")
+PROFILE_FIELDS: frozenset[str] = frozenset(
+    name
+    for f in fields(Product)
+    if f.metadata["role"] == "page"
+    for name in (f.metadata["profile"] if f.metadata["profile"] is not None else (f.name,))
+)
+COLUMNS: tuple[str, ...] = _names(column=True)
+OFFER_FIELDS: tuple[str, ...] = _names(offer=True)
+
+__all__ = [
+    "AVAILABILITIES",
+    "COLUMNS",
+    "CRAWL_FIELDS",
+    "FIELDS",
+    "OFFER_FIELDS",
+    "PAGE_FIELDS",
+    "PROFILE_FIELDS",
+    "Availability",
+    "Product",
+    "Rating",
+    "Source",
+]

@@ -1,0 +1,26 @@
+"""A storage pipeline tells the lease tracker that a request is done only once it stored the items.
+
+Without a registered store, the lease tracker takes an item as safe once it went
+through every pipeline (``item_scraped``); with one, only once every registered
+store sent :data:`crawler.signals.items_stored` for it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+
+
+def register_store(crawler: Crawler, store: str) -> bool:
+    """Register ``store`` with the crawl's lease tracker; ``False`` when leases are off."""
+    # imported here: the master reads the stores without loading the lease machinery
+    from crawler.extensions.leases import LeaseTracker
+
+    try:
+        tracker = LeaseTracker.of(crawler)
+    except RuntimeError:
+        return False  # no lease tracking in this crawl
+    tracker.register_store(store)
+    return True
