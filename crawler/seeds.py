@@ -55,11 +55,19 @@ class Seed:
     url: str
     meta: dict[str, Any] = field(default_factory=dict)
     lineno: int = 0
+    # computed on the way by parse_seed_lines for URLs of the common shape
+    known_host: str = field(default="", compare=False, repr=False)
+    known_fingerprint: str = field(default="", compare=False, repr=False)
 
     @property
     def fingerprint(self) -> str:
         """Canonical form used to skip URLs that were seeded already."""
-        return seed_fingerprint(self.url)
+        return self.known_fingerprint or seed_fingerprint(self.url)
+
+    @property
+    def host(self) -> str:
+        """The URL's host, lower-case (``urlsplit(url).hostname``)."""
+        return self.known_host or seed_host(self.url)
 
     def to_json(self) -> str:
         """The payload pushed to ``<spider>:start_urls`` (scrapy-redis JSON format)."""
@@ -82,6 +90,10 @@ def seed_fingerprint(url: str) -> str:
     match = _simple_match(url)
     if match is None:
         return canonicalize_url(url)
+    return _plain_canonical(url, match)
+
+
+def _plain_canonical(url: str, match: re.Match[str]) -> str:
     query = match["query"]
     if query is None:
         return url if match["path"] else url + "/"
@@ -212,6 +224,11 @@ def parse_seed_lines(lines: Iterable[str]) -> Iterator[Seed | SeedError]:
     for lineno, raw in enumerate(lines, start=1):
         text = raw.strip().lstrip("\ufeff")
         if not text or text.startswith("#"):
+            continue
+        # the common shape (most lines of a big file): one match does it all
+        match = _simple_match(text) if len(text) <= MAX_URL_LENGTH else None
+        if match is not None:
+            yield Seed(text, {}, lineno, match["host"], _plain_canonical(text, match))
             continue
         try:
             yield parse_seed(text, lineno)

@@ -27,7 +27,7 @@ import redis
 
 from crawler.keys import CrawlKeys
 from crawler.network import NetworkRule
-from crawler.seeds import Seed, SeedError, parse_seed_lines, seed_host
+from crawler.seeds import Seed, SeedError, parse_seed_lines
 
 DEFAULT_BATCH_SIZE = 500
 PROGRESS_EVERY = 10_000  # lines between two progress lines on stderr
@@ -126,7 +126,7 @@ class SeedLoader:
     def _check(self) -> None:
         """Apply the network rule to the lines read, in order, their names resolved at once."""
         entries, self._checking = self._checking, []
-        hosts = ["" if isinstance(entry, SeedError) else seed_host(entry.url) for entry in entries]
+        hosts = ["" if isinstance(entry, SeedError) else entry.host for entry in entries]
         self.rule.prefetch(hosts)
         for entry, host in zip(entries, hosts, strict=True):
             if isinstance(entry, SeedError):

@@ -17,7 +17,15 @@ from hypothesis import strategies as st
 from w3lib.url import canonicalize_url
 
 from crawler import seeds
-from crawler.seeds import InvalidSeed, Seed, seed_fingerprint, seed_host, validate_url
+from crawler.seeds import (
+    InvalidSeed,
+    Seed,
+    SeedError,
+    parse_seed_lines,
+    seed_fingerprint,
+    seed_host,
+    validate_url,
+)
 
 SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -67,9 +75,16 @@ def test_urls_of_the_common_shape_get_the_full_paths_answers(url: str) -> None:
     except InvalidSeed:
         fast = None
     assert fast == accepted
-    if accepted is not None:
+    [parsed] = parse_seed_lines([url])
+    if accepted is None:
+        assert isinstance(parsed, SeedError)
+    else:
         assert seed_fingerprint(url) == canonicalize_url(url)
         assert seed_host(url) == urlsplit(url).hostname
+        assert parsed == Seed(url, {}, 1)
+        assert isinstance(parsed, Seed)
+        assert parsed.fingerprint == canonicalize_url(url)
+        assert parsed.host == urlsplit(url).hostname
 
 
 @SETTINGS
