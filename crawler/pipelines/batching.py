@@ -289,7 +289,7 @@ class BatchingStorePipeline:
 
     def _register_with_lease_tracker(self) -> None:
         """Tell the lease tracker (when enabled) that requests wait for ``items_stored``."""
-        from crawler.extensions.leases import LeaseTracker
+        from crawler.leasing.tracker import LeaseTracker
 
         try:
             tracker = LeaseTracker.of(self.crawler)

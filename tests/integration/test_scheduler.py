@@ -6,9 +6,9 @@ import pytest
 from scrapy import Request, Spider
 from scrapy.utils.test import get_crawler
 
-from crawler.extensions.leases import LeaseTracker
 from crawler.flow import FlowControl
 from crawler.keys import CrawlKeys
+from crawler.leasing.tracker import LeaseTracker
 from crawler.scheduling.scheduler import ReliableScheduler
 
 KEYS = CrawlKeys("ecommerce")
@@ -123,11 +123,11 @@ def test_closing_never_deletes_shared_state(redis_url, redis_client):
             "SCHEDULER_SERIALIZER": "crawler.scheduling.serializer",
             "DUPEFILTER_CLASS": "crawler.scheduling.dupefilter.BinaryFingerprintDupeFilter",
             "SCHEDULER_IDLE_POLL_INTERVAL": 0,
+            "EXTENSIONS": {"crawler.leasing.tracker.LeaseTracker": 100},
         },
     )
     redis_client.zadd(KEYS.requests, {b'{"url":"http://shop.test/q"}': 0})
     redis_client.sadd(KEYS.dupefilter, b"x" * 20)
-    LeaseTracker.from_crawler(crawler)
     spider = _Spider.from_crawler(crawler)
     scheduler = ReliableScheduler.from_crawler(crawler)
     scheduler.open(spider)
