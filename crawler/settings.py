@@ -116,6 +116,9 @@ SPIDER_MIDDLEWARES = {
 
 EXTENSIONS = {
     "scrapy.extensions.telnet.TelnetConsole": None,
+    # one of each per worker, shared by the components that find them with Cls.of(crawler)
+    "crawler.flow.FlowControl": 10,
+    "crawler.politeness.SiteWaits": 20,
     "crawler.leasing.tracker.LeaseTracker": 100,
     "crawler.extensions.workerstats.WorkerStats": 200,
     "crawler.extensions.pause.PauseControl": 300,

@@ -40,6 +40,7 @@ from scrapy.utils.misc import load_object
 from scrapy_redis.scheduler import Scheduler
 from twisted.internet import task
 
+from crawler import defaults
 from crawler.flow import FlowControl
 from crawler.keys import CrawlKeys
 from crawler.leasing.meta import take_lease
@@ -73,7 +74,7 @@ class ReliableScheduler(Scheduler):
         scheduler.crawler = crawler
         scheduler.flow = FlowControl.of(crawler)
         scheduler.idle_poll_interval = crawler.settings.getfloat(
-            "SCHEDULER_IDLE_POLL_INTERVAL"
+            "SCHEDULER_IDLE_POLL_INTERVAL", defaults.SCHEDULER_IDLE_POLL_INTERVAL
         )
         if not scheduler.persist:
             logger.warning("SCHEDULER_PERSIST=False is ignored: workers never delete shared state")
@@ -86,15 +87,11 @@ class ReliableScheduler(Scheduler):
         scheduler._starved = False
         scheduler._waker = None
         scheduler.site_waits = SiteWaits.of(crawler)
-        scheduler.park_max = crawler.settings.getint("POLITENESS_PARK_MAX")
+        scheduler.park_max = crawler.settings.getint(
+            "POLITENESS_PARK_MAX", defaults.POLITENESS_PARK_MAX
+        )
         scheduler._parked = []
         return scheduler
-
-    @staticmethod
-    def dupefilter_of(crawler: Any) -> Any:
-        """The dupefilter of the crawler's open scheduler, or None."""
-        scheduler = getattr(crawler, "_ecommerce_scheduler", None)
-        return scheduler.df if scheduler is not None else None
 
     def open(self, spider: Any) -> None:
         # scrapy-redis's open(), without its flush and its deprecated Spider.log().
@@ -107,7 +104,6 @@ class ReliableScheduler(Scheduler):
         )
         if not self.df:
             self.df = load_object(self.dupefilter_cls).from_spider(spider)
-        self.crawler._ecommerce_scheduler = self
         queued = len(self.queue)
         if queued:
             logger.info("Resuming crawl (%d requests queued)", queued)

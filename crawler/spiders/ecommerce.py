@@ -86,7 +86,6 @@ class EcommerceSpider(RedisSpider):
         settings = crawler.settings
         spider.keys = CrawlKeys(spider.name)
         spider.worker_id = worker_id(settings)
-        spider.flow = FlowControl.of(crawler)
         profiles_dir = settings.get("SITE_PROFILES_DIR")
         spider.profiles = (
             ProfileRegistry.from_dir(profiles_dir) if profiles_dir else ProfileRegistry.from_dir()
@@ -94,10 +93,14 @@ class EcommerceSpider(RedisSpider):
         crawler.signals.connect(spider._note_activity, signal=signals.response_received)
         return spider
 
+    # Extensions are built after the spider: look them up when needed.
     @property
     def leases(self) -> LeaseTracker:
-        # Extensions are built after the spider: look the tracker up when needed.
         return LeaseTracker.of(self.crawler)
+
+    @property
+    def flow(self) -> FlowControl:
+        return FlowControl.of(self.crawler)
 
     # -- seeds -------------------------------------------------------------------------
     async def start(self) -> AsyncIterator[Any]:
