@@ -38,6 +38,7 @@ from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy_redis.spiders import RedisSpider
 from scrapy_redis.utils import bytes_to_str
 
+from crawler import defaults
 from crawler.config import redact_dsn, worker_id
 from crawler.extraction import ProfileRegistry, discover_links, extract_product
 from crawler.flow import FlowControl
@@ -60,7 +61,7 @@ class RedisUnavailable(StartupError):
 
 def check_redis(settings: Any) -> None:
     """Fail at once, saying what to do, when the shared Redis does not answer."""
-    url = settings.get("REDIS_URL")
+    url = settings.get("REDIS_URL", defaults.REDIS_URL)
     client = redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=5)
     try:
         client.ping()
@@ -86,7 +87,7 @@ class EcommerceSpider(RedisSpider):
         settings = crawler.settings
         spider.keys = CrawlKeys(spider.name)
         spider.worker_id = worker_id(settings)
-        profiles_dir = settings.get("SITE_PROFILES_DIR")
+        profiles_dir = settings.get("SITE_PROFILES_DIR", defaults.SITE_PROFILES_DIR)
         spider.profiles = (
             ProfileRegistry.from_dir(profiles_dir) if profiles_dir else ProfileRegistry.from_dir()
         )
