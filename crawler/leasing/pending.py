@@ -32,7 +32,7 @@ class PendingWork:
 
     @property
     def idle(self) -> bool:
-        """No item waits to be safe (nothing downloading or parsing is the engine's say)."""
+        """No lease waits for an item to be safe."""
         return not self._pending and not self._items
 
     def register_store(self, name: str) -> None:
