@@ -33,7 +33,7 @@ SCHEDULER_IDLE_POLL_INTERVAL = 0.1
 MAX_IDLE_TIME_BEFORE_CLOSE = 0  # seconds with no work before a worker closes; 0 never
 # Requests a worker pops for itself at once (one Redis round trip per batch).
 SCHEDULER_POP_BATCH = 8
-# Batching of what pages produce (see crawler/scheduling/batching.py): links and
+# Batching of what pages produce (see crawler/leasing/batch.py): links and
 # finished leases are sent in one atomic script call at most this many seconds
 # after the first of them (pops ride on it); 0 sends each link at once (one call
 # per new link).

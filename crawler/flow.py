@@ -5,6 +5,11 @@ worker from *taking* new requests while it finishes the ones it holds. Each
 component holds the flow under its own name and releases it when done; the
 scheduler gives out no request while any hold is active.
 
+:class:`FlowControl` is an extension (``EXTENSIONS``), so there is one per
+crawler; components find it with ``FlowControl.of(crawler)`` once the
+extensions are built (from an extension: at ``spider_opened`` or later, as
+``crawler.get_extension`` requires).
+
     flow = FlowControl.of(crawler)
     flow.hold("storage: postgres unreachable")
     ...
@@ -26,11 +31,15 @@ class FlowControl:
         self._holds: set[str] = set()
 
     @classmethod
+    def from_crawler(cls, crawler: Any) -> FlowControl:
+        return cls()
+
+    @classmethod
     def of(cls, crawler: Any) -> FlowControl:
-        flow = getattr(crawler, "_ecommerce_flow_control", None)
+        """The crawler's flow control (``crawler.get_extension``); RuntimeError when not enabled."""
+        flow = crawler.get_extension(cls)
         if flow is None:
-            flow = cls()
-            crawler._ecommerce_flow_control = flow
+            raise RuntimeError("crawler.flow.FlowControl must be enabled in EXTENSIONS")
         return flow
 
     @property

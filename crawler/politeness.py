@@ -14,7 +14,8 @@ same script.
 
 :class:`SiteWaits` is the worker's local view: how many of its requests are
 waiting for a slot of each site, so the scheduler can hand out requests of other
-sites first (see :class:`crawler.scheduling.scheduler.ReliableScheduler`).
+sites first (see :class:`crawler.scheduling.scheduler.ReliableScheduler`). It is
+an extension (``EXTENSIONS``), one per crawler, found with ``SiteWaits.of(crawler)``.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from urllib.parse import urlsplit
 
 import redis
 
+from crawler import defaults
 from crawler.keys import CrawlKeys
 
 # KEYS: the site's key, the crawl's stats hash. ARGV: interval in ms.
@@ -73,18 +75,29 @@ class SiteBudget:
 
 
 class SiteWaits:
-    """Requests of this worker waiting for a site's slot, per site."""
+    """Requests of this worker waiting for a site's slot, per site.
+
+    A site is busy while ``POLITENESS_MAX_WAITING_PER_SITE`` of its requests wait.
+    """
 
     def __init__(self, max_waiting: int = 0) -> None:
         self.max_waiting = max_waiting  # 0: never busy (the scheduler parks nothing)
         self.waiting: Counter[str] = Counter()
 
     @classmethod
+    def from_crawler(cls, crawler: Any) -> SiteWaits:
+        return cls(
+            crawler.settings.getint(
+                "POLITENESS_MAX_WAITING_PER_SITE", defaults.POLITENESS_MAX_WAITING_PER_SITE
+            )
+        )
+
+    @classmethod
     def of(cls, crawler: Any) -> SiteWaits:
-        waits: SiteWaits | None = getattr(crawler, "_ecommerce_site_waits", None)
+        """The crawler's site waits (``crawler.get_extension``); RuntimeError when not enabled."""
+        waits = crawler.get_extension(cls)
         if waits is None:
-            waits = cls()
-            crawler._ecommerce_site_waits = waits
+            raise RuntimeError("crawler.politeness.SiteWaits must be enabled in EXTENSIONS")
         return waits
 
     def busy(self, url: str) -> bool:

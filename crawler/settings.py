@@ -109,14 +109,17 @@ DOWNLOADER_MIDDLEWARES = {
 
 SPIDER_MIDDLEWARES = {
     # outermost: sees the whole output of a response before it acknowledges its lease
-    "crawler.middlewares.leases.LeaseSpiderMiddleware": 10,
+    "crawler.leasing.middleware.LeaseSpiderMiddleware": 10,
     # innermost: drops links known to be seen before Scrapy spends anything on them
     "crawler.middlewares.knownlinks.KnownLinkFilterMiddleware": 990,
 }
 
 EXTENSIONS = {
     "scrapy.extensions.telnet.TelnetConsole": None,
-    "crawler.extensions.leases.LeaseTracker": 100,
+    # one of each per worker, shared by the components that find them with Cls.of(crawler)
+    "crawler.flow.FlowControl": 10,
+    "crawler.politeness.SiteWaits": 20,
+    "crawler.leasing.tracker.LeaseTracker": 100,
     "crawler.extensions.workerstats.WorkerStats": 200,
     "crawler.extensions.pause.PauseControl": 300,
     "crawler.extensions.metrics.PrometheusMetrics": 400,

@@ -36,8 +36,12 @@ class PauseControl:
         )
         self.server = get_redis_from_settings(crawler.settings)
         self.key = CrawlKeys(getattr(crawler.spidercls, "name", None) or SPIDER_NAME).paused
-        self.flow = FlowControl.of(crawler)
         self._loop: task.LoopingCall | None = None
+
+    @property
+    def flow(self) -> FlowControl:
+        # an extension too: found once the extensions are built
+        return FlowControl.of(self.crawler)
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> PauseControl:

@@ -55,10 +55,14 @@ class WorkerStats:
         )
         self.server = get_redis_from_settings(crawler.settings)
         self.keys = CrawlKeys(getattr(crawler.spidercls, "name", None) or SPIDER_NAME)
-        self.flow = FlowControl.of(crawler)
         self.started_at = time.time()
         self._loop: task.LoopingCall | None = None
         self._closed = False
+
+    @property
+    def flow(self) -> FlowControl:
+        # an extension too: found once the extensions are built
+        return FlowControl.of(self.crawler)
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> WorkerStats:

@@ -21,8 +21,9 @@ AutoThrottle and ``DOWNLOAD_DELAY`` still act on the downloader's slots after
 this middleware: they can only slow a site further, never past its budget.
 
 While ``POLITENESS_MAX_WAITING_PER_SITE`` requests of a site wait in this
-worker, the scheduler hands out other sites' requests first (see
-``POLITENESS_PARK_MAX`` in :class:`crawler.scheduling.scheduler.ReliableScheduler`).
+worker (counted in :class:`crawler.politeness.SiteWaits`), the scheduler hands
+out other sites' requests first (see ``POLITENESS_PARK_MAX`` in
+:class:`crawler.scheduling.scheduler.ReliableScheduler`).
 
 Stats: ``politeness/reserved``, ``politeness/waited``, ``politeness/wait_seconds``;
 crawl-wide, in ``<spider>:stats``: ``politeness_waits``, ``politeness_wait_ms``.
@@ -37,6 +38,7 @@ from typing import Any
 from scrapy import Request, signals
 from scrapy_redis.connection import get_redis_from_settings
 
+from crawler import defaults
 from crawler.keys import CrawlKeys
 from crawler.politeness import SiteBudget, SiteWaits, site_interval, site_of
 from crawler.scheduling.scheduler import wake_engine
@@ -50,12 +52,11 @@ class SharedPolitenessMiddleware:
         self.crawler = crawler
         self.stats = crawler.stats
         self.budget = budget
-        self.max_rps = settings.getfloat("SITE_MAX_RPS")
+        self.max_rps = settings.getfloat("SITE_MAX_RPS", defaults.SITE_MAX_RPS)
         self.obey_robots = settings.getbool("ROBOTSTXT_OBEY")
         self.agent = settings.get("ROBOTSTXT_USER_AGENT") or settings.get("USER_AGENT")
         self.crawl_delays: dict[str, float] = {}
-        self.waits = SiteWaits.of(crawler)
-        self.waits.max_waiting = settings.getint("POLITENESS_MAX_WAITING_PER_SITE")
+        self.waits = SiteWaits.of(crawler)  # shared with the scheduler
         crawler.signals.connect(self.robots_parsed, signal=signals.robots_parsed)
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
 

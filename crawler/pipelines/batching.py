@@ -28,6 +28,7 @@ from crawler.pipelines.backend import BatchResult, StoreBackend
 from crawler.pipelines.errors import StoreUnavailable
 from crawler.pipelines.lease_registration import register_store
 from crawler.pipelines.rejects import RejectedItemKeeper
+from crawler.records import StatsFields
 from crawler.schema import ValidationProblem
 from crawler.signals import items_stored
 
@@ -225,7 +226,7 @@ class BatchingStorePipeline(StoreBackend):
         if result.stored:
             try:
                 self.keeper.server.hincrby(
-                    self.keeper.keys.stats, "items_stored", len(result.stored)
+                    self.keeper.keys.stats, StatsFields.ITEMS_STORED, len(result.stored)
                 )
             except Exception as exc:  # noqa: BLE001 - a lost count must not lose the batch
                 logger.warning(

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 def register_store(crawler: Crawler, store: str) -> bool:
     """Register ``store`` with the crawl's lease tracker; ``False`` when leases are off."""
     # imported here: the master reads the stores without loading the lease machinery
-    from crawler.extensions.leases import LeaseTracker
+    from crawler.leasing.tracker import LeaseTracker
 
     try:
         tracker = LeaseTracker.of(crawler)

@@ -1,10 +1,11 @@
 """``ReliablePriorityQueue``: scrapy-redis's priority queue, with leases.
 
-Pops go through :class:`~crawler.scheduling.leases.LeaseLedger`: a batch of
+Pops go through the worker's :class:`~crawler.leasing.ledger.LeaseLedger` (or,
+with batching, its :class:`~crawler.leasing.batch.OutputBatch`): a batch of
 ``SCHEDULER_POP_BATCH`` requests is taken in one round trip and recorded under
 this worker until each is finished, so a worker killed mid-crawl loses nothing
-(see :mod:`crawler.extensions.leases`). Each request carries its lease id in
-``request.meta["lease"]``.
+(see :mod:`crawler.leasing`). Each request carries its lease id in its meta
+(:mod:`crawler.leasing.meta`); a request pushed back takes its lease with it.
 """
 
 from __future__ import annotations
@@ -16,7 +17,10 @@ from typing import Any
 from scrapy import Request
 from scrapy_redis.queue import PriorityQueue
 
-from crawler.scheduling.serializer import LEASE_META_KEY, request_to_dict
+from crawler import defaults
+from crawler.leasing.meta import LEASE_META_KEY, take_lease
+from crawler.leasing.tracker import LeaseTracker
+from crawler.scheduling.serializer import request_to_dict
 
 logger = logging.getLogger(__name__)
 
@@ -26,11 +30,11 @@ class ReliablePriorityQueue(PriorityQueue):
 
     def __init__(self, server: Any, spider: Any, key: str, serializer: Any = None) -> None:
         super().__init__(server, spider, key, serializer)
-        from crawler.extensions.leases import LeaseTracker
-
         self.tracker = LeaseTracker.of(spider.crawler)
         self.ledger = self.tracker.ledger
-        self.batch_size = max(1, spider.settings.getint("SCHEDULER_POP_BATCH", 8))
+        self.batch_size = max(
+            1, spider.settings.getint("SCHEDULER_POP_BATCH", defaults.SCHEDULER_POP_BATCH)
+        )
         self._buffer: deque[Request] = deque()
 
     def __len__(self) -> int:
@@ -45,19 +49,19 @@ class ReliablePriorityQueue(PriorityQueue):
 
     def push(self, request: Request) -> None:
         """Queue a request (no fingerprint check); it takes over the lease it carries."""
-        lease = request.meta.pop(LEASE_META_KEY, "")
+        lease = take_lease(request)
         self.ledger.push(-request.priority, self._encode_request(request), lease)
 
     def push_if_new(self, request: Request, fingerprint: bytes) -> bool:
         """Queue a request unless its fingerprint was seen; its lease is finished either way."""
-        lease = request.meta.pop(LEASE_META_KEY, "")
+        lease = take_lease(request)
         payload = self._encode_request(request)
         return self.ledger.push_if_new(fingerprint, -request.priority, payload, lease)
 
     def push_batched(self, request: Request, fingerprint: bytes) -> None:
         """Queue a request with the worker's next batch, unless its fingerprint is seen then."""
         assert self.tracker.batch is not None
-        lease = request.meta.pop(LEASE_META_KEY, "")
+        lease = take_lease(request)
         payload = self._encode_request(request)
         self.tracker.batch.add_link(fingerprint, -request.priority, payload, lease)
 

@@ -17,7 +17,8 @@ before its first command. :func:`connect` asks the server for its ``run_id``
 there; when it differs from the one this process saw, Redis has restarted, and
 *before* that connection (or any other of the process, which wait on a lock) runs
 a command, the listeners registered with :func:`on_restart` run: the dupefilter
-forgets its cache, the lease tracker requeues every lease this worker holds, so
+forgets its cache, the lease tracker requeues every lease this worker holds
+(:meth:`crawler.leasing.tracker.LeaseTracker.redis_restarted`), so
 that what it was doing is fetched again (at-least-once; the upserts make the
 second write harmless). A restart that lost nothing costs those pages twice.
 """

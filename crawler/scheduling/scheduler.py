@@ -7,11 +7,11 @@ What it adds to :class:`scrapy_redis.scheduler.Scheduler`:
   ignored); only ``python -m master reset`` deletes a crawl.
 * **Batched output.** The links of many pages, their fingerprint checks, the
   finished leases and the next pop go to Redis in one Lua script call
-  (``SCHEDULER_FLUSH_INTERVAL``, see :mod:`.batching`); with 0, one script call
-  per new link. Links known to be seen cost nothing (see the dupefilter).
-* **Leases.** Requests are popped under lease (see :mod:`.queue`); a request
-  derived from a leased one (a redirect or a retry) takes over its lease when
-  it is queued.
+  (``SCHEDULER_FLUSH_INTERVAL``, see :mod:`crawler.leasing.batch`); with 0, one
+  script call per new link. Links known to be seen cost nothing (see the dupefilter).
+* **Leases.** Requests are popped under lease (see :mod:`.queue` and
+  :mod:`crawler.leasing`); a request derived from a leased one (a redirect or a
+  retry) takes over its lease when it is queued.
 * **Flow control.** No request is handed out while a hold is active
   (``master pause``, a storage backlog), see :class:`crawler.flow.FlowControl`.
 * **Other sites first.** While a site's requests wait for their turn in the
@@ -40,11 +40,12 @@ from scrapy.utils.misc import load_object
 from scrapy_redis.scheduler import Scheduler
 from twisted.internet import task
 
+from crawler import defaults
 from crawler.flow import FlowControl
 from crawler.keys import CrawlKeys
+from crawler.leasing.meta import take_lease
 from crawler.politeness import SiteWaits, site_of
 from crawler.scheduling.bloom import BloomDupeFilter
-from crawler.scheduling.serializer import LEASE_META_KEY
 
 logger = logging.getLogger(__name__)
 
@@ -73,7 +74,7 @@ class ReliableScheduler(Scheduler):
         scheduler.crawler = crawler
         scheduler.flow = FlowControl.of(crawler)
         scheduler.idle_poll_interval = crawler.settings.getfloat(
-            "SCHEDULER_IDLE_POLL_INTERVAL"
+            "SCHEDULER_IDLE_POLL_INTERVAL", defaults.SCHEDULER_IDLE_POLL_INTERVAL
         )
         if not scheduler.persist:
             logger.warning("SCHEDULER_PERSIST=False is ignored: workers never delete shared state")
@@ -86,15 +87,11 @@ class ReliableScheduler(Scheduler):
         scheduler._starved = False
         scheduler._waker = None
         scheduler.site_waits = SiteWaits.of(crawler)
-        scheduler.park_max = crawler.settings.getint("POLITENESS_PARK_MAX")
+        scheduler.park_max = crawler.settings.getint(
+            "POLITENESS_PARK_MAX", defaults.POLITENESS_PARK_MAX
+        )
         scheduler._parked = []
         return scheduler
-
-    @staticmethod
-    def dupefilter_of(crawler: Any) -> Any:
-        """The dupefilter of the crawler's open scheduler, or None."""
-        scheduler = getattr(crawler, "_ecommerce_scheduler", None)
-        return scheduler.df if scheduler is not None else None
 
     def open(self, spider: Any) -> None:
         # scrapy-redis's open(), without its flush and its deprecated Spider.log().
@@ -107,7 +104,6 @@ class ReliableScheduler(Scheduler):
         )
         if not self.df:
             self.df = load_object(self.dupefilter_cls).from_spider(spider)
-        self.crawler._ecommerce_scheduler = self
         queued = len(self.queue)
         if queued:
             logger.info("Resuming crawl (%d requests queued)", queued)
@@ -135,7 +131,7 @@ class ReliableScheduler(Scheduler):
             fingerprint = self.df.request_fingerprint(request)
             if self.df.known(fingerprint):  # seen, and known to this worker: no round trip
                 added = False
-                self.tracker.finish(request.meta.pop(LEASE_META_KEY, ""))
+                self.tracker.finish(take_lease(request))
             elif self.tracker.batch is not None:
                 # sent with the next batch; a duplicate found then is counted, not logged
                 self.queue.push_batched(request, fingerprint)

@@ -7,9 +7,10 @@ its default value. Bytes (headers, body) are stored as latin-1 text, which maps
 every byte to one code point and back. ``meta`` and ``cb_kwargs`` must hold JSON
 values, which the ``ecommerce`` spider guarantees.
 
-The ``lease`` entry of ``meta`` belongs to the worker that popped the request
-and is never written to Redis, nor is a ``Proxy-Authorization`` header (proxy
-credentials stay in the worker's ``PROXY_LIST``).
+The lease a request carries (``meta["lease"]``, see :mod:`crawler.leasing.meta`)
+belongs to the worker that popped the request and is never written to Redis,
+nor is a ``Proxy-Authorization`` header (proxy credentials stay in the worker's
+``PROXY_LIST``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 
 from scrapy import Request
 
-LEASE_META_KEY = "lease"
+from crawler.leasing.meta import LEASE_META_KEY
 
 _DEFAULTS: dict[str, Any] = {
     "method": "GET",

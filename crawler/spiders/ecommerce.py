@@ -38,16 +38,17 @@ from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy_redis.spiders import RedisSpider
 from scrapy_redis.utils import bytes_to_str
 
+from crawler import defaults
 from crawler.config import redact_dsn, worker_id
-from crawler.extensions.leases import LeaseTracker
 from crawler.extraction import ProfileRegistry, discover_links, extract_product
 from crawler.flow import FlowControl
 from crawler.keys import SPIDER_NAME, CrawlKeys
+from crawler.leasing.meta import LEASE_META_KEY, lease_of
+from crawler.leasing.tracker import LeaseTracker
 from crawler.middlewares.network import RefusedRequest
 from crawler.politeness import site_of
 from crawler.scheduling import serializer
 from crawler.scheduling.scheduler import wake_engine
-from crawler.scheduling.serializer import LEASE_META_KEY
 from crawler.seeds import InvalidSeed, parse_seed
 from crawler.startup import StartupError
 
@@ -60,7 +61,7 @@ class RedisUnavailable(StartupError):
 
 def check_redis(settings: Any) -> None:
     """Fail at once, saying what to do, when the shared Redis does not answer."""
-    url = settings.get("REDIS_URL")
+    url = settings.get("REDIS_URL", defaults.REDIS_URL)
     client = redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=5)
     try:
         client.ping()
@@ -86,18 +87,21 @@ class EcommerceSpider(RedisSpider):
         settings = crawler.settings
         spider.keys = CrawlKeys(spider.name)
         spider.worker_id = worker_id(settings)
-        spider.flow = FlowControl.of(crawler)
-        profiles_dir = settings.get("SITE_PROFILES_DIR")
+        profiles_dir = settings.get("SITE_PROFILES_DIR", defaults.SITE_PROFILES_DIR)
         spider.profiles = (
             ProfileRegistry.from_dir(profiles_dir) if profiles_dir else ProfileRegistry.from_dir()
         )
         crawler.signals.connect(spider._note_activity, signal=signals.response_received)
         return spider
 
+    # Extensions are built after the spider: look them up when needed.
     @property
-    def tracker(self) -> LeaseTracker:
-        # Extensions are built after the spider: look the tracker up when needed.
+    def leases(self) -> LeaseTracker:
         return LeaseTracker.of(self.crawler)
+
+    @property
+    def flow(self) -> FlowControl:
+        return FlowControl.of(self.crawler)
 
     # -- seeds -------------------------------------------------------------------------
     async def start(self) -> AsyncIterator[Any]:
@@ -108,7 +112,7 @@ class EcommerceSpider(RedisSpider):
         """Take a batch of seeds under lease (none while paused)."""
         if self.flow.held:
             return
-        for lease, payload in self.tracker.ledger.pop_seeds(self.redis_batch_size):
+        for lease, payload in self.leases.take_seeds(self.redis_batch_size):
             request = self.make_request_from_data(payload, lease)
             if request is not None:
                 yield request
@@ -120,7 +124,7 @@ class EcommerceSpider(RedisSpider):
         except InvalidSeed as exc:
             # not a request: kept in the reason, never requeued as one
             reason = f"invalid seed {text[:200]!r}: {exc}"
-            self.tracker.dead_letter(url=None, reason=reason, lease=lease, refused=True)
+            self.leases.dead_letter(url=None, reason=reason, lease=lease, refused=True)
             return None
         meta = {**seed.meta, "site": site_of(seed.url), LEASE_META_KEY: lease}
         return Request(seed.url, callback=self.parse, errback=self.errback, meta=meta)
@@ -128,11 +132,6 @@ class EcommerceSpider(RedisSpider):
     # -- idleness ------------------------------------------------------------------------
     def _note_activity(self, response: Any = None, request: Any = None, spider: Any = None) -> None:
         self.idle_since = time.monotonic()
-
-    def _crawl_busy(self) -> bool:
-        """Is there work anywhere in the crawl (queue, seeds, requests held by a worker)?"""
-        ledger = self.tracker.ledger
-        return any(ledger.waiting()) or bool(ledger.holders())
 
     def spider_idle(self) -> None:
         self.schedule_next_requests()
@@ -142,8 +141,8 @@ class EcommerceSpider(RedisSpider):
         elif now - self._busy_checked >= BUSY_CHECK_INTERVAL:
             self._busy_checked = now
             try:
-                self.tracker.reclaim_orphans()
-                if self._crawl_busy() or self.idle_since is None:
+                self.leases.reclaim_orphans()
+                if self.leases.crawl_busy() or self.idle_since is None:
                     # busy, or the first look at the crawl: the idle clock starts now
                     self.idle_since = now
             except Exception as exc:  # Redis away: wait for it rather than close
@@ -193,7 +192,7 @@ class EcommerceSpider(RedisSpider):
             self.crawler.stats.inc_value("extraction/errors")
             self.logger.warning("Extraction failed on %s", response.url, exc_info=True)
             request = response.request or Request(response.url, callback=self.parse)
-            self.tracker.dead_letter(
+            self.leases.dead_letter(
                 url=response.url,
                 reason=f"extraction failed: {type(exc).__name__}: {exc}",
                 payload=serializer.encode_request(serializer.requeueable(request), self),
@@ -202,10 +201,10 @@ class EcommerceSpider(RedisSpider):
 
     def errback(self, failure: Any) -> None:
         request = failure.request
-        lease = request.meta.get(LEASE_META_KEY, "")
+        lease = lease_of(request)
         if failure.check(RefusedRequest):
             # the network rule: a dead letter with the reason (requeue it once allowed)
-            self.tracker.dead_letter(
+            self.leases.dead_letter(
                 url=request.url,
                 reason=f"refused: {failure.value.reason}",
                 payload=serializer.encode_request(serializer.requeueable(request), self),
@@ -218,11 +217,11 @@ class EcommerceSpider(RedisSpider):
         elif failure.check(IgnoreRequest):
             # robots.txt, offsite: a decision, not a failure
             self.crawler.stats.inc_value("requests/ignored")
-            self.tracker.finish(lease)
+            self.leases.finish(lease)
             return
         else:
             reason = f"{type(failure.value).__name__}: {failure.value}"
-        self.tracker.dead_letter(
+        self.leases.dead_letter(
             url=request.url,
             reason=reason,
             payload=serializer.encode_request(serializer.requeueable(request), self),

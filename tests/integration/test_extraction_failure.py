@@ -16,8 +16,8 @@ from scrapy import Request
 from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
-from crawler.extensions.leases import LeaseTracker
 from crawler.keys import CrawlKeys
+from crawler.leasing.tracker import LeaseTracker
 from crawler.spiders import ecommerce
 from master.deadletters import requeue
 

@@ -3,7 +3,7 @@
 import time
 
 from crawler.keys import CrawlKeys
-from crawler.scheduling.leases import LeaseLedger
+from crawler.leasing.ledger import LeaseLedger
 
 KEYS = CrawlKeys("ecommerce")
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 from scrapy import Request, Spider
 from scrapy.utils.test import get_crawler
 
-from crawler.extensions.leases import LeaseTracker
 from crawler.flow import FlowControl
 from crawler.keys import CrawlKeys
+from crawler.leasing.tracker import LeaseTracker
 from crawler.scheduling.scheduler import ReliableScheduler
 
 KEYS = CrawlKeys("ecommerce")
@@ -123,11 +125,15 @@ def test_closing_never_deletes_shared_state(redis_url, redis_client):
             "SCHEDULER_SERIALIZER": "crawler.scheduling.serializer",
             "DUPEFILTER_CLASS": "crawler.scheduling.dupefilter.BinaryFingerprintDupeFilter",
             "SCHEDULER_IDLE_POLL_INTERVAL": 0,
+            "EXTENSIONS": {
+                "crawler.flow.FlowControl": 10,
+                "crawler.politeness.SiteWaits": 20,
+                "crawler.leasing.tracker.LeaseTracker": 100,
+            },
         },
     )
     redis_client.zadd(KEYS.requests, {b'{"url":"http://shop.test/q"}': 0})
     redis_client.sadd(KEYS.dupefilter, b"x" * 20)
-    LeaseTracker.from_crawler(crawler)
     spider = _Spider.from_crawler(crawler)
     scheduler = ReliableScheduler.from_crawler(crawler)
     scheduler.open(spider)
@@ -159,6 +165,8 @@ def test_links_known_to_be_seen_are_dropped_next_to_the_spider(scheduler):
 
     spider = scheduler.spider
     scheduler.enqueue_request(Request("http://shop.test/menu", callback=spider.parse))
+    # the middleware asks the engine for its scheduler: stand one in for this engine-less test
+    scheduler.crawler.engine = SimpleNamespace(scheduler=scheduler)
     middleware = KnownLinkFilterMiddleware.from_crawler(scheduler.crawler)
     output = [
         Request("http://shop.test/menu", callback=spider.parse),

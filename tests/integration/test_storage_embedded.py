@@ -158,13 +158,13 @@ def test_two_processes_share_one_file(tmp_path: Path) -> None:
 
 
 def test_registers_with_the_lease_tracker(tmp_path: Path, redis_url: str) -> None:
-    from crawler.extensions.leases import LeaseTracker
+    from crawler.leasing.tracker import LeaseTracker
 
     crawler = make_crawler(
         {
             "EMBEDDED_STORE_PATH": str(tmp_path / "p.sqlite3"),
             "REDIS_URL": redis_url,
-            "EXTENSIONS": {"crawler.extensions.leases.LeaseTracker": 100},
+            "EXTENSIONS": {"crawler.leasing.tracker.LeaseTracker": 100},
         }
     )
     EmbeddedStorePipeline.from_crawler(crawler)

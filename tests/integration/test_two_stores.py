@@ -17,8 +17,8 @@ import psycopg2
 import pytest
 import redis
 
-from crawler.extensions.leases import LeaseTracker
 from crawler.keys import CrawlKeys
+from crawler.leasing.tracker import LeaseTracker
 from crawler.pipelines.mongo import MongoUpsertPipeline
 from crawler.pipelines.postgres import PostgresUpsertPipeline
 from crawler.pipelines.product_record import ProductRecord
@@ -62,9 +62,10 @@ def test_a_lease_waits_for_every_store(
             "REDIS_URL": redis_url,
             "WORKER_ID": "w1",
             "STORE_FLUSH_INTERVAL": 0.05,
+            "EXTENSIONS": {"crawler.leasing.tracker.LeaseTracker": 100},
         }
     )
-    tracker = LeaseTracker.from_crawler(crawler)
+    tracker = LeaseTracker.of(crawler)
     postgres = PostgresUpsertPipeline.from_crawler(crawler)
     mongo = HeldBackMongoPipeline.from_crawler(crawler)
     assert tracker.stores == {"postgres", "mongo"}

@@ -42,8 +42,14 @@ def make_product(i: int, **overrides: Any) -> dict[str, Any]:
     return product
 
 
+# The worker's extensions that storage pipelines find with ``Cls.of(crawler)``.
+PIPELINE_EXTENSIONS = {"crawler.flow.FlowControl": 10}
+
+
 def make_crawler(settings: dict[str, Any]) -> Crawler:
-    return get_crawler(EcommerceSpider, settings_dict=settings)
+    """A crawler with ``settings``, its ``EXTENSIONS`` added to :data:`PIPELINE_EXTENSIONS`."""
+    extensions = {**PIPELINE_EXTENSIONS, **settings.get("EXTENSIONS", {})}
+    return get_crawler(EcommerceSpider, settings_dict={**settings, "EXTENSIONS": extensions})
 
 
 def run(coro: Coroutine[Any, Any, T]) -> T:

@@ -1,4 +1,4 @@
-"""The Redis side of leases: nothing a worker takes is lost if it dies.
+"""``LeaseLedger``: the Redis side of leases, so nothing a worker takes is lost if it dies.
 
 scrapy-redis pops requests destructively: a worker killed with requests in hand
 loses them. Here every pop is atomic with a record of what was taken, in the
@@ -13,7 +13,9 @@ queue (``score`` is its queue score), ``s`` for a seed of ``start_urls``, so
 recovery knows where to put each one back without decoding it.
 
 All multi-step operations are Lua scripts, so they are atomic and cost one round
-trip.
+trip. :class:`~crawler.leasing.batch.OutputBatch` does the same operations for
+many pages in one call; :class:`~crawler.leasing.tracker.LeaseTracker` decides
+when a lease is finished and when a worker's leases are recovered.
 """
 
 from __future__ import annotations

@@ -1,5 +1,8 @@
 """``OutputBatch``: what pages produce, sent to Redis in one atomic call per batch.
 
+It is the batched form of :class:`~crawler.leasing.ledger.LeaseLedger`'s
+``push_if_new``, ``finish`` and ``pop``, for many pages at once.
+
 Without batching every new link costs a script call (fingerprint check and push)
 and finished leases go in their own ``HDEL``. With ``SCHEDULER_FLUSH_INTERVAL``
 above 0, a worker gathers, across pages, the links its pages yielded and the
@@ -14,12 +17,12 @@ leases whose work is done, and sends them with **one** script call that
    ``ZREMRANGEBYRANK``, one ``HSET``), when asked.
 
 A batch is sent every ``SCHEDULER_FLUSH_INTERVAL`` seconds (by the lease
-tracker's loop, :class:`crawler.extensions.leases.LeaseTracker`), when it holds
+tracker's loop, :class:`crawler.leasing.tracker.LeaseTracker`), when it holds
 ``SCHEDULER_FLUSH_MAX`` links and leases, or when the worker needs requests
 (its pop rides on the flush). So the commands a page costs are a share
 of about eight per batch, whatever the number of links it yields.
 
-Lease ids are those of :mod:`crawler.scheduling.leases` (``r|<score>|<sha1>``),
+Lease ids are those of :mod:`crawler.leasing.ledger` (``r|<score>|<sha1>``),
 so a worker killed mid-batch is recovered the same way: what it held is
 requeued, and the links it had not sent yet are found again when the pages
 whose leases were never finished are fetched again.
