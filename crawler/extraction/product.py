@@ -34,19 +34,12 @@ from scrapy.utils.response import get_base_url
 from w3lib.url import canonicalize_url
 
 from .links import is_html_response
-from .normalize import (
-    DOLLAR_CURRENCIES,
-    availability_from_text,
-    currency_from_text,
-    normalize_availability,
-    normalize_gtin,
-    normalize_html_text,
-    normalize_identifier,
-    normalize_images,
-    normalize_text,
-    parse_currency,
-    parse_price,
-)
+from .normalize.availability import availability_from_text, normalize_availability
+from .normalize.currency import DOLLAR_CURRENCIES, currency_from_text, parse_currency
+from .normalize.identifiers import normalize_gtin, normalize_identifier
+from .normalize.price import parse_price
+from .normalize.text import normalize_html_text, normalize_text
+from .normalize.urls import normalize_images
 from .profiles import SiteProfile
 from .structured import StructuredData, is_product_node, read_structured_data, types_of
 from .visible import VisiblePage, read_visible_page

@@ -30,7 +30,7 @@ from lxml import etree
 from parsel import Selector
 from parsel.csstranslator import HTMLTranslator
 
-from .normalize import ISO_CURRENCIES
+from .normalize.currency import ISO_CURRENCIES
 
 PROFILES_DIR = Path(__file__).resolve().parent.parent / "profiles"
 

@@ -26,14 +26,10 @@ from decimal import Decimal
 
 from lxml.html import HtmlElement
 
-from .normalize import (
-    availability_from_text,
-    availability_states,
-    normalize_gtin,
-    normalize_identifier,
-    normalize_text,
-    parse_price,
-)
+from .normalize.availability import availability_from_text, availability_states
+from .normalize.identifiers import normalize_gtin, normalize_identifier
+from .normalize.price import parse_price
+from .normalize.text import normalize_text
 
 _PRICE_CLASS = re.compile(
     r"price|amount|precio|preço|preco|preis|prix|prezzo|"
