@@ -40,9 +40,10 @@ from .normalize.identifiers import normalize_gtin, normalize_identifier
 from .normalize.price import parse_price
 from .normalize.text import normalize_html_text, normalize_text
 from .normalize.urls import normalize_images
+from .pagetype import is_negative_page
 from .profiles import SiteProfile
 from .structured import StructuredData, is_product_node, read_structured_data, types_of
-from .visible import VisiblePage, read_visible_page
+from .visible.page import VisiblePage, read_visible_page
 from .weigh import currency_signals, page_title, weigh_name
 
 PRODUCT_FIELDS = (
@@ -83,14 +84,14 @@ def extract_product(
     url = response.url
     base_url = get_base_url(response)
     structured = read_structured_data(root, html, base_url)
-    visible = read_visible_page(root, urlsplit(url).path)
+    visible = read_visible_page(root)
 
     forced = None
     if profile is not None and profile.is_product is not None:
         forced = bool(profile.is_product.getall(response.selector))
         if not forced:
             return None
-    if visible.negative and not forced:
+    if not forced and is_negative_page(visible.name, urlsplit(url).path):
         return None
 
     item = _merge(response, structured, visible, profile, forced=bool(forced))
