@@ -7,6 +7,8 @@ from urllib.parse import urlsplit
 from scrapy.http import TextResponse
 from w3lib.url import canonicalize_url
 
+from ..sites import site_key
+
 
 def same_page(a: str | None, b: str) -> bool:
     """Both URLs are one page once canonicalised (query parameters sorted...)."""
@@ -31,20 +33,11 @@ def canonical_url(response: TextResponse) -> str | None:
         return None
     try:
         absolute = response.urljoin(href.strip())
-        if not _same_site(absolute, response.url):
+        if urlsplit(absolute).scheme not in ("http", "https"):
+            return None
+        if site_key(absolute) != site_key(response.url):
             return None
     except ValueError:
         return None
     return absolute.split("#", 1)[0]
 
-
-def _host(url: str) -> str:
-    host = (urlsplit(url).hostname or "").lower()
-    return host[4:] if host.startswith("www.") else host
-
-
-def _same_site(a: str, b: str) -> bool:
-    pa, pb = urlsplit(a), urlsplit(b)
-    if pa.scheme not in ("http", "https"):
-        return False
-    return _host(a) == _host(b) and pa.port == pb.port

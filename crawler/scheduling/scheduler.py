@@ -42,9 +42,10 @@ from twisted.internet import task
 
 from crawler.flow import FlowControl
 from crawler.keys import CrawlKeys
-from crawler.politeness import SiteWaits, site_of
+from crawler.politeness import SiteWaits
 from crawler.scheduling.bloom import BloomDupeFilter
 from crawler.scheduling.serializer import LEASE_META_KEY
+from crawler.sites import site_key
 
 logger = logging.getLogger(__name__)
 
@@ -180,8 +181,8 @@ class ReliableScheduler(Scheduler):
 
     def _park(self, request: Request) -> bool:
         """Set a request of a busy site aside, unless this worker holds enough of them."""
-        site = site_of(request.url)
-        same_site = sum(site_of(parked.url) == site for parked in self._parked)
+        site = site_key(request.url)
+        same_site = sum(site_key(parked.url) == site for parked in self._parked)
         if len(self._parked) >= self.park_max or same_site >= self.site_waits.max_waiting:
             return False
         self._parked.append(request)
