@@ -1,6 +1,6 @@
 """A request budget per site, shared by every worker through Redis.
 
-Each site (host and port, as :func:`site_of` says) has one key,
+Each site (host and port, as :func:`crawler.sites.site_key` says) has one key,
 ``<spider>:polite:<site>``, holding the earliest time (Redis clock, ms) at which
 the next request to the site may start. :meth:`SiteBudget.reserve` is one Lua
 script, so one atomic round trip per request: it takes the slot at
@@ -22,12 +22,12 @@ from __future__ import annotations
 
 from collections import Counter
 from typing import Any
-from urllib.parse import urlsplit
 
 import redis
 
 from crawler import defaults
 from crawler.keys import CrawlKeys
+from crawler.sites import site_key
 
 # KEYS: the site's key, the crawl's stats hash. ARGV: interval in ms.
 # Returns the wait in ms before the slot; counts waits in the stats hash.
@@ -44,12 +44,6 @@ if at > now then
 end
 return at - now
 """
-
-
-def site_of(url: str) -> str:
-    """The site a URL belongs to: host and port, without a leading ``www.``."""
-    netloc = urlsplit(url).netloc.lower().rsplit("@", 1)[-1]
-    return netloc[4:] if netloc.startswith("www.") else netloc
 
 
 def site_interval(max_rps: float, crawl_delay: float | None) -> float:
@@ -102,7 +96,7 @@ class SiteWaits:
 
     def busy(self, url: str) -> bool:
         """Whether enough requests of this URL's site wait already: give others a turn."""
-        return bool(self.max_waiting) and self.waiting[site_of(url)] >= self.max_waiting
+        return bool(self.max_waiting) and self.waiting[site_key(url)] >= self.max_waiting
 
     def enter(self, site: str) -> None:
         self.waiting[site] += 1

@@ -4,9 +4,10 @@
 (w3lib ``canonicalize_url``: query parameters sorted, path case kept), in page
 order, without duplicates, and only those that can lead to new products:
 
-* same site only: the same host as the page (``www.shop.example`` and
-  ``shop.example`` count as one site) and the same port (http on 80 and https
-  on 443 count as the same: both are the default port);
+* same site only, as :func:`crawler.sites.site_key` says: the same host as the
+  page (``www.shop.example`` and ``shop.example`` count as one site) and the
+  same port (http on 80 and https on 443 count as the same: both are the
+  default port);
 * http/https only (no ``mailto:``, ``tel:``, ``javascript:``...);
 * no files (images, stylesheets, scripts, PDFs, archives, media, office
   documents, feeds);
@@ -29,7 +30,6 @@ add ``follow.allow`` / ``follow.deny`` regexes, tested on the final URL.
 from __future__ import annotations
 
 import re
-from typing import Any
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
 from parsel import Selector
@@ -38,6 +38,7 @@ from scrapy.linkextractors import IGNORED_EXTENSIONS
 from scrapy.utils.response import get_base_url
 from w3lib.url import canonicalize_url
 
+from ..sites import site_key
 from .profiles import SiteProfile
 
 _IGNORED_EXTENSIONS = frozenset(IGNORED_EXTENSIONS) | {
@@ -75,41 +76,25 @@ _TRACKING_PARAMS = frozenset(
 _SKIPPED_SCHEMES = re.compile(r"^\s*(?:mailto|tel|javascript|data|sms|callto|whatsapp|ftp):", re.I)
 
 
-def _effective_port(parts: Any) -> int | None:
-    try:
-        port = parts.port
-    except ValueError:
-        return -1
-    if port is None or port == {"http": 80, "https": 443}.get(parts.scheme):
-        return None  # the scheme's default port
-    return int(port)
-
-
-def _site_key(parts: Any) -> tuple[str, int | None]:
-    host = (parts.hostname or "").lower().rstrip(".")
-    if host.startswith("www."):
-        host = host[4:]
-    return host, _effective_port(parts)
-
-
 def clean_link(href: str, base_url: str, page_url: str | None = None) -> str | None:
     """The canonical URL to follow for one ``href``, or None when it is not worth a request."""
     try:
-        site = _site_key(urlsplit(page_url or base_url))
+        site = site_key(page_url or base_url)
     except ValueError:
         return None
     return _clean(href, base_url, site)
 
 
-def _clean(href: str, base_url: str, site: tuple[str, int | None]) -> str | None:
+def _clean(href: str, base_url: str, site: str) -> str | None:
     href = (href or "").strip()
     if not href or href.startswith("#") or _SKIPPED_SCHEMES.match(href):
         return None
     try:
-        parts = urlsplit(urljoin(base_url, href))
+        joined = urljoin(base_url, href)
+        parts = urlsplit(joined)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             return None
-        if _site_key(parts) != site:
+        if site_key(joined) != site:
             return None
     except ValueError:  # malformed host or port
         return None
@@ -178,7 +163,7 @@ def discover_links(response: TextResponse, profile: SiteProfile | None = None) -
     except ValueError:
         own = response.url
     try:
-        site = _site_key(urlsplit(response.url))
+        site = site_key(response.url)
     except ValueError:
         return []
     seen = {own}

@@ -32,7 +32,7 @@ from parsel.csstranslator import HTMLTranslator
 
 from crawler import items
 
-from .normalize import ISO_CURRENCIES
+from .normalize.currency import ISO_CURRENCIES
 
 PROFILES_DIR = Path(__file__).resolve().parent.parent / "profiles"
 

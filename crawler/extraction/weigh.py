@@ -23,7 +23,8 @@ from urllib.parse import urlsplit
 
 from scrapy.http import TextResponse
 
-from .normalize import ISO_CURRENCIES, TLD_CURRENCIES, normalize_text
+from .normalize.currency import ISO_CURRENCIES, TLD_CURRENCIES
+from .normalize.text import normalize_text
 
 _ELLIPSIS = re.compile(r"\s*(?:\.\.\.|…)\s*$")
 _TITLE_SEPARATORS = re.compile(r"\s+[|–—:-]\s+|\s+\|\s*")

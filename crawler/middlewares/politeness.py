@@ -40,8 +40,9 @@ from scrapy_redis.connection import get_redis_from_settings
 
 from crawler import defaults
 from crawler.keys import CrawlKeys
-from crawler.politeness import SiteBudget, SiteWaits, site_interval, site_of
+from crawler.politeness import SiteBudget, SiteWaits, site_interval
 from crawler.scheduling.scheduler import wake_engine
+from crawler.sites import site_key
 
 logger = logging.getLogger(__name__)
 
@@ -73,7 +74,7 @@ class SharedPolitenessMiddleware:
         crawl_delay = getattr(robotparser, "crawl_delay", None)
         delay = crawl_delay(self.agent) if crawl_delay is not None else None
         if delay:
-            site = site_of(request.url)
+            site = site_key(request.url)
             self.crawl_delays[site] = float(delay)
             logger.info(
                 "robots.txt of %s asks for Crawl-delay: %s s (all workers together)", site, delay
@@ -88,7 +89,7 @@ class SharedPolitenessMiddleware:
         return site_interval(max_rps, self.crawl_delays.get(site))
 
     async def process_request(self, request: Request) -> None:
-        site = site_of(request.url)
+        site = site_key(request.url)
         interval = self.interval(request.url, site)
         if interval <= 0:
             return

@@ -44,8 +44,9 @@ from crawler import defaults
 from crawler.flow import FlowControl
 from crawler.keys import CrawlKeys
 from crawler.leasing.meta import take_lease
-from crawler.politeness import SiteWaits, site_of
+from crawler.politeness import SiteWaits
 from crawler.scheduling.bloom import BloomDupeFilter
+from crawler.sites import site_key
 
 logger = logging.getLogger(__name__)
 
@@ -176,8 +177,8 @@ class ReliableScheduler(Scheduler):
 
     def _park(self, request: Request) -> bool:
         """Set a request of a busy site aside, unless this worker holds enough of them."""
-        site = site_of(request.url)
-        same_site = sum(site_of(parked.url) == site for parked in self._parked)
+        site = site_key(request.url)
+        same_site = sum(site_key(parked.url) == site for parked in self._parked)
         if len(self._parked) >= self.park_max or same_site >= self.site_waits.max_waiting:
             return False
         self._parked.append(request)

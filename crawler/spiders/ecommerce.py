@@ -46,10 +46,10 @@ from crawler.keys import SPIDER_NAME, CrawlKeys
 from crawler.leasing.meta import LEASE_META_KEY, lease_of
 from crawler.leasing.tracker import LeaseTracker
 from crawler.middlewares.network import RefusedRequest
-from crawler.politeness import site_of
 from crawler.scheduling import serializer
 from crawler.scheduling.scheduler import wake_engine
 from crawler.seeds import InvalidSeed, parse_seed
+from crawler.sites import site_key
 from crawler.startup import StartupError
 
 BUSY_CHECK_INTERVAL = 1.0
@@ -126,7 +126,7 @@ class EcommerceSpider(RedisSpider):
             reason = f"invalid seed {text[:200]!r}: {exc}"
             self.leases.dead_letter(url=None, reason=reason, lease=lease, refused=True)
             return None
-        meta = {**seed.meta, "site": site_of(seed.url), LEASE_META_KEY: lease}
+        meta = {**seed.meta, "site": site_key(seed.url), LEASE_META_KEY: lease}
         return Request(seed.url, callback=self.parse, errback=self.errback, meta=meta)
 
     # -- idleness ------------------------------------------------------------------------
@@ -166,8 +166,8 @@ class EcommerceSpider(RedisSpider):
 
     # -- pages -------------------------------------------------------------------------
     def parse(self, response: Any, **kwargs: Any) -> Iterator[Any]:
-        site = response.meta.get("site") or site_of(response.url)
-        if site_of(response.url) != site:
+        site = response.meta.get("site") or site_key(response.url)
+        if site_key(response.url) != site:
             self.crawler.stats.inc_value("offsite/redirected")
             self.logger.debug("Not following %s: redirected off %s", response.url, site)
             return

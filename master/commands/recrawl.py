@@ -32,8 +32,8 @@ import redis
 from scrapy import Request
 
 from crawler.keys import CrawlKeys
-from crawler.politeness import site_of
 from crawler.scheduling import serializer
+from crawler.sites import site_key
 from master.durations import parse_duration
 from master.stores import READ_ERRORS, StoreError, add_store_options, open_store
 
@@ -46,7 +46,7 @@ PUSH_BATCH = 500
 
 def recrawl_request(url: str) -> Request:
     """The request a worker would make for a product page (callbacks of the spider)."""
-    return Request(url, meta={"site": site_of(url), "recrawl": True}, dont_filter=True)
+    return Request(url, meta={"site": site_key(url), "recrawl": True}, dont_filter=True)
 
 
 def encode(request: Request) -> bytes:

@@ -13,7 +13,7 @@ import pytest
 from scrapy.http import HtmlResponse
 
 from crawler.extraction import extract_product
-from crawler.extraction.normalize import availability_from_text, availability_states
+from crawler.extraction.normalize.availability import availability_from_text, availability_states
 
 
 def page(body: str, head: str = "", url: str = "https://shop.example/p/widget") -> HtmlResponse:

@@ -6,19 +6,19 @@ from decimal import Decimal
 
 import pytest
 
-from crawler.extraction.normalize import (
-    absolute_url,
+from crawler.extraction.normalize.availability import (
     availability_from_text,
+    normalize_availability,
+)
+from crawler.extraction.normalize.currency import (
     currency_from_text,
     currency_hint_for_url,
-    normalize_availability,
-    normalize_gtin,
-    normalize_html_text,
-    normalize_images,
-    normalize_text,
     parse_currency,
-    parse_price,
 )
+from crawler.extraction.normalize.identifiers import normalize_gtin
+from crawler.extraction.normalize.price import parse_price
+from crawler.extraction.normalize.text import normalize_html_text, normalize_text
+from crawler.extraction.normalize.urls import absolute_url, normalize_images
 
 
 @pytest.mark.parametrize(

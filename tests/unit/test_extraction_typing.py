@@ -8,7 +8,7 @@ import pytest
 from scrapy.http import HtmlResponse
 
 from crawler.extraction import extract_product
-from crawler.extraction.normalize import availability_from_text
+from crawler.extraction.normalize.availability import availability_from_text
 from crawler.extraction.weigh import currency_signals, weigh_name
 
 

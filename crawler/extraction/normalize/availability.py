@@ -1,0 +1,178 @@
+"""Availability: the contract's stock states from markup values and stock wording."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .text import normalize_text
+
+AVAILABILITY_VALUES = (
+    "InStock",
+    "OutOfStock",
+    "PreOrder",
+    "BackOrder",
+    "Discontinued",
+    "LimitedAvailability",
+)
+
+_AVAILABILITY_TOKENS = {
+    "instock": "InStock",
+    "available": "InStock",
+    "instoreonly": "InStock",
+    "onlineonly": "InStock",
+    "yes": "InStock",
+    "true": "InStock",
+    "outofstock": "OutOfStock",
+    "soldout": "OutOfStock",
+    "unavailable": "OutOfStock",
+    "notavailable": "OutOfStock",
+    "no": "OutOfStock",
+    "false": "OutOfStock",
+    "preorder": "PreOrder",
+    "presale": "PreOrder",
+    "backorder": "BackOrder",
+    "backordered": "BackOrder",
+    "onbackorder": "BackOrder",
+    "discontinued": "Discontinued",
+    "limitedavailability": "LimitedAvailability",
+    "limitedstock": "LimitedAvailability",
+    "lowstock": "LimitedAvailability",
+}
+
+
+def normalize_availability(value: Any) -> str | None:
+    """Map a structured availability value to the contract's vocabulary.
+
+    Accepts ``http://schema.org/InStock``, ``https://schema.org/OutOfStock``,
+    ``schema:PreOrder``, ``InStock``, ``in_stock``, ``instock``, ``in stock``,
+    ``Sold out`` ... Anything unknown gives None.
+    """
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            found = normalize_availability(item)
+            if found:
+                return found
+        return None
+    if isinstance(value, dict):
+        return normalize_availability(value.get("@id") or value.get("name"))
+    text = normalize_text(value)
+    if not text:
+        return None
+    token = re.split(r"[/#:]", text)[-1]
+    token = re.sub(r"[^a-z]", "", token.lower())
+    return _AVAILABILITY_TOKENS.get(token) or availability_from_text(text)
+
+
+# Ordered: the first matching rule wins, negatives before positives.
+_STOCK_RULES: list[tuple[re.Pattern[str], str]] = [
+    (
+        re.compile(
+            r"\b(?:pre-?\s?orders?|pre-?sale|reserve now|pre-?venta|en preventa|reserva(?:r)? ya|"
+            r"vorbestell(?:ung|bar|en)|précommande|pré-?venda|pre-?ordine|preordina|"
+            r"pré-?encomenda|voorbestel(?:len|ling)?|przedsprzedaż|předobjednávka|"
+            r"predobjednávka|prednaročilo|precomandă|eeltellimus|ennakkotilaus|"
+            r"förhandsboka|förbeställ|förhandsbeställning)\b",
+            re.I,
+        ),
+        "PreOrder",
+    ),
+    (
+        re.compile(
+            r"\b(?:back-?\s?order(?:ed|s)?|on back order|nachbestell(?:ung|t|bar)|"
+            r"back in stock soon|available (?:for|on) back-?order|"
+            r"(?:we'?ll|we will) ship (?:it |them )?when (?:it'?s|it is|they'?re) "
+            r"(?:available|in stock)|"
+            r"bajo pedido|por encargo|sobre pedido|sur commande|sob encomenda|"
+            r"su ordinazione|in arrivo|nabestelling|na zamówienie|na objednávku|"
+            r"po naročilu|la comandă|tellimisel|tilaustuote|beställningsvara)\b",
+            re.I,
+        ),
+        "BackOrder",
+    ),
+    (
+        re.compile(
+            r"\b(?:discontinued|no longer (?:available|sold|made)|descontinuado|"
+            r"nicht mehr (?:erhältlich|lieferbar|verfügbar)|ausgelaufen|"
+            r"plus disponible|fuori produzione|uit (?:het )?assortiment|wycofany|"
+            r"ukončen[ýá] prodej|utgått)\b",
+            re.I,
+        ),
+        "Discontinued",
+    ),
+    (
+        re.compile(
+            r"\b(?:out[\s-]+of[\s-]+stock|sold[\s-]*out|not (?:in stock|available)|"
+            r"currently unavailable|unavailable|no stock|agotado|sin stock|sin existencias|"
+            r"no disponible|ausverkauft|vergriffen|nicht vorrätig|"
+            r"rupture de stock|épuisé|indisponible|esgotado|indisponível|"
+            r"nicht (?:verfügbar|lieferbar|auf lager)|non disponibile|esaurito|"
+            r"uitverkocht|niet (?:op voorraad|leverbaar|beschikbaar)|"
+            r"niedostępny|brak w magazynie|wyprzedany|"
+            r"není skladem|nie je na sklade|vypredané|vyprodáno|"
+            r"ni na zalogi|ni na voljo|razprodano|"
+            r"stoc epuizat|indisponibil|nu este în stoc|"
+            r"otsas|laost otsas|pole saadaval|"
+            r"loppu(?:unmyyty)?|ei varastossa|tilapäisesti loppu|"
+            r"slut(?:såld)?(?: i lager)?|ej i lager|finns ej i lager|tillfälligt slut|"
+            r"\(?0 (?:in stock|available|left)\)?)\b",
+            re.I,
+        ),
+        "OutOfStock",
+    ),
+    (
+        re.compile(
+            r"\b(?:only \d+ (?:left|remaining|in stock)|few (?:left|remaining)|"
+            r"low (?:in )?stock|limited (?:stock|availability|quantit(?:y|ies))|"
+            r"últimas unidades|quedan \d+|nur noch \d+|wenige (?:auf lager|verfügbar))\b",
+            re.I,
+        ),
+        "LimitedAvailability",
+    ),
+    (
+        re.compile(
+            r"(?:\bin[\s-]+stock\b|\bavailable now\b|\(\s*\d+\s+available\s*\)|"
+            r"^\s*available\s*$|\bships (?:today|in \d)|\ben stock\b|\bdisponible\b|"
+            r"\ben existencia\b|\bauf lager\b|\blieferbar\b|\bverfügbar\b|\bvorrätig\b|"
+            r"\bem estoque\b|\bdisponível\b|\bdisponibile\b|\bin magazzino\b|"
+            r"\bop voorraad\b|\bleverbaar\b|\bdostępny\b|\bw magazynie\b|"
+            r"\bna (?:skladě|sklade)\b|\bskladem\b|\bna zalogi\b|\bna voljo\b|"
+            r"\bîn stoc\b|\bdisponibil\b|\blaos\b|\bsaadaval\b|\bvarastossa\b|"
+            r"\btoimitusvalmis\b|\bi lager\b|\bfinns i lager\b|\bi butik\b)",
+            re.I,
+        ),
+        "InStock",
+    ),
+]
+
+
+def availability_from_text(text: str | None) -> str | None:
+    """Availability from visible stock wording ("In stock", "Out of stock",
+    "Only 3 left" → LimitedAvailability, "(22 available)" → InStock,
+    "Pre-order", "Available on backorder"...)."""
+    if not text:
+        return None
+    text = normalize_text(text) or ""
+    if len(text) > 200:
+        return None
+    for pattern, value in _STOCK_RULES:
+        if pattern.search(text):
+            return value
+    return None
+
+
+def availability_states(text: str | None) -> list[str]:
+    """Every state the wording names, in rule order (the first is what
+    :func:`availability_from_text` returns). More than one means the wording is
+    ambiguous ("Lieferbar auf Nachbestellung": available, on backorder)."""
+    if not text:
+        return []
+    text = normalize_text(text) or ""
+    if len(text) > 200:
+        return []
+    states = []
+    for pattern, value in _STOCK_RULES:
+        text, found = pattern.subn(" ", text)  # "not in stock" does not also say "in stock"
+        if found and value not in states:
+            states.append(value)
+    return states

@@ -1,0 +1,83 @@
+"""Currencies: ISO 4217 codes from codes, symbols and country-code domains."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import urlsplit
+
+from .text import normalize_text
+
+ISO_CURRENCIES = frozenset(
+    """AED ARS AUD BDT BGN BHD BOB BRL BYN CAD CHF CLP CNY COP CRC CZK DKK DOP DZD EGP
+    EUR GBP GEL GHS GTQ HKD HNL HRK HUF IDR ILS INR IQD ISK JMD JOD JPY KES KRW KWD KZT
+    LBP LKR MAD MDL MXN MYR NGN NIO NOK NPR NZD OMR PAB PEN PHP PKR PLN PYG QAR RON RSD
+    RUB SAR SEK SGD THB TND TRY TTD TWD UAH UGX USD UYU UZS VES VND XAF XOF ZAR""".split()
+)
+
+DOLLAR_CURRENCIES = frozenset(
+    {"USD", "CAD", "AUD", "NZD", "HKD", "SGD", "TWD", "MXN", "CLP", "ARS", "COP", "UYU",
+     "JMD", "TTD", "BRL"}
+)
+
+# Symbols that name one currency, longest first so "R$" wins over "$".
+_SYMBOLS: list[tuple[str, str]] = [
+    ("US$", "USD"), ("CA$", "CAD"), ("C$", "CAD"), ("AU$", "AUD"), ("A$", "AUD"),
+    ("NZ$", "NZD"), ("HK$", "HKD"), ("S$", "SGD"), ("NT$", "TWD"), ("MX$", "MXN"),
+    ("R$", "BRL"), ("CLP$", "CLP"), ("€", "EUR"), ("£", "GBP"), ("₹", "INR"),
+    ("₩", "KRW"), ("₽", "RUB"), ("₺", "TRY"), ("₪", "ILS"), ("₫", "VND"), ("₴", "UAH"),
+    ("₱", "PHP"), ("฿", "THB"), ("zł", "PLN"), ("Kč", "CZK"), ("Ft", "HUF"), ("lei", "RON"),
+    ("руб", "RUB"), ("лв", "BGN"),
+]
+_SYMBOL_RE = re.compile("|".join(re.escape(s) for s, _ in _SYMBOLS))
+_SYMBOL_MAP = dict(_SYMBOLS)
+_ISO_RE = re.compile(r"(?<![A-Za-z])([A-Z]{3})(?![A-Za-z])")
+_KRONA = re.compile(r"(?i)(?<![a-z])kr\.?(?![a-z])")
+
+# Country-code top-level domains whose "$" (or "kr", "¥") is not the default one.
+TLD_CURRENCIES = {
+    "ca": "CAD", "au": "AUD", "nz": "NZD", "hk": "HKD", "sg": "SGD", "tw": "TWD",
+    "mx": "MXN", "cl": "CLP", "ar": "ARS", "co": "COP", "uy": "UYU", "br": "BRL",
+    "se": "SEK", "no": "NOK", "dk": "DKK", "is": "ISK", "cn": "CNY", "jp": "JPY",
+}
+
+
+def currency_hint_for_url(url: str) -> str | None:
+    """The currency a country-code domain suggests (``tienda.cl`` → CLP), or None."""
+    host = (urlsplit(url).hostname or "").lower()
+    return TLD_CURRENCIES.get(host.rsplit(".", 1)[-1])
+
+
+def parse_currency(value: Any) -> str | None:
+    """An ISO 4217 code from a structured-data value (``"usd"``, ``"EUR"``, ``"€"``)."""
+    text = normalize_text(value)
+    if not text:
+        return None
+    if text.upper() in ISO_CURRENCIES:
+        return text.upper()
+    return currency_from_text(text)
+
+
+def currency_from_text(text: str | None, hint: str | None = None) -> str | None:
+    """The currency a visible price names, by ISO code or symbol.
+
+    ``$`` alone is ambiguous (USD, CAD, AUD, MXN, CLP, ARS...): it means ``hint``
+    when the hint is a dollar (or peso/real) currency, else None: no guess.
+    ``kr`` resolves to the hint among SEK, NOK, DKK and ISK (else SEK); ``¥`` to CNY
+    when hinted, else JPY.
+    """
+    if not text:
+        return None
+    for code in _ISO_RE.findall(text):
+        if code in ISO_CURRENCIES:
+            return code
+    match = _SYMBOL_RE.search(text)
+    if match:
+        return _SYMBOL_MAP[match.group(0)]
+    if "$" in text:
+        return hint if hint in DOLLAR_CURRENCIES else None
+    if "¥" in text or "￥" in text or "円" in text:
+        return "CNY" if hint == "CNY" else "JPY"
+    if _KRONA.search(text):
+        return hint if hint in {"SEK", "NOK", "DKK", "ISK"} else "SEK"
+    return None

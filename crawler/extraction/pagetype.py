@@ -1,0 +1,121 @@
+"""Page typing: is this page a product detail page?
+
+Only product detail pages give a product; category, listing, search, cart,
+checkout, account and error pages give none (their links are still followed).
+In the order :func:`crawler.extraction.product.extract_product` asks:
+
+* :func:`typed_by_profile` -- a site profile's ``is_product`` selector decides
+  alone when there is one;
+* :func:`is_negative_page` -- a cart, checkout, search, account or error page,
+  by its heading or its path: never a product, whatever its markup says;
+* several unrelated structured products are a listing
+  (:func:`crawler.extraction.main_product.choose_products` gives None);
+* :func:`is_product_page` -- without a structured product, the page must list
+  no products and either say ``og:type`` product (:func:`og_says_product`) or
+  show one (:func:`shows_product`); a page with a grid of priced cards and no
+  price of its own is a listing unless its structured product is the page's
+  (its URL, its heading, or most words of its title).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from scrapy.http import TextResponse
+
+from .main_product import MainProduct
+from .nodes import as_list, name_key
+from .normalize.text import normalize_text
+from .pageurl import same_page
+from .profiles import SiteProfile
+from .structured import StructuredData
+from .visible.page import VisiblePage
+from .weigh import page_title
+
+_NEGATIVE_HEADING = re.compile(
+    r"shopping (?:cart|bag|basket)|your (?:cart|bag|basket)|^(?:cart|basket|bag|checkout)$|"
+    r"checkout|search results|results for|wish ?list|sign in|log ?in|my account|"
+    r"page not found|\b404\b",
+    re.I,
+)
+_NEGATIVE_PATH = re.compile(
+    r"/(?:cart|checkout|basket|search|catalogsearch|wishlist|account|login|my-account)"
+    r"(?:/|$|\.)",
+    re.I,
+)
+
+
+def typed_by_profile(response: TextResponse, profile: SiteProfile | None) -> bool | None:
+    """What the site's profile says of the page: None when it has no ``is_product``
+    selector, else whether the selector matches."""
+    if profile is None or profile.is_product is None:
+        return None
+    return bool(profile.is_product.getall(response.selector))
+
+
+def is_negative_page(heading: str | None, url_path: str) -> bool:
+    """A cart, checkout, search, account or error page, by its heading or its path."""
+    return bool((heading and _NEGATIVE_HEADING.search(heading)) or _NEGATIVE_PATH.search(url_path))
+
+
+def og_says_product(og: dict[str, str]) -> bool:
+    """OpenGraph types the page as a product (``og:type`` product, with a title)."""
+    return "product" in (og.get("og:type") or "").lower() and bool(og.get("og:title"))
+
+
+def is_product_page(
+    response: TextResponse,
+    structured: StructuredData,
+    visible: VisiblePage,
+    main: MainProduct,
+    canonical: str | None,
+) -> bool:
+    """A product detail page, by its structured products (``main``), OpenGraph and
+    what it shows (see the module doc); for pages no profile types."""
+    nodes, variants, _ = main
+    url = response.url
+    og = structured.opengraph
+    if not (nodes or variants):
+        if structured.has_product_list:
+            return False
+        return og_says_product(og) or shows_product(visible)
+    if visible.grid_cards >= 3 and visible.price is None:
+        # A listing that marks up one Product (e.g. for a rich snippet): the
+        # heading must name it, or the page must be its URL.
+        titles = " ".join(
+            t for t in (page_title(response), normalize_text(og.get("og:title"))) if t
+        )
+        return any(
+            _refers_to(n, url, canonical) or name_key(n.get("name")) == (visible.name or "")
+            .casefold() or _named_in(name_key(n.get("name")), titles) for n in nodes + variants
+        )
+    return True
+
+
+def _refers_to(node: dict[str, Any], url: str, canonical: str | None) -> bool:
+    """The node (or one of its offers) names this page's address."""
+    values = [node.get("url"), node.get("@id")] + [
+        v for o in as_list(node.get("offers")) if isinstance(o, dict) for v in o.values()
+    ]
+    return any(
+        isinstance(v, str) and (same_page(v, url) or bool(canonical and same_page(v, canonical)))
+        for v in values
+    )
+
+
+def _named_in(name: str, titles: str) -> bool:
+    """Most words of the product's name are in the page's <title>/og:title (a listing's
+    title names its category, not one of its products)."""
+    words = set(re.findall(r"\w+", name))
+    if len(words) < 2:
+        return False
+    return len(words & set(re.findall(r"\w+", titles.casefold()))) >= 0.8 * len(words)
+
+
+def shows_product(visible: VisiblePage) -> bool:
+    """A page with no structured product is one when it shows one heading, a
+    selling price (or a price range) right after it (outside any grid of cards) and at least one
+    product signal: add-to-cart control, product code, or stock wording."""
+    shows_price = visible.price is not None or bool(visible.price_text)  # or a price range
+    return bool(visible.name and shows_price and visible.product_signals >= 1)

@@ -1,0 +1,43 @@
+"""The page's own address: its canonical URL, and whether two URLs name one page."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from scrapy.http import TextResponse
+from w3lib.url import canonicalize_url
+
+from ..sites import site_key
+
+
+def same_page(a: str | None, b: str) -> bool:
+    """Both URLs are one page once canonicalised (query parameters sorted...)."""
+    if not a:
+        return False
+    try:
+        return canonicalize_url(a) == canonicalize_url(b)
+    except ValueError:
+        return False
+
+
+def same_path(a: str | None, b: str) -> bool:
+    """Both URLs have one path (a trailing slash aside), whatever their queries."""
+    return bool(a) and urlsplit(str(a)).path.rstrip("/") == urlsplit(b).path.rstrip("/")
+
+
+def canonical_url(response: TextResponse) -> str | None:
+    """The page's ``<link rel=canonical>``, absolute and without fragment; None when
+    it is missing, malformed or on another site."""
+    href = response.xpath("//link[@rel='canonical']/@href").get()
+    if not href:
+        return None
+    try:
+        absolute = response.urljoin(href.strip())
+        if urlsplit(absolute).scheme not in ("http", "https"):
+            return None
+        if site_key(absolute) != site_key(response.url):
+            return None
+    except ValueError:
+        return None
+    return absolute.split("#", 1)[0]
+

@@ -1,0 +1,142 @@
+"""Stock as the page shows it: a stock element or stock wording after the
+heading, a buy button, and "cannot be bought online" notices."""
+
+from __future__ import annotations
+
+import re
+
+from ..normalize.availability import availability_from_text, availability_states
+from ..normalize.text import normalize_text
+from .dom import classes, visible_text
+from .index import PageIndex
+
+_STOCK_CLASS = re.compile(r"stock|availability|inventory|delivery-(?:information|status)", re.I)
+_ADD_TO_CART_TEXT = re.compile(
+    r"add to (?:cart|bag|basket|trolley|order)|buy (?:it )?now|pre-?order now|"
+    r"añadir al carrito|agregar al carrito|comprar|in den warenkorb|ajouter au panier|"
+    r"agregar al carro|añadir al carro|añadir a la cesta|agregar a la bolsa|"
+    r"in den einkaufswagen|zum warenkorb|in den korb|"
+    r"adicionar ao carrinho|aggiungi al carrello|in winkelwagen|lägg i varukorgen",
+    re.I,
+)
+_ADD_TO_CART_ATTR = re.compile(
+    r"add-?to-?cart|addtocart|add_to_cart|btn-cart|tocart|product-form__submit|"
+    r"single_add_to_cart_button|buy-?now",
+    re.I,
+)
+_CART_FORM_ACTION = re.compile(r"cart/add|checkout/cart/add|add-?to-?cart|basket/add", re.I)
+
+
+def read_availability(idx: PageIndex, h1_pos: int) -> tuple[str | None, bool]:
+    # 1. a dedicated stock element
+    for el in idx.elements:
+        cls = classes(el)
+        if el.get("itemprop") == "availability" or _STOCK_CLASS.search(cls):
+            if idx.is_excluded(el) or el.tag in ("link", "meta", "input", "body", "html"):
+                continue
+            # "Store pickup: not available" is no stock state
+            text = _PICKUP.sub(" ", visible_text(el))
+            said = availability_states(text) if len(text) <= 120 else []
+            marked = _stock_class_state(cls)
+            if not said:
+                if marked and not _MESSAGE_BOX.search(cls) and (
+                    not text.strip() or any(c.isalpha() for c in text)
+                ):
+                    return marked, True
+                continue
+            found = said[0]
+            # Clear only when the wording names one state and the element's own
+            # state class (WooCommerce's "available-on-backorder", "out-of-stock")
+            # does not contradict it; otherwise structured data decides.
+            ambiguous = len(set(said) - {"LimitedAvailability"} or said) > 1 or bool(
+                marked and not _compatible(marked, found)
+            )
+            if marked and not _compatible(marked, found):
+                found = marked
+            return found, not ambiguous
+    # 2. stock wording in short texts after the heading
+    if h1_pos >= 0:
+        for el in idx.elements[h1_pos + 1 : h1_pos + 200]:
+            if idx.is_excluded(el):
+                continue
+            if el.tag in ("button", "input") and (
+                el.get("disabled") is not None or _ADD_TO_CART_ATTR.search(classes(el))
+            ):
+                said_by_button = availability_from_text(visible_text(el) or el.get("value"))
+                if said_by_button in ("OutOfStock", "PreOrder", "BackOrder", "Discontinued"):
+                    return said_by_button, True  # the buy button itself says so
+            own = normalize_text(_PICKUP.sub(" ", el.text or ""))
+            if own and len(own) <= 60:
+                said_nearby = availability_from_text(own)
+                if said_nearby:
+                    return said_nearby, False
+    return None, False
+
+
+# Delivery options other than this shop shipping it: their wording says nothing of stock.
+_PICKUP = re.compile(
+    r"(?:store )?pick-?\s?up[^.|]*|in[- ]store[^.|]*|(?:find|check) (?:it )?in (?:a )?store[^.|]*",
+    re.I,
+)
+# Message boxes and alerts are templates filled in by scripts: their class is no state.
+_MESSAGE_BOX = re.compile(r"alert|message|msg|notice|notification|modal|popup|toast", re.I)
+
+
+def _stock_class_state(cls: str) -> str | None:
+    lowered = cls.lower()
+    if re.search(r"out-?of-?stock|outofstock|sold-?out|unavailable", lowered):
+        return "OutOfStock"
+    if re.search(r"back-?order", lowered):
+        return "BackOrder"
+    if re.search(r"pre-?order", lowered):
+        return "PreOrder"
+    if re.search(r"\bin-?stock\b|\binstock\b", lowered):
+        return "InStock"
+    return None
+
+
+def _compatible(marked: str, said: str) -> bool:
+    return marked == said or {marked, said} == {"InStock", "LimitedAvailability"}
+
+
+# The shop says this product is sold in its stores only: no online stock state applies.
+_NOT_SOLD_ONLINE = re.compile(
+    r"\b(?:can ?not|can't|may not) be (?:purchased|bought|ordered) online|"
+    r"\bcan only be (?:purchased|bought) (?:at|in) (?:one of )?our (?:retail )?"
+    r"(?:stores?|shops?|locations?)",
+    re.I,
+)
+
+
+def not_sold_online(idx: PageIndex, h1_pos: int) -> bool:
+    """Wording after the heading, outside other products' blocks, saying the product
+    cannot be bought online."""
+    if h1_pos < 0:
+        return False
+    for el in idx.elements[h1_pos + 1 :]:
+        own = " ".join(
+            [el.text or ""] + [c.tail for c in el if c.tail]
+        )
+        if _NOT_SOLD_ONLINE.search(own) and not idx.is_excluded(el):
+            return True
+    return False
+
+
+def has_add_to_cart(idx: PageIndex) -> bool:
+    for el in idx.elements:
+        tag = el.tag
+        if tag == "form":
+            if _CART_FORM_ACTION.search(el.get("action") or "") and not idx.is_excluded(el):
+                return True
+        elif tag in ("button", "input", "a"):
+            if tag == "input" and (el.get("type") or "").lower() not in ("submit", "button"):
+                continue
+            label = (visible_text(el) if tag != "input" else el.get("value") or "")[:60]
+            attrs = " ".join(
+                [el.get("class") or "", el.get("id") or "", el.get("name") or ""]
+            )
+            if (_ADD_TO_CART_TEXT.search(label) or _ADD_TO_CART_ATTR.search(attrs)) and (
+                not idx.is_excluded(el)
+            ):
+                return True
+    return False

@@ -1,0 +1,195 @@
+"""The rest of what the page shows of its product: the breadcrumb trail, the
+gallery's images, the description block and the rating."""
+
+from __future__ import annotations
+
+import re
+
+from lxml.html import HtmlElement
+
+from ..normalize.text import normalize_text
+from .dom import SKIPPED_TAGS, classes, visible_strings, visible_text
+from .index import PageIndex
+
+_BREADCRUMB_SEPARATORS = re.compile(r"\s+[/>|›»→·]\s+|^[/>|›»→·]+|[/>|›»→·]+$")
+_GALLERY = re.compile(
+    r"gallery|product-?image|product-?media|product-?photo|main-?image|zoom|"
+    r"product__media|woocommerce-product-gallery|fotorama|swiper|galer[ií]a|galerie|"
+    r"landing-?image|product-?cover|primary-?image|hero-?image",
+    re.I,
+)
+_BAD_IMAGE = re.compile(r"logo|icon|sprite|placeholder|spinner|loading|blank|pixel|badge", re.I)
+_DESCRIPTION = re.compile(r"description|^desc$|^product-?desc$", re.I)
+_NOT_DESCRIPTION = re.compile(r"short|title|heading|toggle|label|link|tab$|meta", re.I)
+_SHORT = re.compile(r"short", re.I)
+_BREADCRUMB_MARKER = re.compile(
+    r"breadcrumb|\bmigas\b|miga-?de-?pan|brotkr[uü]mel|fil-?d-?ariane", re.I
+)
+_RATING_CLASS = re.compile(r"rating|review|stars", re.I)
+_RATING_VALUE = re.compile(
+    r"(\d+(?:[.,]\d+)?)\s*(?:out of|of|/|von|de|sur)\s*(5|10|100)\b|"
+    r"(?:rated|rating:?)\s*(\d(?:[.,]\d+)?)\b",
+    re.I,
+)
+_RATING_COUNT = re.compile(
+    r"(\d[\d,.]*)\s*(?:customer\s+)?(?:reviews?|ratings?|votes?|bewertungen|rezensionen|"
+    r"reseñas|opiniones|valoraciones|avis|évaluations)\b",
+    re.I,
+)
+
+
+def read_breadcrumbs(idx: PageIndex) -> list[str]:
+    for el in idx.elements:
+        marker = " ".join(
+            [el.get("class") or "", el.get("id") or "", el.get("aria-label") or ""]
+        ).lower()
+        if not _BREADCRUMB_MARKER.search(marker) or el.tag in ("li", "a", "span", "meta"):
+            continue
+        items = el.findall(".//li")
+        if items:
+            chunks = [visible_text(li) for li in items]
+        else:
+            chunks = []
+            for piece in visible_strings(el):
+                chunks.extend(_BREADCRUMB_SEPARATORS.split(piece.strip()))
+        crumbs = []
+        for raw_chunk in chunks:
+            chunk = normalize_text(_BREADCRUMB_SEPARATORS.sub("", raw_chunk or ""))
+            if chunk and not re.fullmatch(r"[/>|›»→·]+", chunk) and not re.match(
+                r"(?i)you are here", chunk
+            ):
+                crumbs.append(chunk)
+        if crumbs:
+            return crumbs
+    return []
+
+
+def _image_src(img: HtmlElement) -> str | None:
+    for attr in ("data-zoom-image", "data-large_image", "data-src", "src"):
+        value = img.get(attr)
+        if value and not value.startswith("data:"):
+            return value
+    return None
+
+
+def read_images(idx: PageIndex, h1: HtmlElement | None) -> list[str]:
+    found: list[str] = []
+
+    def take(imgs: list[HtmlElement]) -> None:
+        for img in imgs:
+            src = _image_src(img)
+            if not src or _BAD_IMAGE.search(src + " " + classes(img) + (img.get("alt") or "")):
+                continue
+            if re.search(r"\.(?:svg|gif)(?:\?|$)", src, re.I) or idx.is_excluded(img):
+                continue
+            if src not in found:
+                found.append(src)
+
+    for el in idx.elements:
+        if _GALLERY.search(classes(el)) and not idx.is_excluded(el):
+            take(el.findall(".//img") if el.tag != "img" else [el])
+            if found:
+                return found
+    if h1 is not None:
+        node = h1
+        for _ in range(4):
+            node = node.getparent()
+            if node is None or node.tag in ("body", "html"):
+                break
+            imgs = node.findall(".//img")
+            if imgs:
+                take(imgs)
+                if found:
+                    return found
+    return found
+
+
+def read_description(idx: PageIndex) -> str | None:
+    """The description block; a short-description block (a summary next to the
+    price) only when the page has no full one."""
+    short: str | None = None
+    for el in idx.elements:
+        tokens = classes(el).split()
+        full = el.get("itemprop") == "description" or any(
+            _DESCRIPTION.search(token) and not _NOT_DESCRIPTION.search(token) for token in tokens
+        )
+        summary = not full and short is None and any(
+            _DESCRIPTION.search(token)
+            and _SHORT.search(token)
+            and not _NOT_DESCRIPTION.search(_SHORT.sub("", token))
+            for token in tokens
+        )
+        if not (full or summary):
+            continue
+        if idx.is_excluded(el) or el.tag in ("meta", "body", "html"):
+            continue
+        text = normalize_text(" ".join(_block_texts(el)))
+        if text:
+            text = re.sub(r"^(?:product )?description:?(?:\s+|$)", "", text, flags=re.I)
+            if len(text) >= 10:
+                if full:
+                    return text
+                short = text
+    return short
+
+
+def _block_texts(el: HtmlElement) -> list[str]:
+    """Text of a block, dropping a leading "Description" heading."""
+    out = []
+    first = True
+    if el.text and el.text.strip():
+        first = False
+        out.append(el.text)
+    for child in el:
+        if not isinstance(child.tag, str) or child.tag in SKIPPED_TAGS:
+            if child.tail:
+                out.append(child.tail)
+            continue
+        if first and child.tag in ("h2", "h3", "h4") and len(visible_text(child)) < 40:
+            first = False
+        else:
+            first = False
+            out.append(" ".join(visible_strings(child)))
+        if child.tail:
+            out.append(child.tail)
+    return out
+
+
+def read_rating(idx: PageIndex) -> dict[str, float | int] | None:
+    """"4.5 out of 5 (12 reviews)" in rating/review blocks; both parts are required."""
+    value: float | None = None
+    count: int | None = None
+    for el in idx.elements:
+        if not _RATING_CLASS.search(classes(el)) and not _rating_row(el):
+            continue
+        if idx.is_excluded(el):
+            continue
+        text = " ".join(
+            t for t in (visible_text(el), el.get("title"), el.get("aria-label")) if t
+        )
+        if len(text) > 200:
+            continue
+        if value is None:
+            match = _RATING_VALUE.search(text)
+            if match:
+                value = float((match.group(1) or match.group(3)).replace(",", "."))
+        if count is None:
+            match = _RATING_COUNT.search(text)
+            if match:
+                count = int(re.sub(r"\D", "", match.group(1)))
+        if value is not None and count is not None:
+            return {"value": value, "count": count}
+    return None
+
+
+def _rating_row(el: HtmlElement) -> bool:
+    """The value cell of a "Customer Reviews | 4.4 out of 5 stars 2,311 ratings" row."""
+    if el.tag not in ("td", "dd"):
+        return False
+    label = el.getprevious()
+    return (
+        label is not None
+        and label.tag in ("th", "td", "dt")
+        and len(visible_text(label)) <= 40
+        and bool(_RATING_CLASS.search(visible_text(label)))
+    )

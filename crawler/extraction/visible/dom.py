@@ -1,0 +1,58 @@
+"""Elements as a shopper sees them: their visible text, classes, hidden or not."""
+
+from __future__ import annotations
+
+import re
+
+from lxml.html import HtmlElement
+
+from ..normalize.text import normalize_text
+
+SKIPPED_TAGS = frozenset(
+    {"script", "style", "noscript", "template", "option", "select", "textarea", "svg"}
+)
+
+
+def classes(el: HtmlElement) -> str:
+    return (el.get("class") or "") + " " + (el.get("id") or "")
+
+
+def visible_text(el: HtmlElement) -> str:
+    return normalize_text(" ".join(visible_strings(el))) or ""
+
+
+def visible_strings(el: HtmlElement) -> list[str]:
+    out: list[str] = []
+    if el.text:
+        out.append(el.text)
+    for child in el:
+        if isinstance(child.tag, str) and child.tag not in SKIPPED_TAGS:
+            out.extend(visible_strings(child))
+        if child.tail:
+            out.append(child.tail)
+    return out
+
+
+# Class names that hide an element on every screen (not "hidden-xs": that is one size).
+_HIDDEN_CLASSES = frozenset(
+    {"hidden", "hide", "d-none", "is-hidden", "js-hidden", "u-hidden", "displaynone",
+     "display-none", "no-display", "nodisplay", "invisible", "ng-hide", "ng-cloak",
+     "x-cloak", "hidden-all"}
+)
+
+
+# display:none / visibility:hidden, not "-webkit-backface-visibility:hidden" (a 3-D
+# transform setting that hides nothing of a flat page)
+_HIDING_STYLE = re.compile(r"(?:^|[;{])(?:display:none|visibility:hidden)(?:!important)?(?:;|$)")
+
+
+def is_hidden(el: HtmlElement) -> bool:
+    style = (el.get("style") or "").replace(" ", "").lower()
+    if el.get("hidden") is not None or (style and _HIDING_STYLE.search(style)):
+        return True
+    cls = el.get("class")
+    return bool(cls) and not _HIDDEN_CLASSES.isdisjoint(cls.lower().split())
+
+
+def is_inside(el: HtmlElement, ancestor: HtmlElement) -> bool:
+    return any(a is ancestor for a in el.iterancestors())

@@ -1,0 +1,151 @@
+"""One walk of the page's tree: document order, the price elements, grids of
+product cards, and the parts of a page that are not the product's (headers,
+footers, navs, related products)."""
+
+from __future__ import annotations
+
+import re
+
+from lxml.html import HtmlElement
+
+from .dom import SKIPPED_TAGS, classes, is_hidden
+
+_PRICE_CLASS = re.compile(
+    r"price|amount|precio|preço|preco|preis|prix|prezzo|"
+    r"(?:^|[\s_-])(?:cena|cijena|pris|hinta|hind|pret|preț|cost|kaina|prijs)(?:$|[\s_-])",
+    re.I,
+)
+# Parts of a split price ("<span class=price-whole>1,099</span><span class=price-fraction>99")
+# are not prices of their own: the element around them is.
+_PRICE_PART = re.compile(
+    r"(?:^|[-_\s])(?:whole|fraction|decimals?|integer|cents|symbol|currency|entero|decimales|"
+    r"ganzzahl|entier|intero)(?:$|\s)",
+    re.I,
+)
+_NOT_PRICE_CLASS = re.compile(
+    r"label|unit|per-?(?:kg|item|100|l\b)|excl|excluding|installment|instalment|klarna|"
+    r"afterpay|saving|save|discount|percent|off\b|range|filter|slider|currency-?code|"
+    r"tax-?info|points|shipping|grundpreis|precio-?unit|prix-?unit",
+    re.I,
+)
+_NOT_PRICE_CONTEXT = re.compile(
+    r"excl|excluding|installment|instalment|klarna|afterpay|saving|unit-?price|price-?per",
+    re.I,
+)
+# A sale price's class: marks a price element here, and the selling price of a price box
+# in :mod:`.price`.
+SALE_CLASS = re.compile(
+    r"special-?price|sale-?price|price--?sale|price-item--sale|final-?price|current-?price|"
+    r"price--?current|price-?new|new-?price|\bnow\b|price-?now|offer-?price|our-?price|"
+    r"precio-?(?:oferta|final|ahora)|angebots-?preis|aktions-?preis|prix-?promo",
+    re.I,
+)
+_EXCLUDED_SECTION = re.compile(
+    r"related|upsell|up-sell|cross-?sell|recommend|recently|similar|also-(?:bought|viewed|like)|"
+    r"you-may|minicart|mini-cart|cart-drawer|site-header|site-footer",
+    re.I,
+)
+_EXCLUDED_TAGS = frozenset({"header", "footer", "nav", "aside"})
+
+
+class PageIndex:
+    """One walk of the tree: document order, price elements and grids."""
+
+    def __init__(self, root: HtmlElement) -> None:
+        self.elements: list[HtmlElement] = []
+        self.order: dict[HtmlElement, int] = {}
+        self.prices: list[HtmlElement] = []
+        self.h1s: list[HtmlElement] = []
+        stack = [root]
+        while stack:  # document order, skipping hidden and non-content subtrees
+            el = stack.pop()
+            tag = el.tag if isinstance(el.tag, str) else ""
+            if not tag or tag in SKIPPED_TAGS or is_hidden(el):
+                continue
+            self.order[el] = len(self.elements)
+            self.elements.append(el)
+            if tag == "h1":
+                self.h1s.append(el)
+            elif self._is_price(el, tag):
+                self.prices.append(el)
+            stack.extend(reversed(el))
+        # innermost price elements only
+        price_set = set(self.prices)
+        outer = {a for p in self.prices for a in p.iterancestors() if a in price_set}
+        self.prices = [p for p in self.prices if p not in outer]
+        self.excluded: set[HtmlElement] = set()
+        self.in_grid: dict[HtmlElement, int] = {}
+        self.cards: set[HtmlElement] = set()
+        self._excluded: dict[HtmlElement, bool] = {}
+
+    @staticmethod
+    def _is_price(el: HtmlElement, tag: str) -> bool:
+        if tag in ("meta", "link", "input", "form", "img", "body", "html", "table", "ul"):
+            return False
+        cls = el.get("class") or ""
+        if (
+            el.get("itemprop") != "price"
+            and not _PRICE_CLASS.search(cls)
+            and not SALE_CLASS.search(cls)
+            and tag not in ("ins", "del", "s")
+        ):
+            return False
+        if _NOT_PRICE_CLASS.search(cls) or _PRICE_PART.search(cls):
+            return False
+        parent = el.getparent()
+        for _ in range(3):  # "<span class=price-excluding-tax><span class=price>"
+            if parent is None:
+                break
+            if _NOT_PRICE_CONTEXT.search(parent.get("class") or ""):
+                return False
+            parent = parent.getparent()
+        text = el.text_content()
+        if len(text) > 80 or not any(ch.isdigit() for ch in text) or "%" in text:
+            return False
+        return True
+
+    def find_grids(self, h1: HtmlElement | None) -> int:
+        """Mark prices that sit in repeated priced cards; return the largest grid size."""
+        containing: set[HtmlElement] = set()
+        for p in self.prices:
+            containing.add(p)
+            containing.update(p.iterancestors())
+        h1_ancestors = set(h1.iterancestors()) if h1 is not None else set()
+        largest = 0
+        counts: dict[tuple[HtmlElement, str], int] = {}
+        for p in self.prices:
+            node = p
+            for _ in range(8):
+                parent = node.getparent()
+                if parent is None or node in h1_ancestors or node is h1:
+                    break
+                key = (parent, node.tag)
+                if key not in counts:
+                    siblings = [c for c in parent if c.tag == node.tag and c in containing]
+                    blocked = any(c in h1_ancestors for c in siblings)
+                    counts[key] = 0 if blocked else len(siblings)
+                if counts[key] >= 3:
+                    self.in_grid[p] = counts[key]
+                    self.cards.add(node)
+                    largest = max(largest, counts[key])
+                    break
+                node = parent
+        self._excluded.clear()
+        return largest
+
+    def is_excluded(self, el: HtmlElement) -> bool:
+        """Inside a grid card, a site header/footer, a nav/aside or a related-products block."""
+        cached = self._excluded.get(el)
+        if cached is not None:
+            return cached
+        result = el in self.cards or bool(_EXCLUDED_SECTION.search(classes(el)))
+        if not result and el.tag in _EXCLUDED_TAGS:
+            # <header> inside <article>/<main> is the product's own header
+            result = el.tag in ("nav", "aside") or not any(
+                a.tag in ("main", "article") for a in el.iterancestors()
+            )
+        if not result:
+            parent = el.getparent()
+            result = parent is not None and self.is_excluded(parent)
+        self._excluded[el] = result
+        return result

@@ -1,0 +1,76 @@
+"""The visible page: every product field a shopper sees, read in one pass."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from lxml.html import HtmlElement
+
+from .availability import has_add_to_cart, not_sold_online, read_availability
+from .codes import brand_block, read_codes
+from .details import read_breadcrumbs, read_description, read_images, read_rating
+from .dom import visible_text
+from .index import PageIndex
+from .name import select_h1
+from .price import select_price
+
+
+@dataclass
+class VisiblePage:
+    """The product as the visible page shows it (every field may be missing)."""
+
+    name: str | None = None
+    price: Decimal | None = None
+    price_text: str | None = None
+    #: True when one selling price stands out in the price box after the heading.
+    price_clear: bool = False
+    availability: str | None = None
+    #: True when a dedicated stock element (``.stock``, ``.availability``) said it.
+    availability_clear: bool = False
+    codes: dict[str, str] = field(default_factory=dict)
+    breadcrumbs: list[str] = field(default_factory=list)
+    images: list[str] = field(default_factory=list)
+    description: str | None = None
+    rating: dict[str, float | int] | None = None
+    add_to_cart: bool = False
+    #: The page says the product cannot be bought online ("in-store only").
+    not_sold_online: bool = False
+    #: Number of cards in the largest grid of priced blocks (0: no grid).
+    grid_cards: int = 0
+
+    @property
+    def product_signals(self) -> int:
+        return sum(
+            (self.add_to_cart, bool(self.codes.get("sku") or self.codes.get("gtin")),
+             self.availability is not None)
+        )
+
+
+def read_visible_page(root: HtmlElement) -> VisiblePage:
+    """Read the visible product fields of a parsed page."""
+    page = VisiblePage()
+    body = root.find(".//body")
+    idx = PageIndex(body if body is not None else root)
+    title_el = root.find(".//title")
+    h1 = select_h1(idx, title_el.text_content() if title_el is not None else "")
+    page.grid_cards = idx.find_grids(h1)
+    if h1 is not None:
+        page.name = visible_text(h1)
+        h1_pos = idx.order[h1]
+        page.price, page.price_text, page.price_clear = select_price(idx, h1, h1_pos)
+    else:
+        h1_pos = -1
+    page.availability, page.availability_clear = read_availability(idx, h1_pos)
+    page.codes = read_codes(idx)
+    if "brand" not in page.codes:
+        brand = brand_block(idx, h1_pos)
+        if brand:
+            page.codes["brand"] = brand
+    page.breadcrumbs = read_breadcrumbs(idx)
+    page.images = read_images(idx, h1)
+    page.description = read_description(idx)
+    page.rating = read_rating(idx)
+    page.add_to_cart = has_add_to_cart(idx)
+    page.not_sold_online = not_sold_online(idx, h1_pos)
+    return page

@@ -1,0 +1,253 @@
+"""The selling price shown right after the heading, outside any grid of cards.
+
+In its price box a sale price (``ins``, ``.special-price``, ``.sale-price``...)
+beats list prices (``del``, ``s``, ``.old-price``, ``.was-price``,
+``.regular-price``...); prices in blocks of their own (product cards, titled
+blocks) are not the page's. Without any price element, money written in the
+text right after the heading.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+from lxml.html import HtmlElement
+
+from ..normalize.price import parse_price
+from ..normalize.text import normalize_text
+from .dom import is_inside, visible_text
+from .index import SALE_CLASS, PageIndex
+from .price_text import price_text, price_value, text_without
+
+# A second amount right after a price: "<span>$12.97</span> - $24.99", "10 € bis 20 €".
+_RANGE_AFTER = re.compile(r"\s*(?:-|–|—|to|bis|à|a|до|–)\s*\S{0,4}\s?\d", re.I)
+# Links that do something (or ask) rather than name another product.
+_ACTION_LABEL = re.compile(
+    r"\?\s*$|^\s*(?:add|see|view|notify|don'?t|do not|find|write|read|share|tell|learn|shop|"
+    r"compare|sign|log|check|get|ask|email|print|save|more|show|size|free)\b",
+    re.I,
+)
+# A link out of a block to another page (a product card's title or image link).
+_NOT_CARD_LINK = re.compile(r"^\s*(?:#|javascript:|mailto:)|cart|basket|wish|review|compare", re.I)
+# A label right before a price that makes it a list price ("List Price: $1,299.00").
+_LIST_LABEL = re.compile(
+    r"(?:list price|was|before|rrp|msrp|srp|uvp|statt|vorher|antes|normal|"
+    r"precio (?:normal|de lista|anterior|regular)|prix (?:barré|initial|de référence)|de)"
+    r"\s*:?",
+    re.I,
+)
+# A label right before a price that makes it the current one ("Was $64.95 Now $52.00").
+_SALE_LABEL = re.compile(
+    r"\s*(?:now|sale|sale price|now only|special price|our price|jetzt|nur|ahora|"
+    r"maintenant|ora|nu)\s*:?\s*$",
+    re.I,
+)
+_HARD_LIST_TAGS = frozenset({"del", "s", "strike"})
+_HARD_LIST_CLASS = re.compile(
+    r"old-?price|price-?old|was-?price|price-?was|\bwas\b|list-?price|price-?list|"
+    r"compare-?at|price--?compare|compare-?price|strike|crossed|price-?before|"
+    r"original-?price|price--?original|rrp|msrp|retail-?price|"
+    r"precio-?(?:anterior|normal|lista|antes)|streichpreis|alter-?preis|prix-?barr",
+    re.I,
+)
+_SOFT_LIST_CLASS = re.compile(r"regular-?price|price--?regular|price-item--regular", re.I)
+_MONEY_TEXT = re.compile(
+    r"(?:[$€£¥₹₩₽₺]|R\$|\b(?:USD|EUR|GBP|CAD|AUD|CLP|BRL|MXN|ARS|COP|JPY|CHF|SEK|NOK|DKK|PLN)\b)"
+    r"\s?\d[\d.,\s]*\d|\d(?:[\d.,]|[\s\u00a0\u202f](?=\d{3}))*\s?"
+    r"(?:€|zł|kr|\b(?:EUR|USD|GBP|CHF|SEK|NOK|DKK|PLN|CLP)\b)"
+)
+
+_MAX_H1_TO_PRICE = 400  # elements between the heading and the selling price
+_MAX_LIST_TO_SALE = 12  # elements between a lone list price and the selling price
+
+
+def _class_tokens(el: HtmlElement) -> str:
+    """Class tokens, minus state modifiers such as ``with-list-price`` or ``has-sale``."""
+    return " ".join(
+        t for t in (el.get("class") or "").split() if not t.startswith(("with-", "has-", "is-"))
+    )
+
+
+def _is_hard_list(el: HtmlElement, box: HtmlElement) -> bool:
+    for a in [el, *el.iterancestors()]:
+        if a.tag in _HARD_LIST_TAGS or _HARD_LIST_CLASS.search(_class_tokens(a)):
+            return True
+        if (a.get("data-price-type") or "").lower() == "oldprice":
+            return True
+        if a is not el and _list_label(a.text):
+            return True  # <p>List Price: <span class=price>$1,299.00</span></p>
+        previous = a.getprevious()
+        if previous is not None and not len(previous) and _list_label(
+            (previous.text or "") + " " + (previous.tail or "")
+        ):
+            return True  # <span>Was</span> <span class=price>$10</span>
+        if a is box:
+            break
+    return False
+
+
+def _list_label(text: str | None) -> bool:
+    text = (text or "").strip()
+    return bool(text) and len(text) <= 25 and _LIST_LABEL.fullmatch(text) is not None
+
+
+def _has_class(el: HtmlElement, box: HtmlElement, pattern: re.Pattern[str]) -> bool:
+    for a in [el, *el.iterancestors()]:
+        if a.tag == "ins" and pattern is SALE_CLASS:
+            return True
+        if pattern.search(_class_tokens(a)) or (
+            pattern is SALE_CLASS and (a.get("data-price-type") or "") == "finalPrice"
+        ):
+            return True
+        if a is box:
+            break
+    return False
+
+
+def _price_box(first: HtmlElement) -> HtmlElement:
+    """The small block around the first price: climbs while it stays price-sized."""
+    box = first
+    for _ in range(3):
+        parent = box.getparent()
+        if parent is None or parent.tag in ("body", "html", "form", "main"):
+            break
+        if len(visible_text(parent)) > 160 or parent.find(".//h1") is not None:
+            break
+        box = parent
+    return box
+
+
+def select_price(
+    idx: PageIndex, h1: HtmlElement, h1_pos: int
+) -> tuple[Decimal | None, str | None, bool]:
+    usable = [
+        p for p in idx.prices
+        if p not in idx.in_grid and not idx.is_excluded(p) and not _in_card(p, h1)
+    ]
+    candidates = [
+        p for p in usable
+        if 0 < idx.order[p] - h1_pos <= _MAX_H1_TO_PRICE and not _in_titled_block(p, h1)
+    ]
+    if not candidates:
+        # Some themes put the price above the heading, in the same small block.
+        near = h1.getparent()
+        before = [
+            p for p in usable
+            if 0 < h1_pos - idx.order[p] <= 30
+            and near is not None
+            and is_inside(p, near)
+            and not _in_titled_block(p, h1)
+        ]
+        candidates = before[-1:]
+    if candidates:
+        box = _price_box(candidates[0])
+        in_box = [p for p in candidates if p is box or is_inside(p, box)] or candidates[:1]
+        boxes = {p: box for p in in_box}
+        if all(_is_hard_list(p, box) for p in in_box):
+            rest = text_without(box, in_box)
+            match = _MONEY_TEXT.search(rest)
+            if match and parse_price(match.group(0)) is not None:
+                # "<s>2 157,00 €</s> <strong>1 626,00 €</strong>": the unmarked amount
+                return parse_price(match.group(0)), match.group(0), True
+            # Only a struck list price in the first box ("Normal: <s>$59.990</s>"): the
+            # selling price is the next one, in a block of its own right after it.
+            last = idx.order[in_box[-1]]
+            after = [
+                p for p in candidates
+                if p not in boxes and 0 < idx.order[p] - last <= _MAX_LIST_TO_SALE
+            ]
+            if after:
+                box2 = _price_box(after[0])
+                for p in after:
+                    if p is box2 or is_inside(p, box2):
+                        in_box.append(p)
+                        boxes[p] = box2
+        hard = {p for p in in_box if _is_hard_list(p, boxes[p])}
+        sale = [p for p in in_box if p not in hard and _has_class(p, boxes[p], SALE_CLASS)]
+        regular = [
+            p for p in in_box if p not in hard and not _has_class(p, boxes[p], _SOFT_LIST_CLASS)
+        ]
+        soft = [p for p in in_box if p not in hard]
+        for group in (sale, regular, soft):
+            texts = [(p, price_value(p)) for p in group]
+            # a zero amount ("Special price: $0.00") is a template, never a selling price
+            parsed = [(p, t, v) for p, t in texts if (v := parse_price(t)) is not None and v > 0]
+            if parsed:
+                values = {v for _, _, v in parsed}
+                el, text, value = parsed[0]
+                if _RANGE_AFTER.match(el.tail or ""):
+                    # "$12.97 - $24.99": a range, no single price (the text says a price shows)
+                    return None, normalize_text(f"{text}{el.tail}"), False
+                shown = price_text(el) if text == el.get("content") else text
+                return value, shown or el.get("content"), len(values) == 1
+        return None, None, False
+    if idx.prices:
+        return None, None, False  # the site marks prices up, and none follows the heading
+    # No price element at all: look for money written in the text right after the heading.
+    found: list[tuple[int, str, Decimal, bool]] = []
+    for pos in range(h1_pos + 1, min(h1_pos + 60, len(idx.elements))):
+        el = idx.elements[pos]
+        if el.tag in _HARD_LIST_TAGS or idx.is_excluded(el):
+            continue
+        own = normalize_text(el.text) or ""
+        match = _MONEY_TEXT.search(own)
+        if match and not any(a.tag in _HARD_LIST_TAGS for a in el.iterancestors()) and (
+            not _in_card(el, h1)
+        ):
+            amount = parse_price(match.group(0))
+            if amount is not None:
+                if found and pos - found[0][0] > _MAX_LIST_TO_SALE:
+                    break
+                found.append(
+                    (pos, match.group(0), amount, bool(_SALE_LABEL.match(own[: match.start()])))
+                )
+                if len(found) == 1 and found[0][3]:
+                    break
+    if found:
+        # "$64.95 … Now $52.00": the amount labelled as the current one wins
+        _, text, amount, _ = next((f for f in found if f[3]), found[0])
+        return amount, text, True
+    return None, None, False
+
+
+def _in_card(price: HtmlElement, h1: HtmlElement) -> bool:
+    """The price sits in a block of its own that links to another page by a name or an
+    image (a product card, a table row of a listing, a search result), not under the
+    page heading: the blocks from the price up to the one holding the heading."""
+    h1_ancestors = set(h1.iterancestors())
+    for depth, block in enumerate((price, *price.iterancestors())):
+        if block in h1_ancestors or block.tag in ("body", "html") or depth > 4:
+            return False
+        # a card is small: a name, a price, a stock word, a button
+        if len(visible_text(block)) > 300:
+            return False
+        for link in block.iter("a"):
+            href = link.get("href") or ""
+            if not href or _NOT_CARD_LINK.search(href):
+                continue
+            label = visible_text(link)
+            if link.find(".//img") is not None or (
+                len(label.split()) >= 3 and not _ACTION_LABEL.search(label)
+            ):
+                return True
+    return False
+
+
+def _in_titled_block(price: HtmlElement, h1: HtmlElement) -> bool:
+    """The price sits in a block with a heading of its own (a featured product,
+    a bundle offer...), not under the page heading."""
+    h1_ancestors = set(h1.iterancestors())
+    block = price
+    for ancestor in price.iterancestors():
+        if ancestor in h1_ancestors:
+            break
+        block = ancestor
+    else:
+        return False
+    for el in block.iter():  # a titled block starts with its title: a heading before the price
+        if el is price:
+            return False
+        if el.tag in ("h2", "h3", "h4") and visible_text(el):
+            return True
+    return False
