@@ -18,6 +18,7 @@ the same file at once still push every URL once.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -31,6 +32,8 @@ from crawler.seeds import Seed, SeedError, parse_seed_lines
 
 DEFAULT_BATCH_SIZE = 500
 PROGRESS_EVERY = 10_000  # lines between two progress lines on stderr
+# Batches sent and not yet answered: Redis runs them while the next are validated.
+IN_FLIGHT = 3
 
 # KEYS[1] = <spider>:seeded, KEYS[2] = <spider>:start_urls
 # ARGV = fp1, payload1, fp2, payload2, ...  -> number of seeds pushed
@@ -100,7 +103,7 @@ class SeedLoader:
         self._checking: list[Seed | SeedError] = []  # read, waiting for the network rule
         self._script = client.register_script(SEED_BATCH_LUA) if client is not None else None
         self._pusher: ThreadPoolExecutor | None = None
-        self._in_flight: tuple[int, Future[int]] | None = None
+        self._in_flight: deque[tuple[int, Future[int]]] = deque()
 
     def load_stream(self, stream: BinaryIO) -> SeedCounts:
         """Seed every line of a binary stream (a file, or ``sys.stdin.buffer``)."""
@@ -108,9 +111,9 @@ class SeedLoader:
 
     def load_lines(self, lines: Iterable[str]) -> SeedCounts:
         """Seed every line; the counts are final when this returns (or raises)."""
-        # One thread sends each batch while the next one is parsed: Redis runs the
-        # batch script while this thread validates (at most one batch in flight,
-        # so memory stays bounded and the order of the input is kept).
+        # One thread sends the batches while the next ones are validated: Redis runs
+        # the batch script meanwhile (at most IN_FLIGHT batches unanswered, so memory
+        # stays bounded; one thread, so the order of the input is kept).
         with ThreadPoolExecutor(1, thread_name_prefix="seed-push") as self._pusher:
             try:
                 for entry in parse_seed_lines(lines):
@@ -120,7 +123,7 @@ class SeedLoader:
                 self._check()
                 self.flush()
             finally:
-                self._collect()
+                self._collect(keep=0)
         return self.counts
 
     def _check(self) -> None:
@@ -135,15 +138,15 @@ class SeedLoader:
                 self._add(entry, host)
 
     def flush(self) -> None:
-        """Send the pending batch (one round trip) once the one before it is answered."""
-        self._collect()
+        """Send the pending batch (one round trip); at most ``IN_FLIGHT`` batches unanswered."""
         if not self._batch:
             return
         batch, self._batch = self._batch, []
         if self._script is None or self._pusher is None:
             self._count(len(batch), self._push(batch))
-        else:
-            self._in_flight = (len(batch), self._pusher.submit(self._push, batch))
+            return
+        self._collect(keep=IN_FLIGHT - 1)
+        self._in_flight.append((len(batch), self._pusher.submit(self._push, batch)))
 
     def _push(self, batch: list[tuple[str, str]]) -> int:
         if self._script is None:
@@ -151,11 +154,13 @@ class SeedLoader:
         args = [part for pair in batch for part in pair]
         return int(self._script(keys=[self.keys.seeded, self.keys.start_urls], args=args))
 
-    def _collect(self) -> None:
-        """Count the answer of the batch in flight (its error is raised here)."""
-        if self._in_flight is not None:
-            size, answer = self._in_flight
-            self._in_flight = None
+    def _collect(self, keep: int) -> None:
+        """Count the answers of the oldest batches in flight until ``keep`` are left.
+
+        The error of a batch (Redis gone) is raised here.
+        """
+        while len(self._in_flight) > keep:
+            size, answer = self._in_flight.popleft()
             self._count(size, answer.result())
 
     def _count(self, size: int, added: int) -> None:
