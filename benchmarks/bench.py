@@ -25,7 +25,6 @@ Each worker is a real ``scrapy crawl ecommerce`` process; the seed is pushed by
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -40,6 +39,7 @@ import psutil
 import redis
 
 from crawler.keys import CrawlKeys
+from crawler.records import WorkerRecord
 from demoshop.process import ShopProcess
 from tools.redis_server import RedisServer
 from tools.tcpproxy import TcpProxy
@@ -210,19 +210,22 @@ class Bench:
         if not calls["hgetall"]:
             del calls["hgetall"]
         round_trips = _reads(client) - reads_before - monitor_calls - 2
-        records = [json.loads(raw) for raw in client.hvals(KEYS.workers)]
+        records = [WorkerRecord.decode(raw) for raw in client.hvals(KEYS.workers)]
         failed = [w.worker_id for w in self.workers if w.process.returncode != 0]
         if failed:
             logs = "; ".join(f"{w.worker_id}: {w.log()[-800:]}" for w in self.workers)
             raise BenchFailed(f"workers failed: {failed}: {logs}")
         if len(records) != spec.workers:
             raise BenchFailed(f"{len(records)} worker records for {spec.workers} workers")
-        pages = sum(int(r["pages"]) for r in records)
-        items = sum(int(r["items"]) for r in records)
+        pages = sum(r.pages for r in records)
+        items = sum(r.items for r in records)
         if not pages:
             raise BenchFailed("no page was crawled")
-        start = min(float(r["started_at"]) for r in records)
-        end = max(float(r["finished_at"]) - float(r["idle_tail"]) for r in records)
+        unfinished = [r.worker for r in records if r.started_at is None or r.finished_at is None]
+        if unfinished:
+            raise BenchFailed(f"workers without start or finish time: {unfinished}")
+        start = min(r.started_at for r in records if r.started_at is not None)
+        end = max(r.finished_at - r.idle_tail for r in records if r.finished_at is not None)
         elapsed = max(end - start, 1e-6)
         commands = sum(calls.values())
         return RunResult(
@@ -256,14 +259,14 @@ class Bench:
             if now - last_poll >= 0.5:
                 last_poll = now
                 records = {
-                    int(json.loads(raw)["pid"]): json.loads(raw)
-                    for raw in client.hgetall(KEYS.workers).values()
+                    record.pid: record
+                    for record in map(WorkerRecord.decode, client.hgetall(KEYS.workers).values())
                 }
                 polls += 1
                 for pid in pending:
                     if pid in records and pid not in started_cpu:
                         started_cpu[pid] = _cpu_seconds(pid)
-                pages = sum(int(r["pages"]) for r in records.values())
+                pages = sum(r.pages for r in records.values())
                 self.on_progress(
                     f"{MODE_LABELS[spec.mode]}, {spec.workers} worker"
                     f"{'s' if spec.workers > 1 else ''}: {pages} pages, "

@@ -21,6 +21,7 @@ import time
 import redis
 
 from crawler.keys import CrawlKeys
+from crawler.records import StatsFields
 from demoshop.process import ShopProcess
 from tools.redis_server import RedisServer
 from tools.workers import ROOT, WorkerProcess
@@ -36,7 +37,7 @@ def progress_line(client: redis.Redis, keys: CrawlKeys, started: float) -> str:
     with client.pipeline(transaction=False) as pipe:
         pipe.zcard(keys.requests)
         pipe.scard(keys.dupefilter)
-        pipe.hget(keys.stats, "items_stored")
+        pipe.hget(keys.stats, StatsFields.ITEMS_STORED)
         queued, seen, stored = pipe.execute()
     return (
         f"[{time.monotonic() - started:6.1f}s] queued {queued:>5}  seen {seen:>5}  "
