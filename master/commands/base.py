@@ -83,6 +83,17 @@ def confirm(question: str, stream: TextIO | None = None) -> bool | None:
     return answer.strip().lower() in ("y", "yes")
 
 
+def confirmed(question: str, action: str, cancelled: str) -> bool:
+    """Ask ``question``; False, having said why, unless the answer is yes."""
+    answer = confirm(question)
+    if answer is None:
+        err(f"refusing to {action} without confirmation: no terminal to ask on; pass --yes")
+        return False
+    if not answer:
+        out(cancelled)
+    return bool(answer)
+
+
 def workers_phrase(count: int) -> str:
     return f"{count} live worker" + ("" if count == 1 else "s")
 

@@ -16,7 +16,7 @@ from master.commands.base import (
     EXIT_OK,
     Subcommands,
     _non_negative_int,
-    confirm,
+    confirmed,
     err,
     out,
     print_json,
@@ -75,17 +75,11 @@ def clear(ctx: Context, args: argparse.Namespace) -> int:
     if not count:
         out("no dead letters; nothing to clear.")
         return EXIT_OK
-    if not args.yes:
-        answer = confirm(f"Delete all {count} dead letters of crawl {ctx.keys.spider!r}? [y/N] ")
-        if answer is None:
-            err(
-                "refusing to clear dead letters without confirmation: no terminal to ask on; "
-                "pass --yes"
-            )
-            return EXIT_FAILED
-        if not answer:
-            out("cancelled; nothing was deleted.")
-            return EXIT_FAILED
+    question = f"Delete all {count} dead letters of crawl {ctx.keys.spider!r}? [y/N] "
+    if not args.yes and not confirmed(
+        question, "clear dead letters", "cancelled; nothing was deleted."
+    ):
+        return EXIT_FAILED
     removed = deadletters.clear_dead(ctx.client, ctx.keys)
     out(f"cleared {removed} dead letters.")
     return EXIT_OK

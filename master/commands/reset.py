@@ -15,7 +15,7 @@ from master.commands.base import (
     EXIT_FAILED,
     EXIT_OK,
     Subcommands,
-    confirm,
+    confirmed,
     err,
     out,
     workers_phrase,
@@ -58,14 +58,9 @@ def cmd_reset(ctx: Context, args: argparse.Namespace) -> int:
         out(f"  {label.ljust(width)}  {plan.counts[name]:>{digits}}")
     if plan.live_workers:
         out(f"  (--force: {workers_phrase(len(plan.live_workers))} still running)")
-    if not args.yes:
-        answer = confirm(f"Delete all {plan.counts['keys']} keys? [y/N] ")
-        if answer is None:
-            err("refusing to reset without confirmation: no terminal to ask on; pass --yes")
-            return EXIT_FAILED
-        if not answer:
-            out("reset cancelled; nothing was deleted.")
-            return EXIT_FAILED
+    question = f"Delete all {plan.counts['keys']} keys? [y/N] "
+    if not args.yes and not confirmed(question, "reset", "reset cancelled; nothing was deleted."):
+        return EXIT_FAILED
     deleted = control.reset(ctx.client, ctx.keys)
     out(f"deleted {deleted} keys of crawl {ctx.keys.spider!r}.")
     return EXIT_OK
