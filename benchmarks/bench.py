@@ -20,7 +20,16 @@ Each worker is a real ``scrapy crawl ecommerce`` process; the seed is pushed by
   scripts included), and **round trips per page**: ``total_reads_processed``
   of ``INFO stats`` (a pipeline or a script call is one read), both without the
   benchmark's own monitoring calls;
-* **peak RSS**: the largest ``ru_maxrss`` of the run's worker processes.
+* **peak RSS**: the largest ``ru_maxrss`` of the run's worker processes;
+* **shop and Redis CPU-ms per page**: CPU time the demo shop and the
+  ``redis-server`` used while the workers ran, per page: with the workers, they
+  share the machine's cores, so a CPU-bound run can be no faster than
+  ``cores / (worker + shop + Redis CPU-s per page)`` pages/s.
+
+``Bench(on_sample=...)`` is called on every poll (twice a second) with the
+seconds since the workers started, the pages their records count and the
+resident set size of each running worker (bytes, by pid): what
+:mod:`benchmarks.memory_soak` draws over a long crawl.
 """
 
 from __future__ import annotations
@@ -87,6 +96,8 @@ class RunResult:
     peak_rss_mb: float
     shop_requests: int
     commands: dict[str, int] = field(default_factory=dict)
+    shop_cpu_ms_per_page: float = 0.0
+    redis_cpu_ms_per_page: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -108,6 +119,7 @@ class Bench:
         timeout: float = 600.0,
         extra_settings: dict[str, str] | None = None,
         on_progress: Callable[[str], None] | None = None,
+        on_sample: Callable[[float, int, dict[int, int]], None] | None = None,
     ) -> None:
         self.shop = shop
         self.workdir = workdir
@@ -116,6 +128,7 @@ class Bench:
         self.timeout = timeout
         self.extra_settings = extra_settings or {}
         self.on_progress = on_progress or (lambda line: None)
+        self.on_sample = on_sample
         self.server: RedisServer | None = None
         self.proxy: TcpProxy | None = None
         self.workers: list[WorkerProcess] = []
@@ -192,6 +205,8 @@ class Bench:
             **MODES[spec.mode],
             **self.extra_settings,
         }
+        others = {"shop": _pid(self.shop.process), "redis": _pid(self.server.process)}
+        others_before = {name: _cpu_seconds(pid) for name, pid in others.items()}
         self.workers = [
             WorkerProcess(
                 f"bench-{spec.mode}-{n + 1}", env, run_dir / f"worker-{n + 1}.log", settings
@@ -199,6 +214,9 @@ class Bench:
             for n in range(spec.workers)
         ]
         cpu, peak_rss, monitor_calls = self._watch(spec, client)
+        others_cpu = {
+            name: _cpu_seconds(pid) - others_before[name] for name, pid in others.items()
+        }
         calls = {
             name[len("cmdstat_") :]: int(value["calls"])
             for name, value in client.info("commandstats").items()
@@ -241,6 +259,8 @@ class Bench:
             peak_rss_mb=round(peak_rss / 1024, 1),
             shop_requests=len(self.shop.read_access_log()) - shop_before,
             commands=dict(sorted(calls.items(), key=lambda kv: -kv[1])),
+            shop_cpu_ms_per_page=round(others_cpu["shop"] * 1000 / pages, 3),
+            redis_cpu_ms_per_page=round(others_cpu["redis"] * 1000 / pages, 3),
         )
 
     def _watch(self, spec: RunSpec, client: redis.Redis) -> tuple[float, int, int]:
@@ -267,6 +287,8 @@ class Bench:
                     if pid in records and pid not in started_cpu:
                         started_cpu[pid] = _cpu_seconds(pid)
                 pages = sum(r.pages for r in records.values())
+                if self.on_sample is not None and started_cpu:
+                    self.on_sample(now - begun, pages, {pid: _rss(pid) for pid in pending})
                 self.on_progress(
                     f"{MODE_LABELS[spec.mode]}, {spec.workers} worker"
                     f"{'s' if spec.workers > 1 else ''}: {pages} pages, "
@@ -286,6 +308,18 @@ class Bench:
 
 def _reads(client: redis.Redis) -> int:
     return int(client.info("stats")["total_reads_processed"])
+
+
+def _pid(process: subprocess.Popen[Any] | None) -> int:
+    assert process is not None, "the process is not running"
+    return process.pid
+
+
+def _rss(pid: int) -> int:
+    try:
+        return int(psutil.Process(pid).memory_info().rss)
+    except psutil.Error:
+        return 0
 
 
 def _cpu_seconds(pid: int) -> float:

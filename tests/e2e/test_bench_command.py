@@ -68,6 +68,10 @@ def test_bench_writes_table_json_and_chart(tmp_path: Path) -> None:
         assert run["redis_commands_per_page"] == pytest.approx(
             sum(run["commands"].values()) / run["pages"], rel=0.01
         )
+    # the shop served every run's pages while the workers ran; Redis ran their queue
+    for run in runs:
+        assert run["shop_cpu_ms_per_page"] >= 0 and run["redis_cpu_ms_per_page"] >= 0, run
+    assert sum(run["shop_cpu_ms_per_page"] * run["pages"] for run in runs) > 0
     one, two = runs[0], runs[1]
     assert one["speedup"] == 1.0 and one["efficiency"] == 1.0
     assert two["speedup"] == pytest.approx(two["pages_per_s"] / one["pages_per_s"], rel=0.01)
@@ -85,6 +89,7 @@ def test_bench_writes_table_json_and_chart(tmp_path: Path) -> None:
     lines = result.stdout.splitlines()
     header = next(i for i, line in enumerate(lines) if line.startswith("run "))
     assert "pages/s" in lines[header] and "round trips/page" in lines[header]
+    assert "shop+Redis CPU ms/page" in lines[header]
     rows = lines[header + 1 : header + 5]
     assert [row.split("  ")[0].strip() for row in rows] == [
         "this crawler",
