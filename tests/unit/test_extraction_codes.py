@@ -56,7 +56,8 @@ def test_shop_code_beats_the_model_shown_before_it() -> None:
 
 def test_shop_number_beats_the_makers_part_number() -> None:
     body = BUY + (
-        "<div>Walmart #: 553503329</div>"
+        "<div><!-- react-text -->Walmart #:<!-- / --> <!-- react-text -->553503329<!-- / -->"
+        "</div>"
         "<table><tr><td>Manufacturer Part Number</td><td>31911718</td></tr>"
         "<tr><td>Model</td><td>31911718</td></tr></table>"
     )

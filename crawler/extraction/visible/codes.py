@@ -65,8 +65,9 @@ _LABEL_SPACE_VALUE = re.compile(r"^\s*([^\W\d_][\w .&'\-]{0,30}?)\s+(\S*\d\S*)(?
 # An element marked as the product code by its class or id: "sku", "product-sku",
 # "item-number", "itemNo", "product-code", "sku-value"...
 _CODE_CLASS = re.compile(
-    r"^(?:(?:product|prod|item|article|art)[-_]?(?:sku|code|no|nr|num|number|ref|reference)|"
-    r"sku|item[-_]?sku)(?:[-_]?(?:value|id|number|code|text|info|wrap|wrapper|container|box))?$",
+    r"(?:^|\s)(?:(?:product|prod|item|article|art)[-_]?(?:sku|code|no|nr|num|number|ref|reference)|"
+    r"sku|item[-_]?sku)(?:[-_]?(?:value|id|number|code|text|info|wrap|wrapper|container|box))?"
+    r"(?=\s|$)",
     re.I,
 )
 # "#790485" alone in an element after the heading (a product-details list ends with it).
@@ -134,8 +135,10 @@ def read_codes(idx: PageIndex, h1_pos: int = -1) -> dict[str, str]:
             if ident:
                 codes.setdefault("sku", ident)
                 continue
+        if not len(el) and not (el.text or "").strip():
+            continue
         raw = el.text_content()
-        if len(raw) > 400 or not (":" in raw or "#" in raw or _DIGIT.search(raw)):
+        if len(raw) > 400 or not (":" in raw or "#" in raw or _spaced_label_candidate(raw)):
             continue
         if tag in _LABEL_TAGS and not children:
             _adjacent_value(el, idx, add)
@@ -166,6 +169,14 @@ def read_codes(idx: PageIndex, h1_pos: int = -1) -> dict[str, str]:
 
 
 _DIGIT = re.compile(r"\d")
+
+
+def _spaced_label_candidate(raw: str) -> bool:
+    """Cheap test before reading the visible text: "Item 3928", "REF. 8107 - x"."""
+    text = raw.strip()
+    return len(text) <= 120 and text[:1].isalpha() and bool(_DIGIT.search(text))
+
+
 _TEXT_TAGS = frozenset(
     {"li", "p", "span", "div", "strong", "b", "small", "em", "h5", "h6", "label", "td", "dd"}
 )
@@ -187,8 +198,9 @@ def _in_promotion(el: HtmlElement) -> bool:
 
 
 def _marked_as_code(el: HtmlElement) -> bool:
-    tokens = (el.get("class") or "").split() + (el.get("id") or "").split()
-    return any(_CODE_CLASS.match(t) for t in tokens)
+    names = el.get("class")
+    ident = el.get("id")
+    return bool(names and _CODE_CLASS.search(names) or ident and _CODE_CLASS.search(ident))
 
 
 def _adjacent_value(el: HtmlElement, idx: PageIndex, add: Callable[[str, str], bool]) -> None:
