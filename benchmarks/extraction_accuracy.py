@@ -8,19 +8,41 @@ folder formats are read:
   ``<case>.html`` starting with ``<!-- url: ... -->`` and ``<case>.expected.json``
   (``null`` for pages that are not product pages);
 * the shared development set (``../shared/product-pages-dev``): ``<slug>.html``
-  and ``<slug>.truth.json`` (name, price, currency, availability; no SKU truth).
-  The page's URL is its own absolute ``<link rel=canonical>``, else a made-up
-  ``https://www.<slug>.com/product``.
+  and ``<slug>.truth.json`` (name, price, currency, availability). The page's
+  URL is its own absolute ``<link rel=canonical>``, else a made-up
+  ``https://www.<slug>.com/product``. Its SKU truth is kept in the project,
+  ``benchmarks/sku_truth.json`` (see below).
+
+SKU truth (``sku_truth.json``: slug -> ``sku``, ``label``, ``evidence``,
+``notes``) was checked by hand on each page's visible text (scripts, styles
+and hidden templates left out), independently of the extractor:
+
+* ``sku`` is the product code the visible page shows for the main product,
+  under a label such as SKU, Item #, Product code, Style #, Model, Part
+  number, REF., Web ID (``label`` quotes it; ``null`` when the code has no
+  label, like QVC's item number above the heading);
+* where the page shows several codes, the **shop's own item/product code**
+  (SKU, Item #, Product code, Art.-Nr., "<shop> #") wins over a
+  manufacturer's model or part number; the other codes are quoted in
+  ``notes``; a model or part number is the SKU only when it is the only code
+  shown;
+* ``null`` where the visible page shows no product code (an id only in
+  scripts, attributes or structured data does not count; a GTIN/UPC is not a
+  SKU).
+
+The "sku" row counts pages whose truth is a code (compared case-insensitively,
+whitespace trimmed); "sku where page shows none" counts pages with a ``null``
+truth that gave a SKU anyway.
 
 The development set is split by a fixed rule: sorted by name, every fifth page
 (index 0, 5, 10, ...) is the HOLDOUT, never looked at while tuning; ``--part``
 selects ``dev``, ``holdout`` or ``all``.
 
 Printed: per field, correct/total and accuracy; "found" (a product came out of
-a product page); "sku found" (a SKU came out, where there is no SKU truth);
-non-product pages taken for products (the folder's own ``null`` pages plus,
-with ``--negatives``, every non-product page of the project's fixtures and of
-the demo shop); median milliseconds per page (HTML parse included); every miss.
+a product page); non-product pages taken for products (the folder's own
+``null`` pages plus, with ``--negatives``, every non-product page of the
+project's fixtures and of the demo shop); median milliseconds per page (HTML
+parse included); every miss.
 
     python -m benchmarks.extraction_accuracy --pages ../shared/product-pages-dev --part dev
 """
@@ -51,6 +73,8 @@ _CANONICAL = re.compile(
 #: Fields compared with the development set's truth.
 DEV_FIELDS = ("name", "price", "currency", "availability")
 HOLDOUT_EVERY = 5
+#: Hand-checked SKU truth of the development set (see the module doc).
+SKU_TRUTH = Path(__file__).resolve().parent / "sku_truth.json"
 
 Case = tuple[str, HtmlResponse, "dict[str, Any] | None"]
 
@@ -70,14 +94,27 @@ def _response(url: str, body: bytes) -> HtmlResponse:
     return HtmlResponse(url=url, body=body, encoding="utf-8")
 
 
-def load_folder(folder: Path, part: str = "all") -> list[Case]:
-    """Every case of a folder in either format (see the module doc)."""
+def load_sku_truth(path: Path = SKU_TRUTH) -> dict[str, str | None]:
+    """slug -> the SKU the page shows, or None where it shows none."""
+    if not path.exists():
+        return {}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return {slug: entry["sku"] for slug, entry in data.items()}
+
+
+def load_folder(
+    folder: Path, part: str = "all", sku_truth: dict[str, str | None] | None = None
+) -> list[Case]:
+    """Every case of a folder in either format (see the module doc). A
+    truth.json case named in ``sku_truth`` gets its ``sku`` from there."""
     truths = sorted(folder.glob("*.truth.json"))
     if truths:
         names = split([p.name[: -len(".truth.json")] for p in truths], part)
         cases: list[Case] = []
         for name in names:
             truth = json.loads((folder / f"{name}.truth.json").read_text(encoding="utf-8"))
+            if sku_truth and name in sku_truth:
+                truth["sku"] = sku_truth[name]
             body = (folder / truth.get("file", f"{name}.html")).read_bytes()
             match = _CANONICAL.search(body[:400_000].decode("utf-8", "replace"))
             url = match.group(1) if match else f"https://www.{name}.com/product"
@@ -119,7 +156,16 @@ def negative_cases() -> Iterator[Case]:
 def same(field: str, got: Any, expected: Any) -> bool:
     if field == "price" and got is not None and expected is not None:
         return Decimal(str(got)) == Decimal(str(expected))
+    if field == "sku":
+        return same_sku(got, expected)
     return bool(got == expected)
+
+
+def same_sku(got: Any, expected: Any) -> bool:
+    """A SKU matches its truth case-insensitively, surrounding whitespace aside."""
+    if got is None or expected is None:
+        return got is None and expected is None
+    return str(got).strip().casefold() == str(expected).strip().casefold()
 
 
 def _timed(response: HtmlResponse, repeat: int) -> float:
@@ -139,7 +185,12 @@ def run(cases: list[Case], negatives: list[Case], repeat: int) -> tuple[list[str
     dev_format = any("file" in (c[2] or {}) for c in product_cases)
     fields = DEV_FIELDS if dev_format else PRODUCT_FIELDS
     correct = dict.fromkeys(fields, 0)
-    found = sku_found = 0
+    found = 0
+    # SKU: scored where the truth names a code; a SKU given where the page shows
+    # none is counted apart (pages without SKU truth are left out of both).
+    sku_cases = [c for c in product_cases if dev_format and "sku" in (c[2] or {})]
+    sku_total = sum(1 for c in sku_cases if c[2] and c[2]["sku"] is not None)
+    sku_good = sku_extra = 0
     misses: list[str] = []
     timings: dict[str, float] = {}
     for name, response, expected in product_cases:
@@ -149,7 +200,6 @@ def run(cases: list[Case], negatives: list[Case], repeat: int) -> tuple[list[str
             misses.append(f"{name}: no product (page not recognised)")
         else:
             found += 1
-            sku_found += bool(product.get("sku"))
         for field in fields:
             got = product.get(field) if product else None
             if same(field, got, expected.get(field)):
@@ -158,6 +208,23 @@ def run(cases: list[Case], negatives: list[Case], repeat: int) -> tuple[list[str
                 source = (product.get("provenance") or {}).get(field, "-")
                 misses.append(
                     f"{name}: {field}: got {got!r} ({source}), expected {expected.get(field)!r}"
+                )
+        if dev_format and "sku" in expected:
+            got_sku = product.get("sku") if product else None
+            if expected["sku"] is None:
+                if got_sku:
+                    sku_extra += 1
+                    if product is not None:
+                        source = (product.get("provenance") or {}).get("sku", "-")
+                        misses.append(
+                            f"{name}: sku: got {got_sku!r} ({source}), the page shows none"
+                        )
+            elif same_sku(got_sku, expected["sku"]):
+                sku_good += 1
+            elif product is not None:
+                source = (product.get("provenance") or {}).get("sku", "-")
+                misses.append(
+                    f"{name}: sku: got {got_sku!r} ({source}), expected {expected['sku']!r}"
                 )
         if repeat:
             timings[name] = _timed(response, repeat)
@@ -180,8 +247,11 @@ def run(cases: list[Case], negatives: list[Case], repeat: int) -> tuple[list[str
     row("found", found, n)
     for field in fields:
         row(field, correct[field], n)
-    if dev_format:
-        row("sku found", sku_found, n)
+    if sku_cases:
+        row("sku", sku_good, sku_total)
+        lines.append(
+            f"sku where page shows none: {sku_extra} of {len(sku_cases) - sku_total} pages"
+        )
     lines.append(
         f"non-product pages: {len(non_product)}, taken for products: {false_positives}"
     )
@@ -209,9 +279,13 @@ def main(argv: list[str] | None = None) -> int:
         "--negatives", action="store_true",
         help="also check every non-product page of the fixtures and of the demo shop",
     )
+    parser.add_argument(
+        "--sku-truth", type=Path, default=SKU_TRUTH,
+        help="hand-checked SKU truth of a truth.json folder (default: benchmarks/sku_truth.json)",
+    )
     parser.add_argument("--repeat", type=int, default=5, help="timing runs per page (0: none)")
     args = parser.parse_args(argv)
-    cases = load_folder(args.pages, args.part)
+    cases = load_folder(args.pages, args.part, load_sku_truth(args.sku_truth))
     if not cases:
         parser.error(f"no pages found in {args.pages}")
     negatives = list(negative_cases()) if args.negatives else []

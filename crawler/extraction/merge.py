@@ -160,8 +160,11 @@ def merge_sources(
     anchored = bool(visible.name and name and name_key(visible.name) == name_key(name))
     availability = _judge_availability(availability, visible, anchored, prov)
 
-    # identifiers: the code the page shows beats internal ids of the markup
-    sku: str | None = visible.codes.get("sku")
+    # identifiers: the code the page shows beats internal ids of the markup: the
+    # shop's own code, else a model/part number or a lone "#790485" it shows
+    sku: str | None = (
+        visible.codes.get("sku") or visible.codes.get("mpn") or visible.codes.get("hash_code")
+    )
     prov["sku"] = "visible"
     structured_sku = (offer.sku if offer and matched else None) or first_value(
         nodes, lambda n: normalize_identifier(n.get("sku"))

@@ -4,6 +4,9 @@ brand), and the maker named by a brand block."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+
+from lxml.html import HtmlElement
 
 from ..normalize.identifiers import normalize_gtin, normalize_identifier
 from ..normalize.text import normalize_text
@@ -15,99 +18,213 @@ _BRAND_BLOCK = re.compile(
     r"^(?:product[-_]{1,2})?(?:manufacturer|brand)(?:[-_]{1,2}(?:logo|name|link|img|image))?$",
     re.I,
 )
-_LABEL_TAGS = frozenset({"label", "strong", "b", "span", "em", "dt", "th"})
+_LABEL_TAGS = frozenset({"label", "strong", "b", "span", "em", "dt", "th", "div", "p", "h5", "h6"})
 _CODE_LABELS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"^(?:gtin(?:-?\d+)?|ean(?:-?13)?|upc(?:-?a)?|barcode|isbn(?:-?13)?|jan)$"),
+    (re.compile(r"^(?:gtin(?:-?\d+)?|ean(?:-?13)?|upc(?:-?a)?(?: 14)?|barcode|isbn(?:-?13)?|jan)$"),
      "gtin"),
     (re.compile(r"^(?:código de barras|codigo de barras)$"), "gtin"),
     (
         re.compile(
-            r"^(?:mpn|manufacturer part (?:number|no)|part (?:number|no)|"
-            r"(?:item )?model (?:number|no))$"
+            r"^(?:mpn|manufacturer part (?:number|no)|manufacturer (?:number|no)|"
+            r"(?:mfr|mfg|mfg\.|mfr\.)(?: part)?(?: (?:number|no))?|part (?:number|no)|"
+            r"(?:item )?model(?: (?:number|no))?|herstellernummer|modell|modèle|modelo|"
+            r"modello|référence fabricant)$"
         ),
         "mpn",
     ),
     (
         re.compile(
-            r"^(?:sku|item|item (?:number|no|code|#)|product (?:code|number|no|id|sku)|"
+            r"^(?:sku|item|item (?:number|no|code|id)|product (?:code|number|no|id|sku)|"
             r"article (?:number|no)|art\.?-?\s?nr|artikelnummer|reference|ref|code|"
-            r"style(?: number| no)?|model|asin|referencia|código|codigo|"
+            r"style(?: number| no)?|asin|referencia|código|codigo|web id|"
             r"código de producto|artikel-?nr|bestellnummer|artikelcode|productcode|"
             r"r[ée]f[ée]rence|r[ée]f|code (?:produit|article)|codice(?: articolo| prodotto)?|"
             r"cod(?:\.|ice)?(?: produs| produto| art\.?| articolo)?|c[óo]digo do produto|"
             r"[šs]ifra(?: proizvoda| izdelka)?|k[óo]d(?: produktu| tovaru)?|"
             r"katalogov[ée] [čc][íi]slo|numer katalogowy|kod produktu|indeks|"
             r"tootekood|kood|tuotekoodi|tuotenumero|artikelnummer|artikelnr|varenummer|"
-            r"item ?#|style ?#|model ?#|web id|sku ?#|item no|style no)$"
+            r"item no|style no|product sku)$"
         ),
         "sku",
     ),
     (re.compile(r"^(?:brand|manufacturer|marca|marke|marque|hersteller|fabricante|made by)$"),
      "brand"),
 ]
-_LABEL_VALUE = re.compile(r"^\s*([^\W\d_][\w .#\-]{1,30}?)\s*[:#]\s*(\S[^:]{0,80}?)\s*$")
+# "Walmart #", "B&H #": a shop's own number, unless the words name something else.
+_SHOP_NUMBER = re.compile(r"^[^\W\d_][\w&'.\-]*(?: [\w&'.\-]+)?$")
+_NOT_SHOP_NUMBER = frozenset(
+    {"order", "phone", "tel", "fax", "account", "invoice", "ticket", "tracking", "case",
+     "room", "page", "step", "call", "member", "customer", "card", "zip", "po", "store"}
+)
+# Label, separator, value: "SKU: MH07", "Item # 101095", "Walmart #: 553503329", "REF. 8107".
+_LABEL_VALUE = re.compile(
+    r"^\s*([^\W\d_][\w .&'\-]{0,30}?)\s*(#\s*:?|:|\.(?=\s*\S*\d))\s*(\S[^:]{0,80}?)\s*$"
+)
+# A label written before the code with only a space: "SKU MH07", "Item 3928".
+_LABEL_SPACE_VALUE = re.compile(r"^\s*([^\W\d_][\w .&'\-]{0,30}?)\s+(\S*\d\S*)(?:\s+[-|/;,]\s.*)?$")
+# An element marked as the product code by its class or id: "sku", "product-sku",
+# "item-number", "itemNo", "product-code", "sku-value"...
+_CODE_CLASS = re.compile(
+    r"(?:^|\s)(?:(?:product|prod|item|article|art)[-_]?(?:sku|code|no|nr|num|number|ref|reference)|"
+    r"sku|item[-_]?sku)(?:[-_]?(?:value|id|number|code|text|info|wrap|wrapper|container|box))?"
+    r"(?=\s|$)",
+    re.I,
+)
+# "#790485" alone in an element after the heading (a product-details list ends with it).
+_HASH_CODE = re.compile(r"^#\s?([A-Za-z]{0,3}\d{4,}[A-Za-z0-9-]{0,8})$")
 
 
-def read_codes(idx: PageIndex) -> dict[str, str]:
+def label_kind(label: str) -> str | None:
+    """What a label names: ``sku``, ``shop`` (a shop's "<name> #"), ``mpn``, ``gtin``,
+    ``brand``, or None."""
+    raw = re.sub(r"\s+", " ", label.strip().lower())
+    hashed = bool(re.search(r"#\s*:?\s*$", raw))
+    base = re.sub(r"[:#.\s]+$", "", raw)
+    for pattern, key in _CODE_LABELS:
+        if pattern.match(base):
+            return "mpn" if key == "brand" and hashed else key  # "Manufacturer #"
+    if hashed and _SHOP_NUMBER.match(base) and base.split()[-1] not in _NOT_SHOP_NUMBER:
+        return "shop"
+    return None
+
+
+def read_codes(idx: PageIndex, h1_pos: int = -1) -> dict[str, str]:
+    """The codes the page shows: ``sku`` (labelled as the shop's code, or in an
+    element marked as one), ``mpn`` (model or part number), ``hash_code`` (a lone
+    "#790485" after the heading), ``gtin``, ``brand``. The first of each kind wins;
+    a shop's "<name> #" number counts as ``sku`` when no SKU label is shown."""
     codes: dict[str, str] = {}
 
-    def add(label: str, value: str | None) -> None:
-        label = re.sub(r"[:#.\s]+$", "", label.strip().lower())
-        label = re.sub(r"\s+", " ", label)
+    def add(label: str, value: str | None) -> bool:
         value = (value or "").lstrip(":#. ")  # "Item #: OAK-49"
-        if not value:
-            return
-        for pattern, key in _CODE_LABELS:
-            if pattern.match(label):
-                if key == "gtin":
-                    gtin = normalize_gtin(value)
-                    if gtin:
-                        codes.setdefault("gtin", gtin)
-                else:
-                    ident = _code_value(value) if key == "sku" else normalize_identifier(value)
-                    if ident:
-                        codes.setdefault(key, ident)
-                return
+        kind = label_kind(label) if value else None
+        if kind == "gtin":
+            gtin = normalize_gtin(value)
+            if gtin:
+                codes.setdefault("gtin", gtin)
+        elif kind in ("sku", "shop", "mpn"):
+            ident = _code_value(value)
+            if ident and (kind != "shop" or any(c.isdigit() for c in ident)):
+                codes.setdefault(kind, ident)
+        elif kind == "brand":
+            ident = normalize_identifier(value)
+            if ident:
+                codes.setdefault("brand", ident)
+        return kind is not None
 
-    for el in idx.elements:
+    for pos, el in enumerate(idx.elements):
         tag = el.tag
         if tag == "tr":
             cells = [c for c in el if c.tag in ("th", "td")]
             if len(cells) == 2 and not idx.is_excluded(el):
                 add(visible_text(cells[0]), visible_text(cells[1]))
-        elif tag == "dt":
+            continue
+        if tag == "dt":
             dd = el.getnext()
             if dd is not None and dd.tag == "dd" and not idx.is_excluded(el):
                 add(visible_text(el), visible_text(dd))
-        elif tag in ("li", "p", "span", "div", "strong", "b", "small", "em") and len(el) <= 3:
-            cls = (el.get("class") or "").lower().split()
-            if "sku" in cls and not idx.is_excluded(el):
-                own = el.find(".//*[@itemprop='sku']")
-                shown = visible_text(own if own is not None else el)
-                ident = _code_value(shown)
-                if ident:
-                    codes.setdefault("sku", ident)
+            continue
+        if tag not in _TEXT_TAGS:
+            continue
+        children = [c for c in el if isinstance(c.tag, str)]
+        if len(children) > 3:
+            continue
+        if _marked_as_code(el) and not idx.is_excluded(el):
+            own = el.find(".//*[@itemprop='sku']")
+            ident = _code_value(visible_text(own if own is not None else el), any_label=True)
+            if ident:
+                codes.setdefault("sku", ident)
                 continue
-            if len(el) == 2 and el[0].tag in _LABEL_TAGS and not (el.text or "").strip():
-                # <div class=product-reference><label>Reference</label><span>demo_12</span>
-                label = visible_text(el[0])
-                if 0 < len(label) <= 30 and not idx.is_excluded(el):
-                    add(label, visible_text(el[1]))
-            raw = el.text_content()
-            if len(raw) > 400 or (":" not in raw and "#" not in raw):
-                continue
-            text = visible_text(el)
-            if 3 < len(text) <= 90 and (":" in text or "#" in text):
-                match = _LABEL_VALUE.match(text)
-                if match and not idx.is_excluded(el):
-                    add(match.group(1), match.group(2))
+        if not len(el) and not (el.text or "").strip():
+            continue
+        raw = el.text_content()
+        if len(raw) > 400 or not (":" in raw or "#" in raw or _spaced_label_candidate(raw)):
+            continue
+        if tag in _LABEL_TAGS and not children:
+            _adjacent_value(el, idx, add)
+        if len(children) == 2 and children[0].tag in _LABEL_TAGS and not (el.text or "").strip():
+            # <div class=product-reference><label>Reference</label><span>demo_12</span>
+            label = visible_text(children[0])
+            if 0 < len(label) <= 30 and not idx.is_excluded(el):
+                add(label, visible_text(children[1]))
+        text = visible_text(el) if len(raw) <= 200 else ""
+        if not 3 < len(text) <= 90:
+            continue
+        match = _LABEL_VALUE.match(text)
+        spaced = None if match else _LABEL_SPACE_VALUE.match(text)
+        if spaced and spaced.group(1).strip().lower() in _TOO_VAGUE_WITHOUT_COLON:
+            spaced = None  # "Code FIVE4U": a coupon, not a product code
+        if (match or spaced) and not idx.is_excluded(el) and not _in_promotion(el):
+            if match:
+                add(match.group(1) + match.group(2), match.group(3))
+            elif spaced:
+                add(spaced.group(1), spaced.group(2))
+        elif h1_pos >= 0 and pos > h1_pos and not children and "hash_code" not in codes:
+            hashed = _HASH_CODE.match(text)
+            if hashed and not idx.is_excluded(el):
+                codes["hash_code"] = hashed.group(1)
+    if "shop" in codes:
+        codes.setdefault("sku", codes.pop("shop"))
     return codes
 
 
-def _code_value(text: str) -> str | None:
+_DIGIT = re.compile(r"\d")
+
+
+def _spaced_label_candidate(raw: str) -> bool:
+    """Cheap test before reading the visible text: "Item 3928", "REF. 8107 - x"."""
+    text = raw.strip()
+    return len(text) <= 120 and text[:1].isalpha() and bool(_DIGIT.search(text))
+
+
+_TEXT_TAGS = frozenset(
+    {"li", "p", "span", "div", "strong", "b", "small", "em", "h5", "h6", "label", "td", "dd"}
+)
+
+
+# Labels that name a product code only when a ":" or "#" follows them.
+_TOO_VAGUE_WITHOUT_COLON = frozenset({"code", "kood", "kod", "kód", "cod", "ref", "item"})
+# Coupon banners: "New to the shop? $5 off with code FIVE4U".
+_PROMOTION = re.compile(r"promo|coupon|voucher|use-?code|offer-?code|discount|banner", re.I)
+
+
+def _in_promotion(el: HtmlElement) -> bool:
+    for depth, node in enumerate((el, *el.iterancestors())):
+        if depth > 3:
+            return False
+        if _PROMOTION.search(node.get("class") or "") or _PROMOTION.search(node.get("id") or ""):
+            return True
+    return False
+
+
+def _marked_as_code(el: HtmlElement) -> bool:
+    names = el.get("class")
+    ident = el.get("id")
+    return bool(names and _CODE_CLASS.search(names) or ident and _CODE_CLASS.search(ident))
+
+
+def _adjacent_value(el: HtmlElement, idx: PageIndex, add: Callable[[str, str], bool]) -> None:
+    """A label element followed by its value in the next element:
+    ``<span>Item Id:</span><span>GLOWROLL</span>``."""
+    label = visible_text(el)
+    if not 1 < len(label) <= 30 or not re.search(r"[:#]\s*$", label):
+        return
+    value = el.getnext()
+    while value is not None and not isinstance(value.tag, str):
+        value = value.getnext()
+    if value is None or value not in idx.order or idx.is_excluded(value):
+        return
+    shown = visible_text(value)
+    if 0 < len(shown) <= 60:
+        add(label, shown)
+
+
+def _code_value(text: str, any_label: bool = False) -> str | None:
     """A product code as shown: one token ("MH07", "BA5208-010"), its label and any
-    trailing words ("Black/White", "Write a review") dropped; None for plain words."""
-    text = _strip_code_label(text.split("|")[0]).lstrip(":#. ")
+    trailing words ("Black/White", "- Crepus", "Write a review") dropped; None for
+    plain words. ``any_label``: the element is marked as a code, so whatever label
+    ends with ":" is dropped ("Online Inquiries: NMF17_X3U1W")."""
+    text = _strip_code_label(text.split("|")[0], any_label).lstrip(":#. ")
     tokens = text.split()
     if not tokens or len(tokens[0]) > 40:
         return None
@@ -116,10 +233,16 @@ def _code_value(text: str) -> str | None:
     return None
 
 
-def _strip_code_label(text: str) -> str:
+def _strip_code_label(text: str, any_label: bool = False) -> str:
     """"SKU MH07" -> "MH07": a label written before the code in the same element."""
+    match = _LABEL_VALUE.match(text)
+    if match and (any_label and ":" in match.group(2) or label_kind(match.group(1))):
+        return match.group(3)
+    match = _LABEL_SPACE_VALUE.match(text)
+    if match and label_kind(match.group(1)):
+        return match.group(2)
     match = re.match(r"^\s*([^\W\d][\w .#\-]{0,30}?)\s*[:#]?\s+(\S+)\s*$", text)
-    if match and any(p.match(match.group(1).strip().lower()) for p, _ in _CODE_LABELS):
+    if match and label_kind(match.group(1)):
         return match.group(2)
     return text
 

@@ -42,7 +42,7 @@ class VisiblePage:
     @property
     def product_signals(self) -> int:
         return sum(
-            (self.add_to_cart, bool(self.codes.get("sku") or self.codes.get("gtin")),
+            (self.add_to_cart, any(self.codes.get(k) for k in ("sku", "mpn", "gtin")),
              self.availability is not None)
         )
 
@@ -62,7 +62,7 @@ def read_visible_page(root: HtmlElement) -> VisiblePage:
     else:
         h1_pos = -1
     page.availability, page.availability_clear = read_availability(idx, h1_pos)
-    page.codes = read_codes(idx)
+    page.codes = read_codes(idx, h1_pos)
     if "brand" not in page.codes:
         brand = brand_block(idx, h1_pos)
         if brand:
