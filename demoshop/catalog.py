@@ -367,8 +367,7 @@ class Catalog:
         if len(siblings) <= 1:
             return []
         at = self._position[product.id]
-        picks = [siblings[(at + k) % len(siblings)] for k in range(1, len(siblings))]
-        return picks[:count]
+        return [siblings[(at + k) % len(siblings)] for k in range(1, min(count + 1, len(siblings)))]
 
     # --- what a correct crawler fetches --------------------------------------
 

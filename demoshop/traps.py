@@ -17,6 +17,7 @@ prices, stock wording and buy buttons (:func:`carousel`).
 from __future__ import annotations
 
 from html import escape
+from weakref import WeakKeyDictionary
 
 from demoshop.catalog import Catalog, Product, format_price
 
@@ -84,12 +85,37 @@ def search_results(catalog: Catalog, words: str) -> tuple[str, list[Product]]:
     return body, found
 
 
+_CAROUSEL_MODULUS = 997
+_CAROUSEL_INVERSE = pow(31, -1, _CAROUSEL_MODULUS)
+_by_residue: WeakKeyDictionary[Catalog, dict[int, list[Product]]] = WeakKeyDictionary()
+
+
+def _carousel_picks(catalog: Catalog, product: Product, count: int) -> list[Product]:
+    """The ``count`` other products with the smallest ``(id * 31 + product.id * 17) % 997``,
+    in catalogue order among equals: what a stable sort of the whole catalogue by that key
+    gives, found in O(count) from the products grouped by id modulo 997 (a sort per
+    product page made rendering a 100 000-product shop quadratic)."""
+    groups = _by_residue.get(catalog)
+    if groups is None:
+        groups = {}
+        for other in catalog.products:
+            groups.setdefault(other.id % _CAROUSEL_MODULUS, []).append(other)
+        _by_residue[catalog] = groups
+    picks: list[Product] = []
+    for key in range(_CAROUSEL_MODULUS):
+        # (id * 31 + product.id * 17) % 997 == key  <=>  id % 997 == residue
+        residue = (key - product.id * 17) * _CAROUSEL_INVERSE % _CAROUSEL_MODULUS
+        for other in groups.get(residue, ()):
+            if other.id != product.id:
+                picks.append(other)
+                if len(picks) == count:
+                    return picks
+    return picks
+
+
 def carousel(catalog: Catalog, product: Product, count: int = 4) -> str:
     """A "customers also viewed" strip of other products, each with price and a buy button."""
-    ranked = sorted(
-        (p for p in catalog.products if p.id != product.id),
-        key=lambda p: (p.id * 31 + product.id * 17) % 997,
-    )[:count]
+    ranked = _carousel_picks(catalog, product, count)
     if not ranked:
         return ""
     slides = "".join(
