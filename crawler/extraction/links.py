@@ -30,6 +30,7 @@ add ``follow.allow`` / ``follow.deny`` regexes, tested on the final URL.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
 from parsel import Selector
@@ -73,6 +74,8 @@ _TRACKING_PARAMS = frozenset(
      "_ga", "_gl", "srsltid", "_pos", "_sid", "_ss", "_psq", "_fid", "variant", "sessionid",
      "phpsessid", "sid"}
 )
+#: Distinct absolute links whose canonical form is kept (about 0.5 KB each).
+LINK_CACHE_SIZE = 4096
 _SKIPPED_SCHEMES = re.compile(r"^\s*(?:mailto|tel|javascript|data|sms|callto|whatsapp|ftp):", re.I)
 
 
@@ -91,6 +94,16 @@ def _clean(href: str, base_url: str, site: str) -> str | None:
         return None
     try:
         joined = urljoin(base_url, href)
+    except ValueError:  # malformed host or port
+        return None
+    return _clean_absolute(joined, site)
+
+
+@lru_cache(maxsize=LINK_CACHE_SIZE)
+def _clean_absolute(joined: str, site: str) -> str | None:
+    """The followable canonical form of an absolute URL (a pure function, cached:
+    a shop's menus, breadcrumbs and footers repeat the same links on every page)."""
+    try:
         parts = urlsplit(joined)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             return None

@@ -23,6 +23,18 @@ from crawler import defaults
 from crawler.keys import CrawlKeys
 from crawler.scheduling import restarts
 
+#: URLs whose fingerprint is kept (the oldest goes first): the links that repeat.
+URL_CACHE_SIZE = 4096
+
+
+def _is_default_fingerprinter(fingerprinter: Any) -> bool:
+    from scrapy.utils.request import RequestFingerprinter, fingerprint
+
+    return (
+        type(fingerprinter) is RequestFingerprinter
+        and getattr(fingerprinter, "_fingerprint", None) is fingerprint
+    )
+
 
 class BinaryFingerprintDupeFilter(RFPDupeFilter):
     def __init__(
@@ -40,6 +52,11 @@ class BinaryFingerprintDupeFilter(RFPDupeFilter):
             fingerprinter = RequestFingerprinter()
         self.fingerprinter = fingerprinter
         self.cache_size = cache_size
+        # URL -> fingerprint, only with Scrapy's own fingerprinter (its function of
+        # method, canonical URL and body; any other may read headers or meta)
+        self._by_url: dict[str, bytes] | None = (
+            {} if _is_default_fingerprinter(fingerprinter) else None
+        )
         self._known: dict[bytes, None] = {}
         # a Redis restart may have lost fingerprints the cache says are there
         self._forget_restarts = restarts.on_restart(server, self.forget)
@@ -62,7 +79,22 @@ class BinaryFingerprintDupeFilter(RFPDupeFilter):
         )
 
     def request_fingerprint(self, request: Request) -> bytes:  # type: ignore[override]
-        return bytes(self.fingerprinter.fingerprint(request))
+        if (
+            self._by_url is None
+            or request.method != "GET"
+            or request.body
+            or request.meta.get("verbatim_url")
+        ):
+            return bytes(self.fingerprinter.fingerprint(request))
+        # Scrapy's default fingerprint of a GET without a body is a function of the
+        # URL alone: the same menu link on every page is hashed once
+        fingerprint = self._by_url.get(request.url)
+        if fingerprint is None:
+            fingerprint = bytes(self.fingerprinter.fingerprint(request))
+            if len(self._by_url) >= URL_CACHE_SIZE:
+                del self._by_url[next(iter(self._by_url))]
+            self._by_url[request.url] = fingerprint
+        return fingerprint
 
     def known(self, fingerprint: bytes) -> bool:
         """True when this worker already knows the fingerprint is in Redis."""
