@@ -46,7 +46,7 @@ from .pagetype import og_says_product
 from .profiles import SiteProfile
 from .structured import StructuredData
 from .visible.page import VisiblePage
-from .weigh import currency_signals, page_title, weigh_name
+from .weigh import currency_signals, page_title, site_names, strip_site_name, weigh_name
 
 
 def merge_sources(
@@ -95,7 +95,8 @@ def merge_sources(
         name = _as_shown(response, name) if name else name
     brand = first_value(product_nodes, lambda n: brand_of(n.get("brand") or n.get("manufacturer")))
     brand = brand or normalize_text(og.get("product:brand")) or visible.codes.get("brand")
-    if name:
+    if name:  # the shop's name after the product's ("Knit Cardigan | MIXXMIX")
+        name = strip_site_name(name, site_names(url, og.get("og:site_name")))
         headings = () if visible.name else tuple(
             t for h in response.xpath("//h1")[:5]
             if (t := normalize_text(" ".join(h.xpath(".//text()").getall())))

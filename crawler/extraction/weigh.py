@@ -4,7 +4,12 @@
   checked against the heading, ``og:title`` and ``<title>``: a truncated name
   ("...") is completed, a name that is only the brand or a word-prefix of the
   heading gives way to the heading, and the brand is put back in front when the
-  page's own titles show it there ("SKECHERS Prima" for "Prima").
+  page's own titles show it there ("SKECHERS Prima" for "Prima"); a name that is
+  the heading and a variant ("Robe - Free size / Blue") or a product-code row
+  ("Desk Item # 101095") after it, or the heading's words glued together
+  ("HEART CLUBHeart Button"), gives way to the heading as shown.
+* :func:`strip_site_name` -- the shop's name after a separator ("Cardigan | MIXXMIX")
+  dropped, the shop named by ``og:site_name`` or the host (:func:`site_names`).
 * :func:`currency_signals` -- the ISO codes the page itself names, strongest
   first: its language and country (``<html lang="en-US">``, ``og:locale``,
   ``content-language``), currency codes in its data (``"currency": "USD"`` in
@@ -25,6 +30,7 @@ from scrapy.http import TextResponse
 
 from .normalize.currency import ISO_CURRENCIES, TLD_CURRENCIES
 from .normalize.text import normalize_text
+from .visible.codes import is_code_row
 
 _ELLIPSIS = re.compile(r"\s*(?:\.\.\.|…)\s*$")
 _TITLE_SEPARATORS = re.compile(r"\s+[|–—:-]\s+|\s+\|\s*")
@@ -53,6 +59,8 @@ _GENERIC_TLDS = frozenset(
 _CODE_IN_DATA = re.compile(
     r"currency[\w-]{0,12}[\"']?\s*[:=]\s*[\"']([A-Z]{3})[\"']", re.I
 )
+# What follows a name in a variant's or a markup's name: " - Free size / Blue", ", Blue".
+_VARIANT_SUFFIX = re.compile(r"^(?:\s+[-–—/|]\s+|\s*,\s+|\s*\()\S")
 _LANG_TAG = re.compile(r"^([a-z]{2,3})(?:[-_]([a-z]{2}))?", re.I)
 
 
@@ -67,6 +75,29 @@ def _words(text: str) -> set[str]:
 def _starts_with_words(longer: str, shorter: str) -> bool:
     a, b = _split(longer), _split(shorter)
     return len(a) > len(b) and a[: len(b)] == b
+
+
+def _compact(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text.casefold())
+
+
+def site_names(url: str, og_site_name: str | None) -> tuple[str, ...]:
+    """The shop's own name, compacted (see :func:`strip_site_name`): ``og:site_name``,
+    the host's first label other than ``www`` and the host itself ("buykud", "buykudcom")."""
+    host = (urlsplit(url).hostname or "").lower().removeprefix("www.")
+    names = (og_site_name or "", host.split(".")[0] if "." in host else "", host)
+    return tuple(c for n in names if len(c := _compact(n)) >= 3)
+
+
+def strip_site_name(text: str, names: tuple[str, ...]) -> str:
+    """``text`` without the shop's name after a separator and whatever follows it
+    ("Knit Cardigan | MIXXMIX | Shop Korean fashion" -> "Knit Cardigan"); the first
+    part always stays."""
+    parts = re.split(r"(\s+[|–—-]\s+|\s+\|\s*)", text)
+    for i in range(2, len(parts), 2):
+        if _compact(parts[i]) in names:
+            return "".join(parts[: i - 1]).strip()
+    return text
 
 
 def weigh_name(
@@ -98,6 +129,19 @@ def weigh_name(
                 and not _ELLIPSIS.search(head)
             ):
                 return head, source
+    shown = normalize_text(heading) or ""
+    # the heading and then words of the markup's own: a variant ("- Free size / Blue")
+    # or the product-code row shown beside the heading ("Item # 101095")
+    if (
+        len(shown.split()) >= 2 and not (brand and shown.casefold() == brand.casefold())
+        and len(name) > len(shown) and name.casefold().startswith(shown.casefold())
+    ):
+        rest = name[len(shown):]
+        if _VARIANT_SUFFIX.match(rest) or (rest[:1].isspace() and is_code_row(rest.strip())):
+            return shown, "visible"
+    # the heading's words glued together in the markup ("HEART CLUBHeart Button"): as shown
+    if shown and shown != name and re.sub(r"\s+", "", shown) == re.sub(r"\s+", "", name):
+        return shown, "visible"
     # the brand (or a maker's word) in front of the name in the page's own heading
     for text, source in candidates[:2] + [(h, "visible") for h in headings]:
         if text.casefold().endswith(" " + name.casefold()):

@@ -233,6 +233,21 @@ def _code_value(text: str, any_label: bool = False) -> str | None:
     return None
 
 
+def is_code_row(text: str) -> bool:
+    """A product code with its label and nothing else: "Item # 101095", "SKU: MH07"."""
+    match = _LABEL_VALUE.match(text)
+    if match:
+        label, value = match.group(1) + match.group(2), match.group(3)
+    elif spaced := _LABEL_SPACE_VALUE.match(text):
+        label, value = spaced.group(1), spaced.group(2)
+    else:
+        return False
+    return (
+        label_kind(label) in ("sku", "shop", "mpn", "gtin") and len(value.split()) == 1
+        and _code_value(value) is not None
+    )
+
+
 def _strip_code_label(text: str, any_label: bool = False) -> str:
     """"SKU MH07" -> "MH07": a label written before the code in the same element."""
     match = _LABEL_VALUE.match(text)

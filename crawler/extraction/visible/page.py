@@ -10,9 +10,8 @@ from lxml.html import HtmlElement
 from .availability import has_add_to_cart, not_sold_online, read_availability
 from .codes import brand_block, read_codes
 from .details import read_breadcrumbs, read_description, read_images, read_rating
-from .dom import visible_text
 from .index import PageIndex
-from .name import select_h1
+from .name import heading_text, select_h1
 from .price import select_price
 
 
@@ -56,7 +55,7 @@ def read_visible_page(root: HtmlElement) -> VisiblePage:
     h1 = select_h1(idx, title_el.text_content() if title_el is not None else "")
     page.grid_cards = idx.find_grids(h1)
     if h1 is not None:
-        page.name = visible_text(h1)
+        page.name = heading_text(h1)
         h1_pos = idx.order[h1]
         page.price, page.price_text, page.price_clear = select_price(idx, h1, h1_pos)
     else:
