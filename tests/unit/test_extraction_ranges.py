@@ -99,3 +99,49 @@ def test_range_with_a_bare_dollar_and_no_page_signal_gives_no_currency() -> None
     product = extract_product(page(body, url="https://shop.example.io/p/cardi"))
     assert product is not None
     assert product["price"] is None and product["currency"] is None
+
+
+# ------------------------------------------------------------ availability
+
+
+def test_stock_banner_hidden_by_the_pages_stylesheet_is_not_the_page() -> None:
+    head = (
+        "<style>#oos-banner { display: none; color: #900 }"
+        " #oos-banner.shown { display: block }"
+        " .out-of-stock ~ #oos-banner { display: block }</style>"
+    )
+    body = (
+        "<h1>Cashmere Sweater</h1><span class='price'>$175.00</span>"
+        "<div><a class='add-to-cart' href='#'>Add To Shopping Bag</a>"
+        "<div id='oos-banner'>Sorry, this item is out of stock.</div></div>"
+    )
+    product = extract_product(page(body, head=head))
+    assert product is not None and product["availability"] == "InStock"
+    # the rule that shows it again matches: the banner is the page's
+    shown = body.replace("class='add-to-cart'", "class='add-to-cart out-of-stock'")
+    product = extract_product(page(shown, head=head))
+    assert product is not None and product["availability"] == "OutOfStock"
+
+
+def test_stylesheet_rule_for_one_screen_size_hides_nothing() -> None:
+    head = "<style>@media (max-width: 600px) { #oos-banner { display: none } }</style>"
+    body = (
+        "<h1>Cashmere Sweater</h1><span class='price'>$175.00</span>"
+        "<a class='add-to-cart' href='#'>Add To Shopping Bag</a>"
+        "<div id='oos-banner'>Sorry, this item is out of stock.</div>"
+    )
+    product = extract_product(page(body, head=head))
+    assert product is not None and product["availability"] == "OutOfStock"
+
+
+def test_stock_wording_as_a_condition_names_no_state() -> None:
+    body = (
+        "<h1>Cashmere Sweater</h1><span class='price'>$175.00</span>"
+        "<a class='add-to-cart' href='#'>Add To Shopping Bag</a>"
+        "<div>If sold out, select size to add to waitlist.</div>"
+    )
+    product = extract_product(page(body))
+    assert product is not None and product["availability"] == "InStock"
+    stated = body.replace("If sold out, select size to add to waitlist.", "Sold out.")
+    product = extract_product(page(stated))
+    assert product is not None and product["availability"] == "OutOfStock"
