@@ -48,7 +48,7 @@ def hidden_by_stylesheet(root: HtmlElement) -> set[HtmlElement]:
     css = _COMMENT.sub(
         " ",
         " ".join(
-            s.text or "" for s in root.iter("style")
+            s.text or "" for s in root.xpath("//style")
             if (s.get("media") or "all").strip().lower() in ("all", "screen", "")
         )[:_MAX_CSS],
     )
@@ -71,19 +71,18 @@ def hidden_by_stylesheet(root: HtmlElement) -> set[HtmlElement]:
     hidden: set[HtmlElement] = set()
     if not hiding:
         return hidden
-    named: dict[str, list[HtmlElement]] = {}  # "#id" / ".class" -> elements, in one walk
-    for el in root.iter():
-        if not isinstance(el.tag, str):
-            continue
-        if el.get("id"):
-            named.setdefault("#" + el.get("id"), []).append(el)
-        for token in (el.get("class") or "").split():
-            named.setdefault("." + token, []).append(el)
+    named: dict[str, list[HtmlElement]] = {}  # "#id" / ".class" -> elements
+    for kind, attr in (("#", "id"), (".", "class")):
+        for value in root.xpath(f"//@{attr}"):
+            for token in value.split() if kind == "." else [value]:
+                if kind + token in hiding:
+                    named.setdefault(kind + token, []).append(value.getparent())
     for simple in hiding:
         found = named.get(simple)
         if found:
             shown = _matching([s for s in showing if _names(s, simple)], root)
-            hidden.update(el for el in found if el not in shown)
+            if shown is not None:
+                hidden.update(el for el in found if el not in shown)
     return hidden
 
 
@@ -92,12 +91,13 @@ def _names(selector: str, simple: str) -> bool:
     return re.search(re.escape(simple) + r"(?![\w-])", selector) is not None
 
 
-def _matching(selectors: list[str], root: HtmlElement) -> set[HtmlElement]:
+def _matching(selectors: list[str], root: HtmlElement) -> set[HtmlElement] | None:
+    """The elements the selectors match; None when one cannot be evaluated."""
     out: set[HtmlElement] = set()
     for selector in selectors:
         try:
             out.update(CSSSelector(selector)(root))
         except (SelectorError, XPathError, ValueError):
             # a selector lxml cannot evaluate (":hover", "::before"): it may show the element
-            out.update(root.iter())
+            return None
     return out
