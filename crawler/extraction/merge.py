@@ -131,7 +131,11 @@ def merge_sources(
             prov["price"] = "opengraph"
             if currency:
                 prov["currency"] = "opengraph"
-    if visible.price is not None and (price is None or visible.price_clear):
+    if price is not None and _range_end(price, prov.get("price"), offer, visible):
+        # the page shows a range and no single price: one end of it is not the price
+        price, prov["price"] = None, "range"
+    ranged = prov.get("price") == "range" or visible.price_range is not None
+    if visible.price is not None and (price is None or visible.price_clear) and not ranged:
         if price is None or visible.price != price:
             price, prov["price"] = visible.price, "visible"
             from_text = currency_from_text(visible.price_text, hint)
@@ -142,6 +146,16 @@ def merge_sources(
         currency = currency_from_text(visible.price_text, hint) if visible.price_text else None
         prov["currency"] = "visible" if currency and currency != hint else hint_source
         currency = currency or hint
+    if price is None and ranged:
+        # a range has a currency of the page's own: the markup's, else the range's text
+        prov["price"] = "range"
+        currency, prov["currency"] = (
+            (offer.currency, offer.source) if offer and offer.currency
+            else (og_currency, "opengraph") if og_currency else (None, "")
+        )
+        if currency is None and visible.price_text:
+            currency = currency_from_text(visible.price_text, hint)
+            prov["currency"] = "visible" if currency and currency != hint else hint_source
 
     # availability
     availability = offer.availability if offer else None
@@ -283,6 +297,22 @@ def _judge_availability(
         # limited-stock wording of its own
         return "InStock"
     return marked
+
+
+def _range_end(
+    price: Any, source: str | None, offer: Any, visible: VisiblePage
+) -> bool:
+    """The price read is one end of a range the page shows instead of one price: an
+    amount within the visible price box's range ("$19.95 – $24.95"), or an
+    ``AggregateOffer``'s ``lowPrice`` below its ``highPrice`` while the visible page
+    shows no single selling price of its own."""
+    if visible.price_range is not None:
+        low, high = visible.price_range
+        return bool(low <= price <= high)
+    return bool(
+        offer is not None and offer.price_range is not None and source == offer.source
+        and price == offer.price and not (visible.price is not None and visible.price_clear)
+    )
 
 
 def _hint(hints: list[tuple[str | None, str]], text: str | None) -> tuple[str | None, str]:

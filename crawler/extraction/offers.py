@@ -4,7 +4,8 @@ When a product has several offers (or the page holds one Product per variant),
 the offer matching the page wins (same URL, e.g. ``?variant=123``, or the SKU
 the page shows); else the lowest price among available offers, else the lowest
 price. ``AggregateOffer`` gives its nested offers, else ``price``, else
-``lowPrice``. ``priceSpecification`` entries of type list/strikethrough/SRP/MSRP,
+``lowPrice`` (kept with its ``highPrice`` as a range: one end of it is no selling
+price, :mod:`.merge`). ``priceSpecification`` entries of type list/strikethrough/SRP/MSRP,
 and unit prices (with ``referenceQuantity``), are ignored.
 """
 
@@ -41,6 +42,9 @@ class Offer:
     url: str | None = None
     #: the syntax the offer came from (provenance)
     source: str = "json-ld"
+    #: (low, high) of an ``AggregateOffer`` whose price is only its ``lowPrice``
+    #: below a ``highPrice``: a range, not one selling price (see :mod:`.merge`)
+    price_range: tuple[Decimal, Decimal] | None = None
 
 
 def _spec_price(specs: Any, currency: str | None) -> tuple[Decimal | None, str | None]:
@@ -78,8 +82,12 @@ def offers_of(node: dict[str, Any], base_url: str, source: str = "json-ld") -> l
         price = parse_price(offer.get("price"), currency)
         if not price and offer.get("priceSpecification"):
             price, currency = _spec_price(offer["priceSpecification"], currency)
+        price_range = None
         if not price and "AggregateOffer" in types_of(offer):
             price = parse_price(offer.get("lowPrice"), currency)
+            high = parse_price(offer.get("highPrice"), currency)
+            if price and high and high > price:
+                price_range = (price, high)
         url = offer.get("url")
         out.append(
             Offer(
@@ -90,6 +98,7 @@ def offers_of(node: dict[str, Any], base_url: str, source: str = "json-ld") -> l
                 gtin=gtin_of(offer),
                 url=url if isinstance(url, str) else None,
                 source=source,
+                price_range=price_range,
             )
         )
     return out

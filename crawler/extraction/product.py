@@ -7,7 +7,8 @@ structured nodes of its own product (:mod:`.main_product`), merges the sources
 field by field (:mod:`.merge`), lets a :class:`~crawler.extraction.profiles.SiteProfile`,
 when given, override every field it names (:mod:`.profile_overrides`), and
 finishes the item: breadcrumbs exclude the product itself, no currency without a
-price, provenance only for fields that have a value.
+price (except a price range's: provenance ``price: range``), provenance only for
+fields that have a value.
 """
 
 from __future__ import annotations
@@ -90,9 +91,9 @@ def _finish(item: dict[str, Any]) -> None:
     crumbs = item["breadcrumbs"]
     if name and crumbs and crumbs[-1].casefold() == name.casefold():
         crumbs.pop()
-    if item["price"] is None:
-        item["currency"] = None
     prov = item["provenance"]
+    if item["price"] is None and prov.get("price") != "range":
+        item["currency"] = None  # a range's currency stays: the page shows it
     for key in list(prov):
-        if item.get(key) in (None, ""):
+        if item.get(key) in (None, "") and not (key == "price" and prov[key] == "range"):
             del prov[key]

@@ -75,7 +75,9 @@ def test_a_price_range_is_a_product_without_a_single_price() -> None:
         "</span> - $24.99</h5><button class='add-to-cart'>Add to bag</button>"
     )
     product = extract_product(page(body, lang="en-US"))
-    assert product is not None and product["price"] is None and product["currency"] is None
+    # no single price, but the range's "$" on an en-US page: its currency (issue 7)
+    assert product is not None and product["price"] is None and product["currency"] == "USD"
+    assert product["provenance"]["price"] == "range"
 
 
 # ---------------------------------------------------------------- availability

@@ -35,7 +35,7 @@ def read_availability(idx: PageIndex, h1_pos: int) -> tuple[str | None, bool]:
             if idx.is_excluded(el) or el.tag in ("link", "meta", "input", "body", "html"):
                 continue
             # "Store pickup: not available" is no stock state
-            text = _PICKUP.sub(" ", visible_text(el))
+            text = _CONDITIONAL.sub(" ", _PICKUP.sub(" ", visible_text(el)))
             said = availability_states(text) if len(text) <= 120 else []
             marked = _stock_class_state(cls)
             if not said:
@@ -65,7 +65,7 @@ def read_availability(idx: PageIndex, h1_pos: int) -> tuple[str | None, bool]:
                 said_by_button = availability_from_text(visible_text(el) or el.get("value"))
                 if said_by_button in ("OutOfStock", "PreOrder", "BackOrder", "Discontinued"):
                     return said_by_button, True  # the buy button itself says so
-            own = normalize_text(_PICKUP.sub(" ", el.text or ""))
+            own = normalize_text(_CONDITIONAL.sub(" ", _PICKUP.sub(" ", el.text or "")))
             if own and len(own) <= 60:
                 said_nearby = availability_from_text(own)
                 if said_nearby:
@@ -76,6 +76,14 @@ def read_availability(idx: PageIndex, h1_pos: int) -> tuple[str | None, bool]:
 # Delivery options other than this shop shipping it: their wording says nothing of stock.
 _PICKUP = re.compile(
     r"(?:store )?pick-?\s?up[^.|]*|in[- ]store[^.|]*|(?:find|check) (?:it )?in (?:a )?store[^.|]*",
+    re.I,
+)
+# A sentence that opens with a condition ("If sold out, select a size to join the
+# waitlist"): its condition names no state of the product ("we'll ship when it's
+# available" is no such opening and stays a backorder).
+_CONDITIONAL = re.compile(
+    r"(?:^|(?<=[.!?]))\s*(?:if|in case|should (?:it|this|the|an?)\b[\w ]{0,20}?\bbe)\b"
+    r"[^.,;:|!?]*",
     re.I,
 )
 # Message boxes and alerts are templates filled in by scripts: their class is no state.

@@ -9,6 +9,7 @@ import re
 from lxml.html import HtmlElement
 
 from .dom import SKIPPED_TAGS, classes, is_hidden
+from .stylesheet import hidden_by_stylesheet
 
 _PRICE_CLASS = re.compile(
     r"price|amount|precio|preço|preco|preis|prix|prezzo|"
@@ -56,11 +57,12 @@ class PageIndex:
         self.order: dict[HtmlElement, int] = {}
         self.prices: list[HtmlElement] = []
         self.h1s: list[HtmlElement] = []
+        styled_hidden = hidden_by_stylesheet(root.getroottree().getroot())
         stack = [root]
         while stack:  # document order, skipping hidden and non-content subtrees
             el = stack.pop()
             tag = el.tag if isinstance(el.tag, str) else ""
-            if not tag or tag in SKIPPED_TAGS or is_hidden(el):
+            if not tag or tag in SKIPPED_TAGS or is_hidden(el) or el in styled_hidden:
                 continue
             self.order[el] = len(self.elements)
             self.elements.append(el)

@@ -12,7 +12,7 @@ from .codes import brand_block, read_codes
 from .details import read_breadcrumbs, read_description, read_images, read_rating
 from .index import PageIndex
 from .name import heading_text, select_h1
-from .price import select_price
+from .price import range_ends, select_price
 
 
 @dataclass
@@ -24,6 +24,8 @@ class VisiblePage:
     price_text: str | None = None
     #: True when one selling price stands out in the price box after the heading.
     price_clear: bool = False
+    #: (low, high) when the price box shows only a range ("$12.97 - $24.99").
+    price_range: tuple[Decimal, Decimal] | None = None
     availability: str | None = None
     #: True when a dedicated stock element (``.stock``, ``.availability``) said it.
     availability_clear: bool = False
@@ -58,6 +60,8 @@ def read_visible_page(root: HtmlElement) -> VisiblePage:
         page.name = heading_text(h1)
         h1_pos = idx.order[h1]
         page.price, page.price_text, page.price_clear = select_price(idx, h1, h1_pos)
+        if page.price is None:
+            page.price_range = range_ends(page.price_text)
     else:
         h1_pos = -1
     page.availability, page.availability_clear = read_availability(idx, h1_pos)

@@ -22,6 +22,8 @@ from .price_text import price_text, price_value, text_without
 
 # A second amount right after a price: "<span>$12.97</span> - $24.99", "10 € bis 20 €".
 _RANGE_AFTER = re.compile(r"\s*(?:-|–|—|to|bis|à|a|до|–)\s*\S{0,4}\s?\d", re.I)
+# Where a range's text splits into its two ends.
+_RANGE_SPLIT = re.compile(r"\s*(?:-|–|—|\bto\b|\bbis\b|\bà\b|\ba\b|до)\s*(?=\S{0,4}\s?\d)", re.I)
 # Links that do something (or ask) rather than name another product.
 _ACTION_LABEL = re.compile(
     r"\?\s*$|^\s*(?:add|see|view|notify|don'?t|do not|find|write|read|share|tell|learn|shop|"
@@ -209,6 +211,18 @@ def select_price(
         _, text, amount, _ = next((f for f in found if f[3]), found[0])
         return amount, text, True
     return None, None, False
+
+
+def range_ends(text: str | None) -> tuple[Decimal, Decimal] | None:
+    """(low, high) of a price range as the page shows it ("$12.97 - $24.99",
+    "From $119.00 to $249.00"), else None."""
+    parts = _RANGE_SPLIT.split(text or "", maxsplit=1)
+    if len(parts) != 2:
+        return None
+    low, high = parse_price(parts[0]), parse_price(parts[1])
+    if low is None or high is None or not 0 < low < high:
+        return None
+    return low, high
 
 
 def _in_card(price: HtmlElement, h1: HtmlElement) -> bool:

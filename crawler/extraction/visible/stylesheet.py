@@ -1,0 +1,103 @@
+"""Elements the page's own stylesheet hides.
+
+A template a shop keeps in the page for scripts ("We're sorry, this item is no
+longer available" in ``<div id="oos-banner">``) is often hidden by a rule of the
+page's ``<style>`` rather than by an inline style or a class such as ``hidden``:
+``#oos-banner { display: none }``. Such an element is not the page a shopper
+sees, unless another rule shows it again and matches it
+(``.out-of-stock ~ #oos-banner { display: block }`` with a sibling that has that
+class). Only top-level rules whose selector is one id or one class count: rules
+inside ``@media`` (one screen size) and compound selectors that hide are not read.
+"""
+
+from __future__ import annotations
+
+import re
+
+from cssselect import SelectorError
+from lxml.cssselect import CSSSelector
+from lxml.etree import XPathError
+from lxml.html import HtmlElement
+
+_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+_DISPLAY = re.compile(r"(?<![\w-])display\s*:\s*([\w-]+)", re.I)
+_SIMPLE = re.compile(r"^[#.]-?[_a-zA-Z][\w-]*$")
+_MAX_CSS = 2_000_000
+
+
+def _rules(css: str) -> list[tuple[str, str]]:
+    """(selector list, declarations) of the top-level rules (not those in ``@media``)."""
+    out: list[tuple[str, str]] = []
+    depth, start, body, selector = 0, 0, 0, ""
+    for match in re.finditer(r"[{}]", css):
+        if match.group(0) == "{":
+            if depth == 0:
+                selector, body = css[start:match.start()].strip(), match.end()
+            depth += 1
+        else:
+            depth = max(depth - 1, 0)
+            if depth == 0 and selector and not selector.startswith("@"):
+                out.append((selector, css[body:match.start()]))
+        start = match.end()
+    return out
+
+
+def hidden_by_stylesheet(root: HtmlElement) -> set[HtmlElement]:
+    """The elements a top-level ``#id``/``.class { display: none }`` rule of the page's
+    ``<style>`` hides and no rule that shows them matches."""
+    css = _COMMENT.sub(
+        " ",
+        " ".join(
+            s.text or "" for s in root.xpath("//style")
+            if (s.get("media") or "all").strip().lower() in ("all", "screen", "")
+        )[:_MAX_CSS],
+    )
+    if "display" not in css:
+        return set()
+    hiding: set[str] = set()
+    showing: list[str] = []
+    for selectors, body in _rules(css):
+        if "display" not in body:
+            continue
+        match = _DISPLAY.search(body)
+        if not match:
+            continue
+        for selector in (s.strip() for s in selectors.split(",")):
+            if match.group(1).lower() == "none":
+                if _SIMPLE.match(selector):
+                    hiding.add(selector)
+            else:
+                showing.append(selector)
+    hidden: set[HtmlElement] = set()
+    if not hiding:
+        return hidden
+    named: dict[str, list[HtmlElement]] = {}  # "#id" / ".class" -> elements
+    for kind, attr in (("#", "id"), (".", "class")):
+        for value in root.xpath(f"//@{attr}"):
+            for token in value.split() if kind == "." else [value]:
+                if kind + token in hiding:
+                    named.setdefault(kind + token, []).append(value.getparent())
+    for simple in hiding:
+        found = named.get(simple)
+        if found:
+            shown = _matching([s for s in showing if _names(s, simple)], root)
+            if shown is not None:
+                hidden.update(el for el in found if el not in shown)
+    return hidden
+
+
+def _names(selector: str, simple: str) -> bool:
+    """The selector's subject part names ``simple`` (``.x ~ #id``, ``#id.open``)."""
+    return re.search(re.escape(simple) + r"(?![\w-])", selector) is not None
+
+
+def _matching(selectors: list[str], root: HtmlElement) -> set[HtmlElement] | None:
+    """The elements the selectors match; None when one cannot be evaluated."""
+    out: set[HtmlElement] = set()
+    for selector in selectors:
+        try:
+            out.update(CSSSelector(selector)(root))
+        except (SelectorError, XPathError, ValueError):
+            # a selector lxml cannot evaluate (":hover", "::before"): it may show the element
+            return None
+    return out
