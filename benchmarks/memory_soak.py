@@ -57,6 +57,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--interval", type=float, default=30, help="seconds between printed lines")
     parser.add_argument("--timeout", type=float, default=4 * 3600, help="give up after (s)")
     parser.add_argument("--output", default="bench-results", help="where memory.json goes")
+    parser.add_argument(
+        "--set", "-s", action="append", default=[], metavar="NAME=VALUE",
+        help="a Scrapy setting for the workers (repeatable)",
+    )
     args = parser.parse_args(argv)
 
     samples: list[tuple[float, int, int]] = []  # (seconds, pages, largest worker RSS)
@@ -92,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
                 concurrency=args.concurrency,
                 timeout=args.timeout,
                 on_sample=sample,
+                extra_settings=dict(item.split("=", 1) for item in args.set),
             )
             with bench.started():
                 result = bench.run(RunSpec("reliable", args.workers))

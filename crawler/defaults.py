@@ -44,8 +44,9 @@ SCHEDULER_FLUSH_MAX = 256  # links + leases that send a batch at once
 BLOOM_CAPACITY = 10_000_000  # expected URLs
 BLOOM_ERROR_RATE = 0.001  # false-positive rate at that count (new URLs taken for seen)
 # In-process cache of fingerprints known to be in Redis already (saves a SADD per
-# duplicate link); 0 disables.
-DUPEFILTER_LOCAL_CACHE_SIZE = 200_000
+# duplicate link), least recently used evicted first, about 105 bytes an entry;
+# 0 disables.
+DUPEFILTER_LOCAL_CACHE_SIZE = 50_000
 
 # --- Leases: requests a worker holds are never lost ---------------------------
 # A worker whose heartbeat is older than this is dead; its leased requests go back

@@ -98,7 +98,13 @@ class BinaryFingerprintDupeFilter(RFPDupeFilter):
 
     def known(self, fingerprint: bytes) -> bool:
         """True when this worker already knows the fingerprint is in Redis."""
-        return fingerprint in self._known
+        known = self._known
+        if fingerprint not in known:
+            return False
+        # used last, evicted last: the links every page repeats stay in the cache
+        del known[fingerprint]
+        known[fingerprint] = None
+        return True
 
     def remember(self, fingerprint: bytes) -> None:
         if not self.cache_size:

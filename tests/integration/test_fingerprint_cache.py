@@ -60,3 +60,16 @@ def test_another_fingerprinter_is_never_bypassed(redis_url: str) -> None:
     two = df.request_fingerprint(Request("http://shop.test/p/1.html", headers={"X-Variant": "b"}))
     assert one != two
     assert df._by_url is None
+
+
+def test_known_fingerprints_in_use_are_evicted_last(redis_url: str) -> None:
+    df = BinaryFingerprintDupeFilter(
+        redis.Redis.from_url(redis_url), "test:dupefilter", cache_size=3
+    )
+    menu, a, b, c = b"menu", b"a", b"b", b"c"
+    for fp in (menu, a, b):
+        df.remember(fp)
+    assert df.known(menu)  # the link every page repeats is used again
+    df.remember(c)  # full: the least recently used goes
+    assert df.known(menu) and df.known(b) and df.known(c)
+    assert not df.known(a)
