@@ -35,8 +35,8 @@ whitespace trimmed); "sku where page shows none" counts pages with a ``null``
 truth that gave a SKU anyway.
 
 The development set is split by a fixed rule: sorted by name, every fifth page
-(index 0, 5, 10, ...) is the HOLDOUT, never looked at while tuning; ``--part``
-selects ``dev``, ``holdout`` or ``all``.
+(index 0, 5, 10, ...) is the HOLDOUT, kept apart while tuning (its last misses
+were since looked at); ``--part`` selects ``dev``, ``holdout`` or ``all``.
 
 Printed: per field, correct/total and accuracy; "found" (a product came out of
 a product page); non-product pages taken for products (the folder's own
