@@ -26,6 +26,7 @@ from pathlib import Path
 
 from benchmarks.bench import Bench, BenchFailed, RunSpec
 from demoshop.process import ShopProcess
+from master.commands.base import _setting
 
 MB = 1024 * 1024
 
@@ -58,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=4 * 3600, help="give up after (s)")
     parser.add_argument("--output", default="bench-results", help="where memory.json goes")
     parser.add_argument(
-        "--set", "-s", action="append", default=[], metavar="NAME=VALUE",
+        "--set", "-s", type=_setting, action="append", default=[], metavar="NAME=VALUE",
         help="a Scrapy setting for the workers (repeatable)",
     )
     args = parser.parse_args(argv)
@@ -96,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
                 concurrency=args.concurrency,
                 timeout=args.timeout,
                 on_sample=sample,
-                extra_settings=dict(item.split("=", 1) for item in args.set),
+                extra_settings=dict(args.set),
             )
             with bench.started():
                 result = bench.run(RunSpec("reliable", args.workers))

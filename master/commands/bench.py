@@ -24,6 +24,7 @@ from master.commands.base import (
     Subcommands,
     _positive_int,
     _seconds,
+    _setting,
 )
 
 if TYPE_CHECKING:
@@ -112,13 +113,6 @@ def cmd_bench(ctx: Context, args: argparse.Namespace) -> int:
     draw_chart(output / "bench.png", setup, results)
     print(f"wrote {output / 'bench.json'} and {output / 'bench.png'}", flush=True)
     return EXIT_OK
-
-
-def _setting(text: str) -> tuple[str, str]:
-    name, sep, value = text.partition("=")
-    if not sep or not name:
-        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, not {text!r}")
-    return name, value
 
 
 def register(commands: Subcommands) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from lxml.html import HtmlElement
 
@@ -21,13 +22,18 @@ def visible_text(el: HtmlElement) -> str:
     return normalize_text(" ".join(visible_strings(el))) or ""
 
 
-def visible_strings(el: HtmlElement) -> list[str]:
+def visible_strings(
+    el: HtmlElement, skip: Callable[[HtmlElement], bool] | None = None
+) -> list[str]:
+    """The text of ``el`` and its children in document order, without scripts,
+    styles and the like, nor the children ``skip`` says to leave out."""
     out: list[str] = []
     if el.text:
         out.append(el.text)
     for child in el:
         if isinstance(child.tag, str) and child.tag not in SKIPPED_TAGS:
-            out.extend(visible_strings(child))
+            if skip is None or not skip(child):
+                out.extend(visible_strings(child, skip))
         if child.tail:
             out.append(child.tail)
     return out

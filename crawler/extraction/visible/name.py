@@ -8,7 +8,7 @@ from lxml.html import HtmlElement
 
 from ..normalize.text import normalize_text
 from .codes import is_code_row
-from .dom import SKIPPED_TAGS, classes, visible_text
+from .dom import classes, visible_strings, visible_text
 from .index import PageIndex
 
 # Headings of review and Q&A widgets, dialogs and modals: never the product's.
@@ -20,17 +20,8 @@ def heading_text(h1: HtmlElement) -> str:
     """The heading's visible text without a product-code row shown inside it
     (``<h1>Desk <small>Item # 101095</small></h1>``: the code is the SKU, not the name)."""
 
-    def strings(el: HtmlElement) -> list[str]:
-        out = [el.text] if el.text else []
-        for child in el:
-            if isinstance(child.tag, str) and child.tag not in SKIPPED_TAGS:
-                if not is_code_row(visible_text(child)):
-                    out.extend(strings(child))
-            if child.tail:
-                out.append(child.tail)
-        return out
-
-    return normalize_text(" ".join(strings(h1))) or visible_text(h1)
+    strings = visible_strings(h1, skip=lambda child: is_code_row(visible_text(child)))
+    return normalize_text(" ".join(strings)) or visible_text(h1)
 
 
 def _words(text: str) -> set[str]:

@@ -13,6 +13,7 @@ inside ``@media`` (one screen size) and compound selectors that hide are not rea
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from cssselect import SelectorError
 from lxml.cssselect import CSSSelector
@@ -54,20 +55,7 @@ def hidden_by_stylesheet(root: HtmlElement) -> set[HtmlElement]:
     )
     if "display" not in css:
         return set()
-    hiding: set[str] = set()
-    showing: list[str] = []
-    for selectors, body in _rules(css):
-        if "display" not in body:
-            continue
-        match = _DISPLAY.search(body)
-        if not match:
-            continue
-        for selector in (s.strip() for s in selectors.split(",")):
-            if match.group(1).lower() == "none":
-                if _SIMPLE.match(selector):
-                    hiding.add(selector)
-            else:
-                showing.append(selector)
+    hiding, showing = _display_rules(css)
     hidden: set[HtmlElement] = set()
     if not hiding:
         return hidden
@@ -86,6 +74,27 @@ def hidden_by_stylesheet(root: HtmlElement) -> set[HtmlElement]:
     return hidden
 
 
+@lru_cache(maxsize=8)  # keyed by whole stylesheets (up to 2 MB each)
+def _display_rules(css: str) -> tuple[frozenset[str], tuple[str, ...]]:
+    """(the ``#id``/``.class`` selectors a rule hides, the selectors a rule shows):
+    a shop serves the same stylesheet on every page, so it is read once."""
+    hiding: set[str] = set()
+    showing: list[str] = []
+    for selectors, body in _rules(css):
+        if "display" not in body:
+            continue
+        match = _DISPLAY.search(body)
+        if not match:
+            continue
+        for selector in (s.strip() for s in selectors.split(",")):
+            if match.group(1).lower() == "none":
+                if _SIMPLE.match(selector):
+                    hiding.add(selector)
+            else:
+                showing.append(selector)
+    return frozenset(hiding), tuple(showing)
+
+
 def _names(selector: str, simple: str) -> bool:
     """The selector's subject part names ``simple`` (``.x ~ #id``, ``#id.open``)."""
     return re.search(re.escape(simple) + r"(?![\w-])", selector) is not None
@@ -96,8 +105,14 @@ def _matching(selectors: list[str], root: HtmlElement) -> set[HtmlElement] | Non
     out: set[HtmlElement] = set()
     for selector in selectors:
         try:
-            out.update(CSSSelector(selector)(root))
+            out.update(_compiled(selector)(root))
         except (SelectorError, XPathError, ValueError):
             # a selector lxml cannot evaluate (":hover", "::before"): it may show the element
             return None
     return out
+
+
+@lru_cache(maxsize=1024)
+def _compiled(selector: str) -> CSSSelector:
+    """A selector translated to XPath once (raises as ``CSSSelector`` does)."""
+    return CSSSelector(selector)
