@@ -16,7 +16,10 @@ from typing import Any
 import extruct
 from lxml.html import HtmlElement
 
+from crawler.extraction.xpath_log import bound_microdata_error_log
+
 logger = logging.getLogger(__name__)
+bound_microdata_error_log()  # extruct's microdata XPath would keep a log entry per item
 
 PRODUCT_TYPES = frozenset(
     {"Product", "ProductGroup", "IndividualProduct", "ProductModel", "SomeProducts", "Book"}
