@@ -201,7 +201,6 @@ class Bench:
             "CONCURRENT_REQUESTS_PER_DOMAIN": self.concurrency,
             "LOG_LEVEL": "WARNING",
             "LOGSTATS_INTERVAL": 0,
-            "WORKERSTATS_INTERVAL": 1,
             **MODES[spec.mode],
             **self.extra_settings,
         }

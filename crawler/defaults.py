@@ -30,14 +30,23 @@ SCHEDULER_FLUSH_ON_START = False
 # Seconds a starved scheduler waits before looking at Redis again (Scrapy's own
 # engine would wait 5 s); 0 disables.
 SCHEDULER_IDLE_POLL_INTERVAL = 0.1
+# ... and after a second of finding nothing, half as often each time, down to once
+# every this many seconds.
+SCHEDULER_IDLE_POLL_MAX = 1.0
 MAX_IDLE_TIME_BEFORE_CLOSE = 0  # seconds with no work before a worker closes; 0 never
 # Requests a worker pops for itself at once (one Redis round trip per batch).
 SCHEDULER_POP_BATCH = 8
 # Batching of what pages produce (see crawler/leasing/batch.py): links and
-# finished leases are sent in one atomic script call at most this many seconds
-# after the first of them (pops ride on it); 0 sends each link at once (one call
-# per new link).
+# finished leases are sent in one atomic script call (pops ride on it). Links
+# wait at most this many seconds after the first of them while the shared queue
+# is short; 0 sends each link at once (one call per new link).
 SCHEDULER_FLUSH_INTERVAL = 0.005
+# ... and up to this long while it is deep: at least SCHEDULER_FLUSH_DEEP_QUEUE
+# requests left after the worker's last pop, and enough for twice the linger at
+# the rate the queue shrinks (finished leases alone wait up to
+# LEASE_FINISH_INTERVAL).
+SCHEDULER_FLUSH_LINGER = 0.5
+SCHEDULER_FLUSH_DEEP_QUEUE = 32
 SCHEDULER_FLUSH_MAX = 256  # links + leases that send a batch at once
 # DUPEFILTER_CLASS = "crawler.scheduling.bloom.BloomDupeFilter" keeps the seen
 # fingerprints in a Bloom filter (about 1.8 bytes per URL at 0.1 %) sized for:

@@ -13,14 +13,26 @@ leases whose work is done, and sends them with **one** script call that
 2. deletes the finished leases with one ``HDEL`` (after step 1, in the same
    atomic call: a lease is never finished before the links of its page are
    queued — at-least-once delivery holds);
-3. pops the next requests for this worker under lease (one ``ZRANGE``, one
-   ``ZREMRANGEBYRANK``, one ``HSET``), when asked.
+3. pops the next requests for this worker under lease (one ``ZPOPMIN``, one
+   ``HSET``), when asked, and reads how many stay queued (``ZCARD``).
 
-A batch is sent every ``SCHEDULER_FLUSH_INTERVAL`` seconds (by the lease
-tracker's loop, :class:`crawler.leasing.tracker.LeaseTracker`), when it holds
-``SCHEDULER_FLUSH_MAX`` links and leases, or when the worker needs requests
-(its pop rides on the flush). So the commands a page costs are a share
-of about eight per batch, whatever the number of links it yields.
+When a batch is sent (:meth:`OutputBatch.due`, asked by the lease tracker's
+loop, :class:`crawler.leasing.tracker.LeaseTracker`):
+
+* with the worker's next pop, whatever it holds (a pop rides on the flush);
+* when it holds ``SCHEDULER_FLUSH_MAX`` links and leases;
+* links: ``SCHEDULER_FLUSH_INTERVAL`` seconds after the first of them while the
+  shared queue is short, so that no worker starves for them. While it is deep
+  (after this worker's last pop, at least ``SCHEDULER_FLUSH_DEEP_QUEUE``
+  requests left, and enough for twice the linger at the rate the queue shrank
+  over the pops before) they may wait up to ``SCHEDULER_FLUSH_LINGER`` seconds:
+  the other workers have plenty to do meanwhile, and most batches then ride on
+  a pop;
+* finished leases alone: ``LEASE_FINISH_INTERVAL`` seconds after the first.
+
+So the commands a page costs are a share of about eight per batch, whatever
+the number of links it yields, and a worker with few requests open (where each
+page used to be a batch of its own) sends about one batch per pop.
 
 Lease ids are those of :mod:`crawler.leasing.ledger` (``r|<score>|<sha1>``),
 so a worker killed mid-batch is recovered the same way: what it held is
@@ -34,6 +46,7 @@ Stats: ``scheduler/batch/flushes``, ``scheduler/batch/links``,
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 import redis
@@ -43,9 +56,12 @@ from crawler.scheduling.bloom import BLOOM_LUA, BloomFilter
 
 logger = logging.getLogger(__name__)
 
+DRAIN_WINDOW = 0.25  # seconds between two readings of how fast the shared queue shrinks
+
 # ARGV: n links, n to pop, bloom m, bloom k, then n x (fingerprint, score, payload),
 # then finished leases. KEYS: dupefilter (set or Bloom string), queue, inflight,
-# [bloom meta]. Returns {added flags (1/0 per link), {lease1, payload1, ...}}.
+# [bloom meta]. Returns {added flags (1/0 per link), {lease1, payload1, ...},
+# requests left in the queue after the pop (-1: no pop asked)}.
 _HEAD = """
 local n = tonumber(ARGV[1])
 local npop = tonumber(ARGV[2])
@@ -96,11 +112,10 @@ local first = 3 * n + 5
 if #ARGV >= first then
   redis.call('HDEL', KEYS[3], unpack(ARGV, first, #ARGV))
 end
-local out = {}
+local out, depth = {}, -1
 if npop > 0 then
-  local items = redis.call('ZRANGE', KEYS[2], 0, npop - 1, 'WITHSCORES')
+  local items = redis.call('ZPOPMIN', KEYS[2], npop)
   if #items > 0 then
-    redis.call('ZREMRANGEBYRANK', KEYS[2], 0, #items / 2 - 1)
     local fields = {}
     for i = 1, #items, 2 do
       local lease = 'r|' .. items[i + 1] .. '|' .. redis.sha1hex(items[i])
@@ -111,8 +126,9 @@ if npop > 0 then
     end
     redis.call('HSET', KEYS[3], unpack(fields))
   end
+  depth = redis.call('ZCARD', KEYS[2])
 end
-return {added, out}
+return {added, out, depth}
 """
 
 _FLUSH = _HEAD + _DEDUPE_SET + _TAIL
@@ -130,18 +146,33 @@ class OutputBatch:
         interval: float,
         max_size: int,
         stats: Any = None,
+        linger: float = 0.0,
+        deep_queue: int = 0,
+        lease_wait: float = 0.0,
     ) -> None:
         self.keys = keys
         self.inflight_key = inflight_key
         self.interval = interval
         self.max_size = max(1, max_size)
         self.stats = stats
+        #: how long links may wait while the shared queue is deep (0: never longer)
+        self.linger = max(interval, linger)
+        self.deep_queue = deep_queue
+        #: how long finished leases may wait when no link is waiting
+        self.lease_wait = max(interval, lease_wait)
+        #: requests left in the shared queue after this worker's last pop (-1: not known)
+        self.queue_depth = -1
+        #: how fast the shared queue shrinks, requests/s (0 while it grows), from the pops
+        self.drain_rate = 0.0
+        self._drain_from: tuple[float, int] | None = None  # (time, depth) the rate is read from
         self.server = server
         self._script = server.register_script(_FLUSH)
         self._keys = [keys.dupefilter, keys.requests, inflight_key]
         self._bloom: BloomFilter | None = None
         self._links: list[tuple[bytes, float, bytes]] = []
         self._leases: list[str] = []
+        self._links_since = 0.0  # monotonic time of the oldest link waiting
+        self._leases_since = 0.0  # monotonic time of the oldest lease waiting
 
     def use_bloom(self, bloom: BloomFilter) -> None:
         """Check and add fingerprints in this Bloom filter instead of the exact set."""
@@ -156,18 +187,55 @@ class OutputBatch:
     def __len__(self) -> int:
         return len(self._links) + len(self._leases)
 
+    @property
+    def queue_deep(self) -> bool:
+        """May links linger? The shared queue held at least ``deep_queue`` requests at
+        the last pop, and at the rate it shrinks it would last twice the linger."""
+        if self.deep_queue <= 0 or self.queue_depth < self.deep_queue:
+            return False
+        return self.queue_depth >= 2 * self.drain_rate * self.linger
+
+    def _saw_depth(self, depth: int, now: float) -> None:
+        """Note the queue's depth after a pop; update the drain rate every 0.25 s or more."""
+        self.queue_depth = depth
+        if self._drain_from is None:
+            self._drain_from = (now, depth)
+            return
+        since, before = self._drain_from
+        if now - since >= DRAIN_WINDOW:
+            rate = max(0.0, (before - depth) / (now - since))
+            self.drain_rate = (self.drain_rate + rate) / 2 if self.drain_rate else rate
+            self._drain_from = (now, depth)
+
+    def due(self, now: float | None = None) -> bool:
+        """Should what waits be sent now (see the module's doc)?"""
+        if now is None:
+            now = time.monotonic()
+        if self._links:
+            wait = self.linger if self.queue_deep else self.interval
+            if now - self._links_since >= wait:
+                return True
+        return bool(self._leases) and now - self._leases_since >= self.lease_wait
+
     def add_link(self, fingerprint: bytes, score: float, payload: bytes, old_lease: str) -> None:
         """Queue a request unless its fingerprint is seen; ``old_lease`` is finished either way."""
+        if not self._links:
+            self._links_since = time.monotonic()
         self._links.append((fingerprint, score, payload))
         if old_lease:
-            self._leases.append(old_lease)
+            self._add_lease(old_lease)
         self._added()
 
     def finish(self, lease: str) -> None:
         """Finish a lease with the next batch, after every link gathered before it."""
         if lease:
-            self._leases.append(lease)
+            self._add_lease(lease)
             self._added()
+
+    def _add_lease(self, lease: str) -> None:
+        if not self._leases:
+            self._leases_since = time.monotonic()
+        self._leases.append(lease)
 
     def _added(self) -> None:
         if len(self) >= self.max_size:
@@ -203,7 +271,9 @@ class OutputBatch:
         for fingerprint, score, payload in links:
             args += [fingerprint, score, payload]
         args += leases
-        added, popped = self._script(keys=self._keys, args=args)
+        added, popped, depth = self._script(keys=self._keys, args=args)
+        if pop:
+            self._saw_depth(int(depth), time.monotonic())
         if self.stats is not None and (links or leases):
             self.stats.inc_value("scheduler/batch/flushes")
             self.stats.inc_value("scheduler/batch/links", len(links))

@@ -28,16 +28,14 @@ from crawler.keys import CrawlKeys
 
 # KEYS: queue, inflight. ARGV: n. Returns {lease1, payload1, lease2, payload2, ...}
 _POP = """
-local items = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1, 'WITHSCORES')
+local items = redis.call('ZPOPMIN', KEYS[1], tonumber(ARGV[1]))
 if #items == 0 then return {} end
-redis.call('ZREMRANGEBYRANK', KEYS[1], 0, #items / 2 - 1)
 local out = {}
 for i = 1, #items, 2 do
-  local lease = 'r|' .. items[i + 1] .. '|' .. redis.sha1hex(items[i])
-  redis.call('HSET', KEYS[2], lease, items[i])
-  out[#out + 1] = lease
+  out[#out + 1] = 'r|' .. items[i + 1] .. '|' .. redis.sha1hex(items[i])
   out[#out + 1] = items[i]
 end
+redis.call('HSET', KEYS[2], unpack(out))
 return out
 """
 

@@ -21,8 +21,9 @@ requeues what it holds (see :mod:`crawler.scheduling.restarts`).
 
 Finished leases are deleted in batches: with ``SCHEDULER_FLUSH_INTERVAL`` above
 0, in the worker's :class:`~crawler.leasing.batch.OutputBatch`, after the links
-of their pages; otherwise one round trip per 64, and at least every
-``LEASE_FINISH_INTERVAL`` seconds (what a killed worker's successor fetches
+of their pages (with the next pop or the next links, and at least every
+``LEASE_FINISH_INTERVAL`` seconds); otherwise one round trip per 64, and at
+least every ``LEASE_FINISH_INTERVAL`` seconds (what a killed worker's successor fetches
 again is what it held plus at most that much finished work).
 
 The spider asks it questions (:meth:`take_seeds`, :meth:`crawl_busy`,
@@ -30,7 +31,8 @@ The spider asks it questions (:meth:`take_seeds`, :meth:`crawl_busy`,
 
 Settings: ``LEASE_WORKER_TIMEOUT``, ``LEASE_HEARTBEAT_INTERVAL``,
 ``LEASE_RECOVERY_INTERVAL``, ``LEASE_FINISH_INTERVAL``,
-``SCHEDULER_FLUSH_INTERVAL``, ``SCHEDULER_FLUSH_MAX``, ``WORKER_ID``.
+``SCHEDULER_FLUSH_INTERVAL``, ``SCHEDULER_FLUSH_LINGER``, ``SCHEDULER_FLUSH_DEEP_QUEUE``,
+``SCHEDULER_FLUSH_MAX``, ``WORKER_ID``.
 Stats: ``leases/finished``, ``leases/recovered``, ``leases/requeued_on_close``,
 ``leases/requeued_after_redis_restart``, ``leases/orphans_requeued``,
 ``dead_letters``.
@@ -113,6 +115,13 @@ class LeaseTracker:
                 flush_interval,
                 settings.getint("SCHEDULER_FLUSH_MAX", defaults.SCHEDULER_FLUSH_MAX),
                 crawler.stats,
+                linger=settings.getfloat(
+                    "SCHEDULER_FLUSH_LINGER", defaults.SCHEDULER_FLUSH_LINGER
+                ),
+                deep_queue=settings.getint(
+                    "SCHEDULER_FLUSH_DEEP_QUEUE", defaults.SCHEDULER_FLUSH_DEEP_QUEUE
+                ),
+                lease_wait=self.finish_interval,
             )
         self._to_finish: list[str] = []
         self._loop: task.LoopingCall | None = None
@@ -232,8 +241,10 @@ class LeaseTracker:
 
     def _tick(self) -> None:
         try:
-            self.flush()
             now = time.monotonic()
+            if self.batch is not None and self.batch.due(now):
+                self.batch.flush()
+            self._finish_waiting()
             self.heartbeat.beat_if_due(now)
             if now - self._last_recovery >= self.recovery_interval:
                 self._last_recovery = now
@@ -265,8 +276,13 @@ class LeaseTracker:
                 logger.warning("Could not delete finished leases yet (%r)", exc)
 
     def flush(self) -> None:
+        """Send every link and finished lease this worker holds, now."""
         if self.batch is not None:
             self.batch.flush()
+        self._finish_waiting()
+
+    def _finish_waiting(self) -> None:
+        """Delete the finished leases waiting outside a batch (one round trip)."""
         if not self._to_finish:
             return
         leases, self._to_finish = self._to_finish, []

@@ -27,11 +27,15 @@ What it adds to :class:`scrapy_redis.scheduler.Scheduler`:
   5 seconds once it has found it empty. A worker sharing a queue would sit idle
   while others fill it, so every ``SCHEDULER_IDLE_POLL_INTERVAL`` seconds a
   starved scheduler looks at Redis and wakes the engine when there is work.
+  After a second of looking in vain it looks half as often each time, down to
+  once every ``SCHEDULER_IDLE_POLL_MAX`` seconds (a worker idle at the end of
+  a crawl costs Redis one or two commands a second, not twenty).
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 from scrapy import Request
@@ -65,9 +69,16 @@ def wake_engine(crawler: Any, delay: float = 0) -> bool:
     return True
 
 
+VAIN_POLLS_BEFORE_BACKOFF = 1.0  # seconds of idle polls at the full rate before backing off
+
+
 class ReliableScheduler(Scheduler):
     crawler: Any
     df: Any
+    # idle polls while starved: the first that found no work, the wait between two, the next
+    _vain_since: float | None
+    _poll_wait: float
+    _next_poll: float
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> ReliableScheduler:
@@ -85,7 +96,14 @@ class ReliableScheduler(Scheduler):
                 "SCHEDULER_FLUSH_ON_START is ignored: use `python -m master reset` to start afresh"
             )
             scheduler.flush_on_start = False
+        scheduler.idle_poll_max = max(
+            scheduler.idle_poll_interval,
+            crawler.settings.getfloat("SCHEDULER_IDLE_POLL_MAX", defaults.SCHEDULER_IDLE_POLL_MAX),
+        )
         scheduler._starved = False
+        scheduler._poll_wait = scheduler.idle_poll_interval
+        scheduler._vain_since = None
+        scheduler._next_poll = 0.0
         scheduler._waker = None
         scheduler.site_waits = SiteWaits.of(crawler)
         scheduler.park_max = crawler.settings.getint(
@@ -171,6 +189,7 @@ class ReliableScheduler(Scheduler):
         if request is None:
             self._starved = True
             return None
+        self._starved = False
         if self.stats:
             self.stats.inc_value("scheduler/dequeued/redis")
         return request
@@ -204,9 +223,13 @@ class ReliableScheduler(Scheduler):
 
     def _wake_engine_if_work(self) -> None:
         if not self._starved or self.flow.held:
+            self._fed()
             return
         engine = self.crawler.engine
         if engine is None or getattr(engine, "_slot", None) is None or engine.needs_backout():
+            return
+        now = time.monotonic()
+        if now < self._next_poll:
             return
         try:
             work = self.queue.buffered or self._unsent() or any(self.ledger.waiting())
@@ -215,3 +238,16 @@ class ReliableScheduler(Scheduler):
             return
         if work and wake_engine(self.crawler):
             self._starved = False
+            self._fed()
+            return
+        if self._vain_since is None:
+            self._vain_since = now
+        elif now - self._vain_since >= VAIN_POLLS_BEFORE_BACKOFF:
+            self._poll_wait = min(self._poll_wait * 2, self.idle_poll_max)
+        self._next_poll = now + self._poll_wait - self.idle_poll_interval / 2
+
+    def _fed(self) -> None:
+        """Work came: look at Redis at the full rate again when it runs out."""
+        self._vain_since = None
+        self._poll_wait = self.idle_poll_interval
+        self._next_poll = 0.0

@@ -181,3 +181,36 @@ def test_links_known_to_be_seen_are_dropped_next_to_the_spider(scheduler):
         "http://shop.test/p",
     ]
     assert scheduler.crawler.stats.get_value("links/known_dropped") == 1
+
+
+def test_a_starved_worker_looks_at_redis_less_often_then_at_once_when_fed(
+    scheduler, redis_client
+):
+    import time
+
+    woken = []
+    slot = SimpleNamespace(closing=None, nextcall=SimpleNamespace(schedule=woken.append))
+    scheduler.crawler.engine = SimpleNamespace(_slot=slot, needs_backout=lambda: False)
+    scheduler.idle_poll_interval, scheduler.idle_poll_max = 0.02, 0.16
+    scheduler._fed()
+    assert scheduler.next_request() is None  # nothing queued: starved
+    looks = _calls(redis_client, "zcard")
+    begun = time.monotonic()
+    waits = []
+    while time.monotonic() - begun < 2.0:  # the waker's loop, at its tick
+        before = scheduler._next_poll
+        scheduler._wake_engine_if_work()
+        if scheduler._next_poll != before:
+            waits.append(round(scheduler._poll_wait, 2))
+        time.sleep(0.02)
+    assert not woken
+    assert waits[0] == 0.02 and waits[-1] == 0.16  # the full rate for a second, then halved
+    assert waits == sorted(waits)
+    looked = _calls(redis_client, "zcard") - looks
+    assert looked == len(waits) < 2.0 / 0.02 * 0.75
+    scheduler.enqueue_request(Request("http://shop.test/new", callback=scheduler.spider.parse))
+    scheduler.tracker.flush()  # the link is in the shared queue
+    time.sleep(max(0.0, scheduler._next_poll - time.monotonic()))  # the next look is due
+    scheduler._wake_engine_if_work()
+    assert woken == [0] and not scheduler._starved
+    assert scheduler._poll_wait == 0.02 and scheduler._vain_since is None  # full rate again

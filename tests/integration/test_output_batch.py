@@ -1,0 +1,102 @@
+"""When a worker's batch of links and finished leases goes to Redis (a real Redis)."""
+
+from __future__ import annotations
+
+from crawler.keys import CrawlKeys
+from crawler.leasing.batch import OutputBatch
+from crawler.leasing.ledger import LeaseLedger
+
+KEYS = CrawlKeys("ecommerce")
+
+
+def _batch(client, **kwargs):
+    options = {"interval": 0.005, "max_size": 256, "linger": 0.5, "deep_queue": 4,
+               "lease_wait": 0.3, **kwargs}
+    return OutputBatch(client, KEYS, KEYS.inflight("w1"), **options)
+
+
+def _queue(client, count):
+    ledger = LeaseLedger(client, KEYS, "seeder")
+    for i in range(count):
+        ledger.push_if_new(b"seed%d" % i, i, b"seed-request-%d" % i)
+
+
+def test_the_pop_reads_how_many_requests_stay_queued(redis_client):
+    _queue(redis_client, 6)
+    batch = _batch(redis_client)
+    assert batch.queue_depth == -1 and not batch.queue_deep  # not known yet
+    popped = batch.flush(pop=2)
+    assert [payload for _, payload in popped] == [b"seed-request-0", b"seed-request-1"]
+    assert popped[0][0].startswith("r|0|")  # the lease keeps the queue score
+    assert redis_client.hlen(KEYS.inflight("w1")) == 2
+    assert batch.queue_depth == 4 and batch.queue_deep
+    batch.flush()  # no pop: the depth seen at the last pop stays
+    assert batch.queue_depth == 4
+    batch.flush(pop=8)
+    assert batch.queue_depth == 0 and not batch.queue_deep
+
+
+def test_links_wait_the_short_interval_while_the_queue_is_short(redis_client):
+    batch = _batch(redis_client)
+    batch.add_link(b"fp", 0, b"link", "")
+    start = batch._links_since
+    assert not batch.due(start + 0.001)
+    assert batch.due(start + 0.006)
+
+
+def test_links_linger_while_the_queue_is_deep_and_ride_on_the_next_pop(redis_client):
+    _queue(redis_client, 10)
+    batch = _batch(redis_client)
+    [(lease, _)] = batch.flush(pop=1)
+    assert batch.queue_deep  # 9 left, deep_queue 4
+    batch.add_link(b"fp-new", 100, b"new-link", lease)
+    start = batch._links_since
+    assert not batch.due(start + 0.1)
+    assert batch.due(start + 0.51)
+    assert redis_client.zcard(KEYS.requests) == 9  # nothing sent yet
+    batch.flush(pop=1)  # the pop takes the link and the finished lease along
+    assert redis_client.zscore(KEYS.requests, b"new-link") == 100
+    held = redis_client.hkeys(KEYS.inflight("w1"))
+    assert len(held) == 1 and lease.encode() not in held  # the old lease finished, a new one
+    assert len(batch) == 0
+
+
+def test_finished_leases_alone_wait_the_lease_interval(redis_client):
+    batch = _batch(redis_client)
+    batch.finish("r|0|abc")
+    start = batch._leases_since
+    assert not batch.due(start + 0.1)
+    assert batch.due(start + 0.31)
+
+
+def test_a_full_batch_is_sent_at_once(redis_client):
+    _queue(redis_client, 10)
+    batch = _batch(redis_client, max_size=3)
+    batch.flush(pop=1)
+    assert batch.queue_deep
+    for i in range(3):
+        batch.add_link(b"fp%d" % i, 0, b"link%d" % i, "")
+    assert len(batch) == 0  # sent without waiting for the linger
+    assert redis_client.zcard(KEYS.requests) == 12
+
+
+def test_no_linger_without_a_deep_queue_setting(redis_client):
+    _queue(redis_client, 10)
+    batch = _batch(redis_client, deep_queue=0)
+    batch.flush(pop=1)
+    assert not batch.queue_deep
+    batch.add_link(b"fp", 0, b"link", "")
+    assert batch.due(batch._links_since + 0.006)
+
+
+def test_a_queue_that_drains_fast_is_not_deep(redis_client):
+    batch = _batch(redis_client, deep_queue=10, linger=0.5)
+    batch._saw_depth(1000, now=100.0)
+    batch._saw_depth(900, now=100.1)  # too soon to read a rate
+    assert batch.drain_rate == 0 and batch.queue_deep
+    batch._saw_depth(500, now=100.5)  # 1000 requests a second: 500 last 0.5 s, not 2 x 0.5 s
+    assert batch.drain_rate == 1000
+    assert not batch.queue_deep
+    batch._saw_depth(600, now=101.0)  # it grows again: the rate falls
+    assert batch.drain_rate == 500
+    assert batch.queue_deep  # 600 requests last 1.2 s at 500/s
