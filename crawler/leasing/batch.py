@@ -14,7 +14,8 @@ leases whose work is done, and sends them with **one** script call that
    atomic call: a lease is never finished before the links of its page are
    queued — at-least-once delivery holds);
 3. pops the next requests for this worker under lease (one ``ZPOPMIN``, one
-   ``HSET``), when asked, and reads how many stay queued (``ZCARD``).
+   ``HSET``), when asked, and reads how many stay queued (``ZCARD``, at most
+   every quarter second).
 
 When a batch is sent (:meth:`OutputBatch.due`, asked by the lease tracker's
 loop, :class:`crawler.leasing.tracker.LeaseTracker`):
@@ -58,15 +59,16 @@ logger = logging.getLogger(__name__)
 
 DRAIN_WINDOW = 0.25  # seconds between two readings of how fast the shared queue shrinks
 
-# ARGV: n links, n to pop, bloom m, bloom k, then n x (fingerprint, score, payload),
-# then finished leases. KEYS: dupefilter (set or Bloom string), queue, inflight,
-# [bloom meta]. Returns {added flags (1/0 per link), {lease1, payload1, ...},
-# requests left in the queue after the pop (-1: no pop asked)}.
+# ARGV: n links, n to pop, 1 to read the queue's depth after the pop (else 0),
+# bloom m, bloom k, then n x (fingerprint, score, payload), then finished leases.
+# KEYS: dupefilter (set or Bloom string), queue, inflight, [bloom meta]. Returns
+# {added flags (1/0 per link), {lease1, payload1, ...}, requests left in the
+# queue after the pop (-1: not read)}.
 _HEAD = """
 local n = tonumber(ARGV[1])
 local npop = tonumber(ARGV[2])
 local fps, added = {}, {}
-for i = 1, n do fps[i] = ARGV[3 * i + 2] end
+for i = 1, n do fps[i] = ARGV[3 * i + 3] end
 local function split(seen)
   local new, members, batch = {}, {}, {}
   for i = 1, n do
@@ -74,8 +76,8 @@ local function split(seen)
     if seen[i] == 0 and not batch[fp] then
       batch[fp] = true
       new[#new + 1] = fp
-      members[#members + 1] = ARGV[3 * i + 3]
       members[#members + 1] = ARGV[3 * i + 4]
+      members[#members + 1] = ARGV[3 * i + 5]
       added[i] = 1
     else
       added[i] = 0
@@ -97,7 +99,7 @@ end
 
 _DEDUPE_BLOOM = """
 if n > 0 then
-  local m, k = tonumber(ARGV[3]), tonumber(ARGV[4])
+  local m, k = tonumber(ARGV[4]), tonumber(ARGV[5])
   local new, members = split(bloom_seen(KEYS[1], fps, m, k))
   if #new > 0 then
     bloom_add(KEYS[1], new, m, k)
@@ -108,7 +110,7 @@ end
 """
 
 _TAIL = """
-local first = 3 * n + 5
+local first = 3 * n + 6
 if #ARGV >= first then
   redis.call('HDEL', KEYS[3], unpack(ARGV, first, #ARGV))
 end
@@ -126,7 +128,11 @@ if npop > 0 then
     end
     redis.call('HSET', KEYS[3], unpack(fields))
   end
-  depth = redis.call('ZCARD', KEYS[2])
+  if #items < 2 * npop then
+    depth = 0
+  elseif ARGV[3] == '1' then
+    depth = redis.call('ZCARD', KEYS[2])
+  end
 end
 return {added, out, depth}
 """
@@ -165,6 +171,7 @@ class OutputBatch:
         #: how fast the shared queue shrinks, requests/s (0 while it grows), from the pops
         self.drain_rate = 0.0
         self._drain_from: tuple[float, int] | None = None  # (time, depth) the rate is read from
+        self._depth_at: float | None = None  # when the depth was read last
         self.server = server
         self._script = server.register_script(_FLUSH)
         self._keys = [keys.dupefilter, keys.requests, inflight_key]
@@ -195,9 +202,14 @@ class OutputBatch:
             return False
         return self.queue_depth >= 2 * self.drain_rate * self.linger
 
+    def _depth_due(self, now: float) -> bool:
+        """Read the queue's depth with this pop? (At most every ``DRAIN_WINDOW`` s.)"""
+        return self._depth_at is None or now - self._depth_at >= DRAIN_WINDOW
+
     def _saw_depth(self, depth: int, now: float) -> None:
         """Note the queue's depth after a pop; update the drain rate every 0.25 s or more."""
         self.queue_depth = depth
+        self._depth_at = now
         if self._drain_from is None:
             self._drain_from = (now, depth)
             return
@@ -267,13 +279,20 @@ class OutputBatch:
         if not links and not leases and not pop:
             return []
         size = self._bloom.size if self._bloom is not None else None
-        args: list[Any] = [len(links), pop, size.bits if size else 0, size.hashes if size else 0]
+        now = time.monotonic()
+        args: list[Any] = [
+            len(links),
+            pop,
+            1 if pop and self._depth_due(now) else 0,
+            size.bits if size else 0,
+            size.hashes if size else 0,
+        ]
         for fingerprint, score, payload in links:
             args += [fingerprint, score, payload]
         args += leases
         added, popped, depth = self._script(keys=self._keys, args=args)
-        if pop:
-            self._saw_depth(int(depth), time.monotonic())
+        if int(depth) >= 0:
+            self._saw_depth(int(depth), now)
         if self.stats is not None and (links or leases):
             self.stats.inc_value("scheduler/batch/flushes")
             self.stats.inc_value("scheduler/batch/links", len(links))

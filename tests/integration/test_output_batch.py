@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from crawler.keys import CrawlKeys
-from crawler.leasing.batch import OutputBatch
+from crawler.leasing.batch import DRAIN_WINDOW, OutputBatch
 from crawler.leasing.ledger import LeaseLedger
 
 KEYS = CrawlKeys("ecommerce")
@@ -100,3 +100,21 @@ def test_a_queue_that_drains_fast_is_not_deep(redis_client):
     batch._saw_depth(600, now=101.0)  # it grows again: the rate falls
     assert batch.drain_rate == 500
     assert batch.queue_deep  # 600 requests last 1.2 s at 500/s
+
+
+def test_the_depth_is_read_at_most_every_quarter_second(redis_client):
+    _queue(redis_client, 10)
+    batch = _batch(redis_client)
+
+    def zcards():
+        return redis_client.info("commandstats").get("cmdstat_zcard", {}).get("calls", 0)
+
+    before = zcards()
+    batch.flush(pop=1)
+    batch.flush(pop=1)  # just after: the depth read before stands
+    assert zcards() - before == 1 and batch.queue_depth == 9
+    batch._depth_at -= DRAIN_WINDOW  # a quarter second later
+    batch.flush(pop=1)
+    assert zcards() - before == 2 and batch.queue_depth == 7
+    batch.flush(pop=20)  # a short pop: the queue is empty, no need to ask
+    assert zcards() - before == 2 and batch.queue_depth == 0
