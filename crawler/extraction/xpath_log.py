@@ -28,8 +28,9 @@ EXSLT_SETS = {"set": "http://exslt.org/sets"}
 class RecycledXPath:
     """An ``etree.XPath`` compiled again every ``every`` calls (its error log with it)."""
 
-    def __init__(self, path: str, namespaces: dict[str, str] | None = None,
-                 every: int = RECYCLE_EVERY) -> None:
+    def __init__(
+        self, path: str, namespaces: dict[str, str] | None = None, every: int = RECYCLE_EVERY
+    ) -> None:
         self.path = path
         self.namespaces = namespaces
         self.every = max(1, every)

@@ -115,9 +115,7 @@ class LeaseTracker:
                 flush_interval,
                 settings.getint("SCHEDULER_FLUSH_MAX", defaults.SCHEDULER_FLUSH_MAX),
                 crawler.stats,
-                linger=settings.getfloat(
-                    "SCHEDULER_FLUSH_LINGER", defaults.SCHEDULER_FLUSH_LINGER
-                ),
+                linger=settings.getfloat("SCHEDULER_FLUSH_LINGER", defaults.SCHEDULER_FLUSH_LINGER),
                 deep_queue=settings.getint(
                     "SCHEDULER_FLUSH_DEEP_QUEUE", defaults.SCHEDULER_FLUSH_DEEP_QUEUE
                 ),

@@ -10,8 +10,14 @@ KEYS = CrawlKeys("ecommerce")
 
 
 def _batch(client, **kwargs):
-    options = {"interval": 0.005, "max_size": 256, "linger": 0.5, "deep_queue": 4,
-               "lease_wait": 0.3, **kwargs}
+    options = {
+        "interval": 0.005,
+        "max_size": 256,
+        "linger": 0.5,
+        "deep_queue": 4,
+        "lease_wait": 0.3,
+        **kwargs,
+    }
     return OutputBatch(client, KEYS, KEYS.inflight("w1"), **options)
 
 

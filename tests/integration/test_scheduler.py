@@ -183,9 +183,7 @@ def test_links_known_to_be_seen_are_dropped_next_to_the_spider(scheduler):
     assert scheduler.crawler.stats.get_value("links/known_dropped") == 1
 
 
-def test_a_starved_worker_looks_at_redis_less_often_then_at_once_when_fed(
-    scheduler, redis_client
-):
+def test_a_starved_worker_looks_at_redis_less_often_then_at_once_when_fed(scheduler, redis_client):
     import time
 
     woken = []
