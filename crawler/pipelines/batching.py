@@ -26,7 +26,7 @@ from crawler.flow import FlowControl
 from crawler.keys import CrawlKeys
 from crawler.pipelines.backend import BatchResult, StoreBackend
 from crawler.pipelines.errors import StoreUnavailable
-from crawler.pipelines.lease_registration import register_store
+from crawler.pipelines.lease_registration import claim_crawl_count, register_store
 from crawler.pipelines.rejects import RejectedItemKeeper
 from crawler.records import StatsFields
 from crawler.schema import ValidationProblem
@@ -60,8 +60,10 @@ class BatchingStorePipeline(StoreBackend):
       only once every registered store sent it, not when the item leaves the
       pipelines. Items the database refused (see below) are included: they are
       kept in Redis, so their requests are done too;
-    * adds the count to ``HINCRBY <spider>:stats items_stored`` and to the
-      crawl stats ``store/items_stored``.
+    * adds the count to ``HINCRBY <spider>:stats items_stored`` (only the first
+      store of ``ITEM_PIPELINES`` does, when several are configured, so that an
+      item written to PostgreSQL and MongoDB counts once) and to the crawl stats
+      ``store/items_stored`` (each store its own).
 
     **Database away** (connection refused or lost, timeout, server shutting
     down): the batch is kept and retried with exponential backoff from
@@ -107,6 +109,7 @@ class BatchingStorePipeline(StoreBackend):
         super().__init__(worker_id(settings))
         self.crawler = crawler
         self.stats = crawler.stats
+        self.counts_crawl_wide = True  # adds to <spider>:stats items_stored (see from_crawler)
         self.batch_size = max(1, settings.getint("STORE_BATCH_SIZE", defaults.STORE_BATCH_SIZE))
         self.flush_interval = settings.getfloat(
             "STORE_FLUSH_INTERVAL", defaults.STORE_FLUSH_INTERVAL
@@ -148,6 +151,8 @@ class BatchingStorePipeline(StoreBackend):
             raise NotConfigured
         pipeline = cls(crawler)
         register_store(crawler, pipeline.backend)  # requests now wait for items_stored
+        # with several stores, only the first adds to the crawl-wide items_stored
+        pipeline.counts_crawl_wide = claim_crawl_count(crawler, pipeline.backend)
         return pipeline
 
     async def open_spider(self, spider: Spider | None = None) -> None:
@@ -159,7 +164,9 @@ class BatchingStorePipeline(StoreBackend):
             self.server, CrawlKeys(self.spider.name), self.worker, keep=self.keep_invalid
         )
         location = self.store_location()
-        self.stats.set_value("store/location", location)
+        others = self.stats.get_value("store/location")  # another store of this crawler
+        both = f"{others} + {location}" if others and others != location else location
+        self.stats.set_value("store/location", both)
         logger.info("Storing products in %s", location)
         await run_in_thread(self._connect_at_start)
         if self.flush_interval > 0:
@@ -223,7 +230,7 @@ class BatchingStorePipeline(StoreBackend):
         """Thread job: write one batch, then count it and keep its rejected rows in Redis."""
         result = self.store_batch(items)
         assert self.keeper is not None
-        if result.stored:
+        if result.stored and self.counts_crawl_wide:
             try:
                 self.keeper.server.hincrby(
                     self.keeper.keys.stats, StatsFields.ITEMS_STORED, len(result.stored)

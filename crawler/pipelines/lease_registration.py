@@ -3,14 +3,21 @@
 Without a registered store, the lease tracker takes an item as safe once it went
 through every pipeline (``item_scraped``); with one, only once every registered
 store sent :data:`crawler.signals.items_stored` for it.
+
+:func:`claim_crawl_count`: with several stores (PostgreSQL and MongoDB), only the
+first of ``ITEM_PIPELINES`` adds to the crawl-wide ``items_stored``, so that an
+item written to both counts once.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+from weakref import WeakKeyDictionary
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
+
+_COUNTING_STORE: WeakKeyDictionary[Crawler, str] = WeakKeyDictionary()
 
 
 def register_store(crawler: Crawler, store: str) -> bool:
@@ -24,3 +31,8 @@ def register_store(crawler: Crawler, store: str) -> bool:
         return False  # no lease tracking in this crawl
     tracker.register_store(store)
     return True
+
+
+def claim_crawl_count(crawler: Crawler, store: str) -> bool:
+    """Does ``store`` keep the crawl-wide count? True for the crawler's first store only."""
+    return _COUNTING_STORE.setdefault(crawler, store) == store

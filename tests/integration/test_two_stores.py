@@ -105,3 +105,9 @@ def test_a_lease_waits_for_every_store(
         cur.execute("SELECT url FROM products")
         assert cur.fetchall() == [(item["url"],)]
     assert mongomock_client["crawler"]["products"].count_documents({"url": item["url"]}) == 1
+    # one product in two stores: the crawl-wide count (master status) says 1, not 2
+    assert postgres.counts_crawl_wide and not mongo.counts_crawl_wide
+    assert redis_client.hget(KEYS.stats, "items_stored") == b"1"
+    assert crawler.stats.get_value("store/items_stored") == 2  # each store's own writes
+    location = crawler.stats.get_value("store/location")  # the worker record's "store"
+    assert location.startswith("postgresql://") and " + mongodb://" in location
