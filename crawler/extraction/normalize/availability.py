@@ -5,16 +5,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from crawler.items import AVAILABILITIES
+
 from .text import normalize_text
 
-AVAILABILITY_VALUES = (
-    "InStock",
-    "OutOfStock",
-    "PreOrder",
-    "BackOrder",
-    "Discontinued",
-    "LimitedAvailability",
-)
+#: The contract's stock states (one definition: :data:`crawler.items.AVAILABILITIES`).
+AVAILABILITY_VALUES = AVAILABILITIES
 
 _AVAILABILITY_TOKENS = {
     "instock": "InStock",
