@@ -23,7 +23,6 @@ from crawler import defaults
 from crawler.config import redact_dsn
 from crawler.keys import CrawlKeys
 from crawler.records import PauseMarker, StatsFields, WorkerRecord, as_int, as_text
-from crawler.scheduling.bloom import bloom_status
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ACTIVE_STATES = ("running", "paused")
@@ -93,6 +92,13 @@ def crawl_state(
     return "idle", "nothing seeded yet; run `master seed FILE`"
 
 
+def _bloom_status(client: redis.Redis, keys: CrawlKeys) -> dict[str, Any] | None:
+    # imported here: the module brings Scrapy, which `master --help` need not load
+    from crawler.scheduling.bloom import bloom_status
+
+    return bloom_status(client, keys)
+
+
 def gather_status(client: redis.Redis, keys: CrawlKeys, now: float | None = None) -> dict[str, Any]:
     """The crawl at a glance (the data behind ``master status``)."""
     now = time.time() if now is None else now
@@ -149,7 +155,7 @@ def gather_status(client: redis.Redis, keys: CrawlKeys, now: float | None = None
         # seeds and requests the workers refused (network rule, seed meta), ever;
         # each became a dead letter
         "requests_refused": as_int(refused),
-        "bloom": bloom_status(client, keys),  # None unless the Bloom dupefilter is used
+        "bloom": _bloom_status(client, keys),  # None unless the Bloom dupefilter is used
         "time": now,
     }
 

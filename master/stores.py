@@ -23,16 +23,25 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import psycopg2
-import pymongo.errors
 
 from crawler import defaults
 from crawler.config import redact_dsn
-from crawler.pipelines.mongo import connect_mongo
 
 DEFAULT_BATCH_SIZE = 1000
 
-# What reading a store may raise once it is open (lost connection, timeout, locked file).
-READ_ERRORS = (psycopg2.Error, pymongo.errors.PyMongoError, sqlite3.Error)
+
+def read_errors() -> tuple[type[BaseException], ...]:
+    """What reading a store may raise once it is open (lost connection, timeout, locked
+    file). A function: pymongo is imported only by the commands that read a store."""
+    import pymongo.errors
+
+    return (psycopg2.Error, pymongo.errors.PyMongoError, sqlite3.Error)
+
+
+def _connect_mongo(uri: str) -> Any:
+    from crawler.pipelines.mongo import connect_mongo  # pymongo and Scrapy: only when used
+
+    return connect_mongo(uri)
 
 
 class StoreError(RuntimeError):
@@ -129,7 +138,7 @@ def _plain(value: Any) -> Any:
 
 
 class MongoStore:
-    client_factory: Callable[[str], Any] = staticmethod(connect_mongo)
+    client_factory: Callable[[str], Any] = staticmethod(_connect_mongo)
 
     def __init__(self, uri: str, database: str, batch_size: int = DEFAULT_BATCH_SIZE) -> None:
         self.location = f"{redact_dsn(uri)} (database {database})"

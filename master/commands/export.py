@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from crawler.items import CRAWL_FIELDS, PAGE_FIELDS
 from master.durations import parse_since
-from master.stores import READ_ERRORS, StoreError, json_default, open_store
+from master.stores import StoreError, json_default, open_store, read_errors
 
 if TYPE_CHECKING:
     from master.commands.base import Subcommands
@@ -116,7 +116,7 @@ def cmd_export(ctx: Any, args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"error: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
         return 1
-    except READ_ERRORS as exc:
+    except read_errors() as exc:
         print(f"error: reading {store.location} failed: {exc}".rstrip(), file=sys.stderr)
         return 1
     finally:

@@ -29,15 +29,15 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 import redis
-from scrapy import Request
 
 from crawler.keys import CrawlKeys
-from crawler.scheduling import serializer
 from crawler.sites import site_key
 from master.durations import parse_duration
-from master.stores import READ_ERRORS, StoreError, add_store_options, open_store
+from master.stores import StoreError, add_store_options, open_store, read_errors
 
 if TYPE_CHECKING:
+    from scrapy import Request
+
     from master.cli import Context
     from master.commands.base import Subcommands
 
@@ -46,10 +46,14 @@ PUSH_BATCH = 500
 
 def recrawl_request(url: str) -> Request:
     """The request a worker would make for a product page (callbacks of the spider)."""
+    from scrapy import Request  # Scrapy is imported only when the command runs
+
     return Request(url, meta={"site": site_key(url), "recrawl": True}, dont_filter=True)
 
 
 def encode(request: Request) -> bytes:
+    from crawler.scheduling import serializer  # brings Scrapy: only when the command runs
+
     data: dict[str, Any] = {
         "url": request.url,
         "callback": "parse",
@@ -104,7 +108,7 @@ def cmd_recrawl(ctx: Context, args: argparse.Namespace) -> int:
             )
             return 0
         seen, queued = queue_again(ctx.client, ctx.keys, urls)
-    except READ_ERRORS as exc:
+    except read_errors() as exc:
         print(f"error: reading {store.location} failed: {exc}".rstrip(), file=sys.stderr)
         return 1
     finally:
