@@ -7,6 +7,6 @@ demo:
 test:
 	scripts/test
 bench:
-	scripts/bootstrap && .venv/bin/python -m benchmarks.crawl_speed
+	scripts/bootstrap && .venv/bin/python -m master bench
 lint:
 	scripts/bootstrap && .venv/bin/python -m ruff check crawler master demoshop tools tests benchmarks
