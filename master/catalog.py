@@ -75,8 +75,11 @@ def encode_cursor(url: str) -> str:
 def decode_cursor(cursor: str) -> str:
     """The URL a cursor names; ``ValueError`` when it is not one of ours."""
     try:
-        return base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode("utf-8")
-    except (binascii.Error, UnicodeDecodeError):
+        raw = base64.b64decode(cursor + "=" * (-len(cursor) % 4), altchars=b"-_", validate=True)
+        if not raw:
+            raise ValueError("empty")
+        return raw.decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
         raise ValueError(f"not a cursor: {cursor!r}") from None
 
 
