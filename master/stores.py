@@ -238,7 +238,10 @@ class EmbeddedStore:
         self.location = f"sqlite:{self.path}"
         if not self.path.exists():
             raise StoreError(f"no embedded store at {self.path} (set --store-path)")
-        self.conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=30)
+        # read in turn by the threads of one dashboard request (its dependency, route,
+        # streamed export), never at once
+        uri = f"file:{self.path}?mode=ro"
+        self.conn = sqlite3.connect(uri, uri=True, timeout=30, check_same_thread=False)
 
     def _exists(self) -> bool:
         row = self.conn.execute(

@@ -75,7 +75,8 @@
   async function loadSeries() {
     const series = await api("/series?minutes=60");
     const svg = $("chart");
-    const W = 720, H = 180, pad = 28;
+    const W = Math.max(300, Math.round(svg.clientWidth || 720)), H = 180, pad = 34;
+    svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
     const points = series.points;
     const top = Math.max(1, ...points.map((p) => Math.max(p.pages, p.items)));
     const x = (i) => pad + (i * (W - pad - 8)) / Math.max(1, points.length - 1);
@@ -87,7 +88,8 @@
       <text x="2" y="${y(top) + 4}" font-size="10" fill="#666">${top}</text>
       <text x="2" y="${y(0) + 4}" font-size="10" fill="#666">0</text>
       <text x="${pad}" y="${H - 4}" font-size="10" fill="#666">-60 min</text>
-      <text x="${W - 40}" y="${H - 4}" font-size="10" fill="#666">now</text>
+      <text x="${W - 30}" y="${H - 4}" font-size="10" fill="#666">now</text>
+      <polygon fill="#1a73e822" stroke="none" points="${x(0)},${y(0)} ${line("pages")} ${x(points.length - 1)},${y(0)}"/>
       <polyline fill="none" stroke="#1a73e8" stroke-width="2" points="${line("pages")}"/>
       <polyline fill="none" stroke="#e37400" stroke-width="2" points="${line("items")}"/>`;
     const last = points[points.length - 1] || { pages: 0, items: 0 };
@@ -238,8 +240,8 @@
   let ticks = 0;
   async function tick() {
     try {
-      const jobs = [loadStatus(), loadWorkers()];
-      if (ticks % 3 === 0) jobs.push(loadSeries(), loadDead(), loadInvalid());
+      const jobs = [loadStatus(), loadWorkers(), loadSeries()];
+      if (ticks % 3 === 0) jobs.push(loadDead(), loadInvalid());  // lists: every third tick
       await Promise.all(jobs);
       showError("");
     } catch (error) { showError(error.message); }
