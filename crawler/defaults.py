@@ -130,7 +130,7 @@ STORE_CLOSE_TIMEOUT = 60  # seconds a closing worker keeps retrying an absent da
 VALIDATION_KEEP_INVALID = True  # keep rejected items in <spider>:invalid
 
 # --- Extraction ------------------------------------------------------------------
-# Folder of site profiles (*.json), selected by domain; see README "Site profiles".
+# Folder of site profiles (*.json), selected by domain; see docs/products.md "Site profiles".
 # Empty: the profiles shipped in crawler/profiles/.
 SITE_PROFILES_DIR = ""
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -116,8 +117,13 @@ def start_dashboard(port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
     )
 
 
+def _stop(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt  # SIGTERM (kill, a container stop) ends the demo as Ctrl-C does
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    signal.signal(signal.SIGTERM, _stop)
     DEMO_DIR.mkdir(exist_ok=True)
     for stale in [*DEMO_DIR.glob("worker-*.log"), DEMO_DIR / "shop-access.log"]:
         stale.unlink(missing_ok=True)

@@ -79,9 +79,12 @@
     svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
     const points = series.points;
     const top = Math.max(1, ...points.map((p) => Math.max(p.pages, p.items)));
-    const x = (i) => pad + (i * (W - pad - 8)) / Math.max(1, points.length - 1);
     const y = (v) => H - 18 - (v * (H - 30)) / top;
-    const line = (key) => points.map((p, i) => `${x(i).toFixed(1)},${y(p[key]).toFixed(1)}`).join(" ");
+    const slot = (W - pad - 8) / Math.max(1, points.length);
+    const bar = Math.max(1, slot / 2 - 1);
+    const bars = (key, offset, colour) => points.map((p, i) => p[key] > 0
+      ? `<rect x="${(pad + i * slot + offset).toFixed(1)}" y="${y(p[key]).toFixed(1)}" width="${bar.toFixed(1)}" height="${(y(0) - y(p[key])).toFixed(1)}" fill="${colour}"><title>${p[key]} ${key}</title></rect>`
+      : "").join("");
     svg.innerHTML = `
       <line x1="${pad}" y1="${y(0)}" x2="${W - 8}" y2="${y(0)}" stroke="#ccc"/>
       <line x1="${pad}" y1="${y(top)}" x2="${W - 8}" y2="${y(top)}" stroke="#eee"/>
@@ -89,9 +92,7 @@
       <text x="2" y="${y(0) + 4}" font-size="10" fill="#666">0</text>
       <text x="${pad}" y="${H - 4}" font-size="10" fill="#666">-60 min</text>
       <text x="${W - 30}" y="${H - 4}" font-size="10" fill="#666">now</text>
-      <polygon fill="#1a73e822" stroke="none" points="${x(0)},${y(0)} ${line("pages")} ${x(points.length - 1)},${y(0)}"/>
-      <polyline fill="none" stroke="#1a73e8" stroke-width="2" points="${line("pages")}"/>
-      <polyline fill="none" stroke="#e37400" stroke-width="2" points="${line("items")}"/>`;
+      ${bars("pages", 0, "#1a73e8")}${bars("items", bar + 1, "#e37400")}`;
     const last = points[points.length - 1] || { pages: 0, items: 0 };
     $("chart-now").textContent = `this minute: ${last.pages} pages, ${last.items} items`;
   }
