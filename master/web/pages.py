@@ -105,7 +105,9 @@ def login(
     request.state.session = read_session(config, request.cookies.get(SESSION_COOKIE))
     check_csrf(request, "login", csrf_token_field)
     if not config.token or not hmac.compare_digest(token.encode(), config.token.encode()):
-        return _page(request, config, "login.html", request.state.session, error="Wrong token.")
+        refused = _page(request, config, "login.html", request.state.session, error="Wrong token.")
+        refused.status_code = 401
+        return refused
     response = RedirectResponse("/", status_code=303)
     set_session(response, request, config, new_session(authenticated=True))
     return response

@@ -70,7 +70,8 @@ def test_login_form_sets_a_strict_httponly_session(
         forged = browser.post("/login", data={"token": TOKEN})
         assert forged.status_code == 403
         bad = browser.post("/login", data={"token": "wrong", "csrf_token": csrf})
-        assert "Wrong token." in bad.text and "dashboard_session" not in str(bad.headers)
+        assert bad.status_code == 401 and "Wrong token." in bad.text
+        assert "dashboard_session" not in str(bad.headers)
         good = browser.post("/login", data={"token": TOKEN, "csrf_token": csrf})
         assert good.status_code == 303 and good.headers["location"] == "/"
         cookie = good.headers["set-cookie"]
