@@ -53,6 +53,9 @@ def test_dashboard_drives_a_real_crawl(crawl, shop_factory, tmp_path: Path) -> N
     browser_or_skip()
     from playwright.sync_api import expect, sync_playwright
 
+    # waits follow the page, with room for a busy machine (Playwright's default: 5 s)
+    expect.set_options(timeout=60_000)
+
     shots = Path(os.environ.get("DASHBOARD_SCREENSHOTS") or tmp_path)
     shots.mkdir(parents=True, exist_ok=True)
     shop = shop_factory(products=48, latency_ms=40)
