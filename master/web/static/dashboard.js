@@ -201,6 +201,7 @@
 
   // --- products -------------------------------------------------------------------
   let nextPage = null;
+  let onFirstPage = true;  // the first page follows the crawl; a later one stays put
 
   function productQuery() {
     const params = new URLSearchParams({ limit: "20" });
@@ -212,7 +213,12 @@
   }
 
   async function loadProducts(path) {
-    const page = await api(path);
+    let page;
+    try { page = await api(path); } catch (error) {
+      $("products-note").textContent = error.message; $("products-note").hidden = false;
+      return;
+    }
+    $("products-note").hidden = true;
     fill("products", page.items.map((p) => {
       const link = document.createElement("a");
       link.className = "product"; link.textContent = p.name; link.title = p.url;
@@ -233,16 +239,19 @@
     $("history").hidden = false;
   }
 
-  $("product-form").addEventListener("submit", (event) => { event.preventDefault(); loadProducts(productQuery()).catch((e) => showError(e.message)); });
-  $("p-first").addEventListener("click", () => loadProducts(productQuery()).catch((e) => showError(e.message)));
-  $("p-next").addEventListener("click", () => nextPage && loadProducts(nextPage).catch((e) => showError(e.message)));
+  $("product-form").addEventListener("submit", (event) => { event.preventDefault(); onFirstPage = true; loadProducts(productQuery()); });
+  $("p-first").addEventListener("click", () => { onFirstPage = true; loadProducts(productQuery()); });
+  $("p-next").addEventListener("click", () => { if (nextPage) { onFirstPage = false; loadProducts(nextPage); } });
 
   // --- the loop -------------------------------------------------------------------
   let ticks = 0;
   async function tick() {
     try {
       const jobs = [loadStatus(), loadWorkers(), loadSeries()];
-      if (ticks % 3 === 0) jobs.push(loadDead(), loadInvalid());  // lists: every third tick
+      if (ticks % 3 === 0) {  // the lists: every third tick
+        jobs.push(loadDead(), loadInvalid());
+        if (onFirstPage && ticks > 0) jobs.push(loadProducts(productQuery()));
+      }
       await Promise.all(jobs);
       showError("");
     } catch (error) { showError(error.message); }
@@ -250,5 +259,5 @@
     setTimeout(tick, refresh);
   }
   tick();
-  loadProducts(productQuery()).catch((e) => showError(e.message));
+  loadProducts(productQuery());
 })();
