@@ -21,8 +21,8 @@ from tests.integration.test_master_export import (  # noqa: F401 (fixtures)
 from tests.support.products import make_product
 
 
-def options(store: Store) -> argparse.Namespace:
-    args = dict(zip(store.args[::2], store.args[1::2], strict=True))
+def options(filled: Store) -> argparse.Namespace:
+    args = dict(zip(filled.args[::2], filled.args[1::2], strict=True))
     return argparse.Namespace(
         postgres_dsn=args.get("--postgres-dsn"),
         mongo_uri=args.get("--mongo-uri"),
