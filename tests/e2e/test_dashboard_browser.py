@@ -88,6 +88,15 @@ def test_dashboard_drives_a_real_crawl(crawl, shop_factory, tmp_path: Path) -> N
         )
         expect(page.locator("#seed-answer")).to_contain_text("line 2:")
         assert crawl.client.scard(KEYS.seeded) == 1
+        # the same shop again, uploaded as a file: already seeded, nothing pushed twice
+        upload = tmp_path / "seeds.txt"
+        upload.write_text(f"# from a file\n{shop.url}\n", encoding="utf-8")
+        page.set_input_files("#seed-file", str(upload))
+        page.click("#seed-form button[type=submit]")
+        expect(page.locator("#seed-answer")).to_contain_text(
+            "accepted 0, already seeded 1, rejected 0"
+        )
+        page.set_input_files("#seed-file", [])
 
         # the counts rise while the worker crawls
         items = page.locator("#f-items_stored")
