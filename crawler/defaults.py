@@ -68,6 +68,9 @@ LEASE_FINISH_INTERVAL = 0.5  # finished leases are deleted in batches this often
 # --- Worker identity, stats and report ----------------------------------------
 WORKER_ID = ""  # default: <hostname>-<pid>-<4 random hex digits>, unique per process
 WORKERSTATS_INTERVAL = 5  # seconds between two records in Redis
+# Minutes of pages/items per minute kept in <spider>:series (the dashboard's chart);
+# older minutes are trimmed by the workers that write it. 0 disables the series.
+SERIES_MINUTES = 60
 
 # --- Pause / resume -----------------------------------------------------------
 PAUSE_POLL_INTERVAL = 1.0  # seconds between two looks at <spider>:paused
@@ -127,7 +130,7 @@ STORE_CLOSE_TIMEOUT = 60  # seconds a closing worker keeps retrying an absent da
 VALIDATION_KEEP_INVALID = True  # keep rejected items in <spider>:invalid
 
 # --- Extraction ------------------------------------------------------------------
-# Folder of site profiles (*.json), selected by domain; see README "Site profiles".
+# Folder of site profiles (*.json), selected by domain; see docs/products.md "Site profiles".
 # Empty: the profiles shipped in crawler/profiles/.
 SITE_PROFILES_DIR = ""
 

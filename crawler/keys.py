@@ -21,6 +21,7 @@ key                           type    content
 ``<s>:dead``                  list    dead letters: JSON of requests that failed for good
 ``<s>:invalid``               list    JSON of items rejected by the schema, with errors
 ``<s>:polite:<site>``         string  next time (Redis clock, ms) a request to the site may start
+``<s>:series``                hash    pages and items per minute, last ``SERIES_MINUTES`` minutes
 ============================  ======  =====================================================
 """
 
@@ -100,6 +101,10 @@ class CrawlKeys:
     @property
     def invalid(self) -> str:
         return f"{self.spider}:invalid"
+
+    @property
+    def series(self) -> str:
+        return f"{self.spider}:series"
 
     def polite(self, site: str) -> str:
         return f"{self.spider}:polite:{site}"
