@@ -6,10 +6,16 @@ In the order :func:`crawler.extraction.product.extract_product` asks:
 
 * :func:`typed_by_profile` -- a site profile's ``is_product`` selector decides
   alone when there is one;
-* :func:`is_negative_page` -- a cart, checkout, search, account or error page,
-  by its heading or its path: never a product, whatever its markup says;
+* :func:`is_negative_page` -- a cart, checkout, search or account page, by its
+  heading or its path: never a product, whatever its markup says;
 * several unrelated structured products are a listing
   (:func:`crawler.extraction.main_product.choose_products` gives None);
+* :func:`is_error_page` -- an error page is known by what the server or the page
+  says (an HTTP error status; "page not found", "404", "error" in the heading or
+  the title) AND the page lacking product evidence (no structured product, no
+  ``og:type`` product, no product shown): a number in a heading is no error
+  ("Memory Foam Pillow 404", "Peugeot 404 model car", "Error 500 T-shirt" are
+  products when the page shows them as products);
 * :func:`is_product_page` -- without a structured product, the page must list
   no products and either say ``og:type`` product (:func:`og_says_product`) or
   show one (:func:`shows_product`); a page with a grid of priced cards and no
@@ -35,8 +41,14 @@ from .weigh import page_title
 
 _NEGATIVE_HEADING = re.compile(
     r"shopping (?:cart|bag|basket)|your (?:cart|bag|basket)|^(?:cart|basket|bag|checkout)$|"
-    r"checkout|search results|results for|wish ?list|sign in|log ?in|my account|"
-    r"page not found|\b404\b",
+    r"checkout|search results|results for|wish ?list|sign in|log ?in|my account",
+    re.I,
+)
+#: What an error page says of itself in its heading or <title>, in a few languages.
+_ERROR_WORDING = re.compile(
+    r"\b(?:404|410|500|503)\b|\berror\b|not found|no longer (?:exists|available)|"
+    r"nicht gefunden|introuvable|no (?:se ha )?encontrad|non trovat|nie znaleziono|"
+    r"n[aã]o encontrad|niet gevonden|hittades inte",
     re.I,
 )
 _NEGATIVE_PATH = re.compile(
@@ -55,8 +67,27 @@ def typed_by_profile(response: TextResponse, profile: SiteProfile | None) -> boo
 
 
 def is_negative_page(heading: str | None, url_path: str) -> bool:
-    """A cart, checkout, search, account or error page, by its heading or its path."""
+    """A cart, checkout, search or account page, by its heading or its path."""
     return bool((heading and _NEGATIVE_HEADING.search(heading)) or _NEGATIVE_PATH.search(url_path))
+
+
+def is_error_page(
+    status: int,
+    texts: tuple[str | None, ...],
+    structured: StructuredData,
+    visible: VisiblePage,
+    main: MainProduct,
+) -> bool:
+    """An error page: an HTTP error status or error wording in ``texts`` (the heading,
+    the title), on a page with no product evidence (see the module doc)."""
+    says_error = status >= 400 or any(t and _ERROR_WORDING.search(t) for t in texts)
+    if not says_error:
+        return False
+    nodes, variants, _ = main
+    evidence = (
+        bool(nodes or variants) or og_says_product(structured.opengraph) or (shows_product(visible))
+    )
+    return not evidence
 
 
 def og_says_product(og: dict[str, str]) -> bool:
@@ -87,8 +118,10 @@ def is_product_page(
             t for t in (page_title(response), normalize_text(og.get("og:title"))) if t
         )
         return any(
-            _refers_to(n, url, canonical) or name_key(n.get("name")) == (visible.name or "")
-            .casefold() or _named_in(name_key(n.get("name")), titles) for n in nodes + variants
+            _refers_to(n, url, canonical)
+            or name_key(n.get("name")) == (visible.name or "").casefold()
+            or _named_in(name_key(n.get("name")), titles)
+            for n in nodes + variants
         )
     return True
 
