@@ -21,7 +21,9 @@ order, without duplicates, and only those that can lead to new products:
 * tracking parameters (``utm_*``, ``gclid``, ``fbclid``...) and Shopify's
   ``variant`` are removed, so a product is reached under one URL.
 
-Pagination (``page``, ``p``, ``pg``, ``paged``, ``/page/N/``) is kept. A
+Pagination (``page``, ``p``, ``pg``, ``paged``, ``/page/N/``) is kept, except a
+first-page parameter (``page=1``, ``p=1``...: the bare listing, see
+:mod:`crawler.firstpage`), which is dropped. A
 :class:`~crawler.extraction.profiles.SiteProfile` may restrict the parts of the
 page links are taken from (``follow.restrict_css`` / ``restrict_xpath``) and
 add ``follow.allow`` / ``follow.deny`` regexes, tested on the final URL.
@@ -39,11 +41,23 @@ from scrapy.linkextractors import IGNORED_EXTENSIONS
 from scrapy.utils.response import get_base_url
 from w3lib.url import canonicalize_url
 
+from ..firstpage import is_first_page_param, without_first_page
 from ..sites import site_key
 from .profiles import SiteProfile
 
 _IGNORED_EXTENSIONS = frozenset(IGNORED_EXTENSIONS) | {
-    "json", "xml", "txt", "csv", "avif", "woff", "woff2", "ttf", "eot", "map", "atom", "gz",
+    "json",
+    "xml",
+    "txt",
+    "csv",
+    "avif",
+    "woff",
+    "woff2",
+    "ttf",
+    "eot",
+    "map",
+    "atom",
+    "gz",
 }
 _DENIED_PATH = re.compile(
     r"(?:^|/)(?:cart|checkout|basket|wishlist|wish-list|compare|product_compare|"
@@ -54,25 +68,96 @@ _DENIED_PATH = re.compile(
 )
 _SEARCH_PARAMS = frozenset({"q", "s", "query", "search", "keyword", "keywords", "searchterm"})
 _ACTION_PARAMS = frozenset(
-    {"add-to-cart", "add_to_cart", "add_to_wishlist", "add-to-wishlist", "add_to_compare",
-     "remove_item", "action", "return_url", "redirect_to", "logout"}
+    {
+        "add-to-cart",
+        "add_to_cart",
+        "add_to_wishlist",
+        "add-to-wishlist",
+        "add_to_compare",
+        "remove_item",
+        "action",
+        "return_url",
+        "redirect_to",
+        "logout",
+    }
 )
 _PERMUTATION_PARAMS = frozenset(
     {
-        "sort", "sort_by", "sortby", "sort_order", "sortorder", "order", "orderby", "order_by",
-        "dir", "direction", "view", "view_mode", "viewmode", "mode", "display", "layout",
-        "grid", "list", "limit", "per_page", "perpage", "pagesize", "page_size", "show",
-        "product_list_order", "product_list_mode", "product_list_limit", "product_list_dir",
-        "min_price", "max_price", "price_min", "price_max", "minprice", "maxprice", "price",
-        "price_range", "pricerange", "rating_filter", "in_stock", "instock", "availability",
-        "filter", "filters", "facet", "facets", "refine", "fq", "f",
+        "sort",
+        "sort_by",
+        "sortby",
+        "sort_order",
+        "sortorder",
+        "order",
+        "orderby",
+        "order_by",
+        "dir",
+        "direction",
+        "view",
+        "view_mode",
+        "viewmode",
+        "mode",
+        "display",
+        "layout",
+        "grid",
+        "list",
+        "limit",
+        "per_page",
+        "perpage",
+        "pagesize",
+        "page_size",
+        "show",
+        "product_list_order",
+        "product_list_mode",
+        "product_list_limit",
+        "product_list_dir",
+        "min_price",
+        "max_price",
+        "price_min",
+        "price_max",
+        "minprice",
+        "maxprice",
+        "price",
+        "price_range",
+        "pricerange",
+        "rating_filter",
+        "in_stock",
+        "instock",
+        "availability",
+        "filter",
+        "filters",
+        "facet",
+        "facets",
+        "refine",
+        "fq",
+        "f",
     }
 )
 _PERMUTATION_PREFIXES = ("filter_", "filter.", "query_type_", "facet_", "pa_", "refine_")
 _TRACKING_PARAMS = frozenset(
-    {"gclid", "gbraid", "wbraid", "fbclid", "msclkid", "dclid", "yclid", "mc_cid", "mc_eid",
-     "_ga", "_gl", "srsltid", "_pos", "_sid", "_ss", "_psq", "_fid", "variant", "sessionid",
-     "phpsessid", "sid"}
+    {
+        "gclid",
+        "gbraid",
+        "wbraid",
+        "fbclid",
+        "msclkid",
+        "dclid",
+        "yclid",
+        "mc_cid",
+        "mc_eid",
+        "_ga",
+        "_gl",
+        "srsltid",
+        "_pos",
+        "_sid",
+        "_ss",
+        "_psq",
+        "_fid",
+        "variant",
+        "sessionid",
+        "phpsessid",
+        "sid",
+    }
 )
 #: Distinct absolute links whose canonical form is kept (about 0.5 KB each).
 LINK_CACHE_SIZE = 4096
@@ -130,6 +215,8 @@ def _clean_absolute(joined: str, site: str) -> str | None:
                 return None  # OpenCart-style ?route=checkout/cart, ?route=product/search
             if lowered in _TRACKING_PARAMS or lowered.startswith("utm_"):
                 continue
+            if is_first_page_param(lowered, value):
+                continue  # ?page=1 is the bare listing (crawler/firstpage.py)
             kept.append((key, value))
         query = urlencode(kept)
     url = urlunsplit((parts.scheme, parts.netloc, path or "/", query, ""))
@@ -172,7 +259,7 @@ def discover_links(response: TextResponse, profile: SiteProfile | None = None) -
         return []
     base_url = get_base_url(response)
     try:
-        own = canonicalize_url(response.url, keep_fragments=False)
+        own = canonicalize_url(without_first_page(response.url), keep_fragments=False)
     except ValueError:
         own = response.url
     try:

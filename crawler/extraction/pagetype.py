@@ -20,7 +20,10 @@ In the order :func:`crawler.extraction.product.extract_product` asks:
   no products and either say ``og:type`` product (:func:`og_says_product`) or
   show one (:func:`shows_product`); a page with a grid of priced cards and no
   price of its own is a listing unless its structured product is the page's
-  (its URL, its heading, or most words of its title).
+  (its URL, its heading, or most words of its title); a page whose one
+  structured product is a card linking away (:func:`is_card_of_listing`: its name
+  is a link to another page, and the heading names something else, "Products in
+  Fiction") is a listing of one card.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from scrapy.http import TextResponse
 from .main_product import MainProduct
 from .nodes import as_list, name_key
 from .normalize.text import normalize_text
-from .pageurl import same_page
+from .pageurl import same_page, same_path
 from .profiles import SiteProfile
 from .structured import StructuredData
 from .visible.page import VisiblePage
@@ -111,6 +114,8 @@ def is_product_page(
         if structured.has_product_list:
             return False
         return og_says_product(og) or shows_product(visible)
+    if is_card_of_listing(response, nodes + variants, visible.name, canonical):
+        return False
     if visible.grid_cards >= 3 and visible.price is None:
         # A listing that marks up one Product (e.g. for a rich snippet): the
         # heading must name it, or the page must be its URL.
@@ -124,6 +129,36 @@ def is_product_page(
             for n in nodes + variants
         )
     return True
+
+
+def is_card_of_listing(
+    response: TextResponse, nodes: list[dict[str, Any]], heading: str | None, canonical: str | None
+) -> bool:
+    """The structured product is a card of a listing, not the page: the heading names
+    something else (neither name holds the other) and the product's name is the text of
+    a link to another page of the site (outside the breadcrumb trail), as a listing's
+    card links its product. The class: category grids, shelves and search results of one
+    (or a few) cards, whose cards carry the product markup (microdata or JSON-LD)."""
+    names = {name_key(n.get("name")) for n in nodes} - {""}
+    if len(names) != 1:
+        return False
+    name = names.pop()
+    head = (heading or "").casefold()
+    if not head or name in head or head in name:
+        return False
+    own = [u for u in (response.url, canonical) if u]
+    for a in response.selector.root.iter("a"):
+        href = a.get("href")
+        if not href or href.startswith("#") or normalize_text(a.text_content()) is None:
+            continue
+        if (normalize_text(a.text_content()) or "").casefold() != name:
+            continue
+        if any("breadcrumb" in (el.get("class") or "").lower() for el in a.iterancestors()):
+            continue
+        target = response.urljoin(href)
+        if not any(same_path(target, u) for u in own):
+            return True
+    return False
 
 
 def _refers_to(node: dict[str, Any], url: str, canonical: str | None) -> bool:

@@ -41,6 +41,7 @@ from scrapy_redis.utils import bytes_to_str
 from crawler import defaults
 from crawler.config import redact_dsn, worker_id
 from crawler.extraction import ProfileRegistry, discover_links, extract
+from crawler.firstpage import without_first_page
 from crawler.flow import FlowControl
 from crawler.keys import SPIDER_NAME, CrawlKeys
 from crawler.leasing.meta import LEASE_META_KEY, lease_of
@@ -127,7 +128,9 @@ class EcommerceSpider(RedisSpider):
             self.leases.dead_letter(url=None, reason=reason, lease=lease, refused=True)
             return None
         meta = {**seed.meta, "site": site_key(seed.url), LEASE_META_KEY: lease}
-        return Request(seed.url, callback=self.parse, errback=self.errback, meta=meta)
+        # one first page of a listing: a seed's ?page=1 is its bare URL, as in links
+        url = without_first_page(seed.url)
+        return Request(url, callback=self.parse, errback=self.errback, meta=meta)
 
     # -- idleness ------------------------------------------------------------------------
     def _note_activity(self, response: Any = None, request: Any = None, spider: Any = None) -> None:

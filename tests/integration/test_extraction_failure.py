@@ -116,3 +116,9 @@ def test_a_failing_source_costs_only_its_fields(spider, redis_client, monkeypatc
         for r in caplog.records
     )
     assert redis_client.llen(CrawlKeys(spider.name).dead) == 0
+
+
+def test_a_seeded_first_page_is_requested_as_its_bare_listing(spider):
+    # links drop ?page=1 (tests/unit/test_first_page.py); a seed must give the same request
+    request = spider.make_request_from_data(b'{"url": "http://127.0.0.1:9/c/10/?page=1"}')
+    assert request is not None and request.url == "http://127.0.0.1:9/c/10/"
