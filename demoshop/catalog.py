@@ -17,8 +17,13 @@ Site map (every path below is a page a correct crawler fetches exactly once):
   ``/c/<top>/<sub>/?page=N`` for N >= 2 (never ``?page=1``);
 * ``/p/<slug>-<id>.html`` a product page (plain ones in several languages and
   currencies: :data:`PLAIN_LANGUAGES`);
-* ``/x/picks/<n>/`` listings of 1, 2 and 3 products in another markup
-  (:mod:`demoshop.traps`): pages a crawler fetches that hold no product.
+* ``/x/picks/<n>/`` listings of 1, 2 and 3 products in another markup, and
+  ``/x/shelf/<markup>/<n>/`` category grids headed "Products in <category>" of 1, 2
+  and 3 cards, each card marked up as a Product (:mod:`demoshop.traps`): pages a
+  crawler fetches that hold no product.
+
+Products whose id ends in 44 have the model number "404" ("Norvik Eco Kettle 404"):
+a heading that looks like an error page's, on a product page.
 """
 
 from __future__ import annotations
@@ -38,9 +43,17 @@ MARKUPS = ("jsonld", "microdata", "plain")
 #: Language and currency of plain product pages, chosen by ``id // 3`` (the other
 #: markups are English, in USD).
 PLAIN_LANGUAGES = (
-    ("en", "USD"), ("de", "EUR"), ("fr", "EUR"), ("es", "EUR"), ("pl", "PLN"), ("sv", "SEK"),
+    ("en", "USD"),
+    ("de", "EUR"),
+    ("fr", "EUR"),
+    ("es", "EUR"),
+    ("pl", "PLN"),
+    ("sv", "SEK"),
 )
 LANGUAGE_CURRENCY = dict(PLAIN_LANGUAGES)
+#: Products whose id ends in these two digits have the model number "404", which looks
+#: like an error code in their heading ("Norvik Eco Kettle 404"): they are products.
+ERROR_CODE_MODEL_EVERY = 44
 
 
 def language_of(pid: int) -> str:
@@ -48,6 +61,7 @@ def language_of(pid: int) -> str:
     if MARKUPS[pid % 3] != "plain":
         return "en"
     return PLAIN_LANGUAGES[(pid // 3) % len(PLAIN_LANGUAGES)][0]
+
 
 _CENT = Decimal("0.01")
 
@@ -95,12 +109,32 @@ _TREE: dict[str, dict[str, tuple[str, ...]]] = {
 
 # Some brands need HTML/JSON escaping or are not ASCII: extractors must cope.
 _BRANDS = (
-    "Norvik", "Aster & Vale", "Bäckström", "Kestrel", "D'Arcy Works", "Lumio",
-    "Orbital", "Pinecrest", "Quarry <Pro>", "Halden", "Tessel", "Zephyr",
+    "Norvik",
+    "Aster & Vale",
+    "Bäckström",
+    "Kestrel",
+    "D'Arcy Works",
+    "Lumio",
+    "Orbital",
+    "Pinecrest",
+    "Quarry <Pro>",
+    "Halden",
+    "Tessel",
+    "Zephyr",
 )
 _ADJECTIVES = (
-    "Compact", "Classic", "Pro", "Ultra", "Eco", "Deluxe", "Mini", "Smart",
-    "Rugged", "Essential", "Premium", "Lite",
+    "Compact",
+    "Classic",
+    "Pro",
+    "Ultra",
+    "Eco",
+    "Deluxe",
+    "Mini",
+    "Smart",
+    "Rugged",
+    "Essential",
+    "Premium",
+    "Lite",
 )
 _BLURBS = (
     "Built to last and easy to care for.",
@@ -234,9 +268,7 @@ class Catalog:
         self.page_size = page_size
         self._by_path = {p.path: p for p in products}
         self._by_id = {p.id: p for p in products}
-        self._position = {
-            p.id: at for leaf in self.leaves() for at, p in enumerate(leaf.products)
-        }
+        self._position = {p.id: at for leaf in self.leaves() for at, p in enumerate(leaf.products)}
 
     # --- construction ------------------------------------------------------
 
@@ -283,6 +315,8 @@ class Catalog:
         brand = _pick(_BRANDS, seed, "brand", pid)
         adjective = _pick(_ADJECTIVES, seed, "adj", pid)
         model = f"{chr(65 + int(_unit(seed, 'model', pid) * 26))}{pid * 7 % 1000 + 100}"
+        if pid % 100 == ERROR_CODE_MODEL_EVERY:
+            model = "404"  # a model number that looks like an error code ("Peugeot 404")
         name = f"{brand} {adjective} {noun} {model}"
         brand_code = slugify(brand).replace("-", "")[:3].upper()
 
@@ -423,9 +457,7 @@ class Catalog:
             "images": list(product.images),
             "breadcrumbs": [name for name, _ in product.breadcrumbs],
             "rating": (
-                {"value": product.rating[0], "count": product.rating[1]}
-                if product.rating
-                else None
+                {"value": product.rating[0], "count": product.rating[1]} if product.rating else None
             ),
             "description": product.description,
             "markup": product.markup,
@@ -434,9 +466,7 @@ class Catalog:
 
     def expected_products(self, base_url: str | None = None) -> dict[str, dict[str, Any]]:
         """``expected_product`` of every product, keyed by its ``url``."""
-        return {
-            (e := self.expected_product(p.path, base_url))["url"]: e for p in self.products
-        }
+        return {(e := self.expected_product(p.path, base_url))["url"]: e for p in self.products}
 
 
 def _path_of(path_or_url: str) -> str:
