@@ -70,11 +70,27 @@ def test_files_are_skipped() -> None:
 
 def test_dead_ends_are_skipped() -> None:
     paths = [
-        "/cart", "/cart/add?id=1", "/checkout/", "/basket", "/wishlist/", "/compare",
-        "/catalog/product_compare/add/product/1/", "/login", "/logout", "/register",
-        "/account", "/my-account/orders/", "/customer/account/login/", "/account/login",
-        "/search?q=red", "/search/red", "/catalogsearch/result/?q=red", "/?s=red",
-        "/c/shoes?q=red", "/product/x/?add-to-cart=88", "/index.php?route=checkout/cart",
+        "/cart",
+        "/cart/add?id=1",
+        "/checkout/",
+        "/basket",
+        "/wishlist/",
+        "/compare",
+        "/catalog/product_compare/add/product/1/",
+        "/login",
+        "/logout",
+        "/register",
+        "/account",
+        "/my-account/orders/",
+        "/customer/account/login/",
+        "/account/login",
+        "/search?q=red",
+        "/search/red",
+        "/catalogsearch/result/?q=red",
+        "/?s=red",
+        "/c/shoes?q=red",
+        "/product/x/?add-to-cart=88",
+        "/index.php?route=checkout/cart",
     ]
     body = "".join(f'<a href="{p}">x</a>' for p in paths)
     assert links_of(body + '<a href="/c/boots">boots</a>') == ["https://shop.example/c/boots"]
@@ -82,11 +98,24 @@ def test_dead_ends_are_skipped() -> None:
 
 def test_sort_filter_and_view_permutations_are_dropped() -> None:
     queries = [
-        "sort=price", "sort_by=price-ascending", "order=asc", "orderby=popularity", "dir=desc",
-        "view=list", "mode=grid", "limit=48", "per_page=48", "product_list_order=name",
-        "product_list_mode=list", "product_list_limit=36", "product_list_dir=desc",
-        "filter_color=red", "filter.v.price.gte=10", "min_price=10&max_price=50",
-        "price=10-20", "page=2&sort=price",
+        "sort=price",
+        "sort_by=price-ascending",
+        "order=asc",
+        "orderby=popularity",
+        "dir=desc",
+        "view=list",
+        "mode=grid",
+        "limit=48",
+        "per_page=48",
+        "product_list_order=name",
+        "product_list_mode=list",
+        "product_list_limit=36",
+        "product_list_dir=desc",
+        "filter_color=red",
+        "filter.v.price.gte=10",
+        "min_price=10&max_price=50",
+        "price=10-20",
+        "page=2&sort=price",
     ]
     body = "".join(f'<a href="/c/shoes?{q}">x</a>' for q in queries)
     assert links_of(body, url="https://shop.example/c/shoes") == []
@@ -202,8 +231,13 @@ def test_demoshop_pages_lead_only_to_listings_and_products() -> None:
     import re
 
     allowed = re.compile(r"^/(?:c/[^?]*|p/[^/?]+\.html)?(?:\?page=\d+)?$")
-    for case in ("demoshop_home", "demoshop_listing", "demoshop_product_plain",
-                 "demoshop_product_jsonld", "demoshop_product_microdata"):
+    for case in (
+        "demoshop_home",
+        "demoshop_listing",
+        "demoshop_product_plain",
+        "demoshop_product_jsonld",
+        "demoshop_product_microdata",
+    ):
         response, _ = load_case(case)
         links = discover_links(response)
         assert links, case
@@ -211,3 +245,52 @@ def test_demoshop_pages_lead_only_to_listings_and_products() -> None:
             parts = url.split("://", 1)[1].split("/", 1)
             path = "/" + parts[1] if len(parts) > 1 else "/"
             assert allowed.match(path), (case, url)
+
+
+def _saved_pages() -> list[tuple[str, bytes]]:
+    """Every saved page: the fixtures, and the shared development sets when present."""
+    import gzip
+    import json
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    pages = []
+    for folder in ("pages", "holdout"):
+        for path in sorted((root / "tests" / "fixtures" / folder).glob("*.html")):
+            body = path.read_bytes()
+            url = re.search(rb"<!--\s*url:\s*(\S+)", body)
+            pages.append((url.group(1).decode() if url else BASE, body))
+    shared = next(
+        (b / "shared" for b in (root.parent, root.parent.parent) if (b / "shared").is_dir()),
+        root / "shared",
+    )
+    for path in sorted((shared / "product-pages-dev").glob("*.html")):
+        pages.append((f"https://www.{path.stem}.com/product", path.read_bytes()))
+    truth = shared / "product-pages-intl" / "truth.jsonl"
+    if truth.is_file():
+        for line in truth.read_text().splitlines():
+            case = json.loads(line)
+            raw = (truth.parent / case["file"]).read_bytes()
+            pages.append((case["url"], gzip.decompress(raw)))
+    return pages
+
+
+def test_the_fast_path_of_link_cleaning_gives_the_full_paths_answers() -> None:
+    from scrapy.utils.response import get_base_url
+
+    from crawler.extraction.links import _clean, _hrefs, _PlainLinks
+    from crawler.sites import site_key
+
+    checked = fast = 0
+    for url, body in _saved_pages():
+        response = HtmlResponse(url=url, body=body)
+        base, site = get_base_url(response), site_key(url)
+        plain = _PlainLinks(base, site)
+        for href in set(_hrefs(response, None)):
+            quick = plain.clean(href)
+            checked += 1
+            if quick is not False:
+                fast += 1
+                assert quick == _clean(href, base, site), (url, href)
+    assert fast > checked / 3  # the fast path is the common one
