@@ -49,7 +49,7 @@ REJECTED_REASONS = {
     "listing": "a listing: several unrelated products, a product list or a grid of cards",
     "no_product": "no product evidence (no structured product, og:type or product shown)",
     "no_name": "a product page without a name",
-    "failed": "every source failed (see the errors)",
+    "failed": "merging the sources raised and no source alone gave a product (see errors)",
 }
 _T = TypeVar("_T")
 
@@ -95,14 +95,16 @@ def extract(response: TextResponse, profile: SiteProfile | None = None) -> Extra
     visible = result._guard("visible", lambda: read_visible_page(root), VisiblePage)
     attempts = [(structured, visible), (StructuredData(), visible), (structured, VisiblePage())]
     for at, (data, page) in enumerate(attempts):
-        if at and (data is attempts[0][0] and page is attempts[0][1]):
-            continue
         try:
             _assemble(result, response, data, page, profile)
-            return result
         except Exception as exc:
             if not at:
                 result.errors.append(("merge", f"{type(exc).__name__}: {exc}"))
+            continue
+        if not at or result.product is not None:
+            return result
+    # the sources together raised and neither alone gives a product: the page may hold
+    # one, lost to the error (a dead letter, to replay once fixed), not a rejection
     result._reject("failed")
     return result
 

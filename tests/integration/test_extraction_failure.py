@@ -122,3 +122,26 @@ def test_a_seeded_first_page_is_requested_as_its_bare_listing(spider):
     # links drop ?page=1 (tests/unit/test_first_page.py); a seed must give the same request
     request = spider.make_request_from_data(b'{"url": "http://127.0.0.1:9/c/10/?page=1"}')
     assert request is not None and request.url == "http://127.0.0.1:9/c/10/"
+
+
+def test_a_page_every_source_of_which_fails_is_a_dead_letter(spider, redis_client, monkeypatch):
+    from crawler.extraction import product as product_module
+
+    def broken(*args, **kwargs):
+        raise TypeError("to_unicode must receive bytes or str, got list")
+
+    monkeypatch.setattr(product_module, "merge_sources", broken)
+    url = "http://127.0.0.1:9/p/thing-1.html"
+    page = PAGE.replace(b"</h1>", b"</h1><p class=stock>In stock</p>")
+    response = HtmlResponse(
+        url=url, body=page, encoding="utf-8", request=Request(url, meta={"site": "127.0.0.1:9"})
+    )
+    output = list(spider.parse(response))
+    assert not [o for o in output if isinstance(o, dict)]
+    assert len([o for o in output if isinstance(o, Request)]) == 2  # links still followed
+    stats = spider.crawler.stats
+    assert stats.get_value("extraction/errors/merge") == 1
+    assert stats.get_value("extraction/errors") == 1
+    dead = [json.loads(raw) for raw in redis_client.lrange(CrawlKeys(spider.name).dead, 0, -1)]
+    assert [d["url"] for d in dead] == [url]
+    assert "got list" in dead[0]["reason"]

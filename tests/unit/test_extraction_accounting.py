@@ -166,3 +166,10 @@ def test_extract_product_logs_a_failing_source(monkeypatch, caplog) -> None:
     with caplog.at_level("WARNING", logger="crawler.extraction.product"):
         assert extract_product(_page("Memory Foam Pillow", **BOTH)) is not None
     assert any("visible failed on " + URL in r.getMessage() for r in caplog.records)
+
+
+def test_when_every_attempt_fails_the_page_is_failed_not_silent(monkeypatch) -> None:
+    monkeypatch.setattr(product_module, "merge_sources", _boom)
+    result = extract(_page("Memory Foam Pillow", **BOTH))
+    assert (result.product, result.rejected) == (None, "failed")
+    assert [source for source, _ in result.errors] == ["merge"]
