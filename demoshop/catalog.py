@@ -43,12 +43,7 @@ MARKUPS = ("jsonld", "microdata", "plain")
 #: Language and currency of plain product pages, chosen by ``id // 3`` (the other
 #: markups are English, in USD).
 PLAIN_LANGUAGES = (
-    ("en", "USD"),
-    ("de", "EUR"),
-    ("fr", "EUR"),
-    ("es", "EUR"),
-    ("pl", "PLN"),
-    ("sv", "SEK"),
+    ("en", "USD"), ("de", "EUR"), ("fr", "EUR"), ("es", "EUR"), ("pl", "PLN"), ("sv", "SEK"),
 )
 LANGUAGE_CURRENCY = dict(PLAIN_LANGUAGES)
 #: Products whose id ends in these two digits have the model number "404", which looks
@@ -61,7 +56,6 @@ def language_of(pid: int) -> str:
     if MARKUPS[pid % 3] != "plain":
         return "en"
     return PLAIN_LANGUAGES[(pid // 3) % len(PLAIN_LANGUAGES)][0]
-
 
 _CENT = Decimal("0.01")
 
@@ -109,32 +103,12 @@ _TREE: dict[str, dict[str, tuple[str, ...]]] = {
 
 # Some brands need HTML/JSON escaping or are not ASCII: extractors must cope.
 _BRANDS = (
-    "Norvik",
-    "Aster & Vale",
-    "Bäckström",
-    "Kestrel",
-    "D'Arcy Works",
-    "Lumio",
-    "Orbital",
-    "Pinecrest",
-    "Quarry <Pro>",
-    "Halden",
-    "Tessel",
-    "Zephyr",
+    "Norvik", "Aster & Vale", "Bäckström", "Kestrel", "D'Arcy Works", "Lumio",
+    "Orbital", "Pinecrest", "Quarry <Pro>", "Halden", "Tessel", "Zephyr",
 )
 _ADJECTIVES = (
-    "Compact",
-    "Classic",
-    "Pro",
-    "Ultra",
-    "Eco",
-    "Deluxe",
-    "Mini",
-    "Smart",
-    "Rugged",
-    "Essential",
-    "Premium",
-    "Lite",
+    "Compact", "Classic", "Pro", "Ultra", "Eco", "Deluxe", "Mini", "Smart",
+    "Rugged", "Essential", "Premium", "Lite",
 )
 _BLURBS = (
     "Built to last and easy to care for.",
@@ -268,7 +242,9 @@ class Catalog:
         self.page_size = page_size
         self._by_path = {p.path: p for p in products}
         self._by_id = {p.id: p for p in products}
-        self._position = {p.id: at for leaf in self.leaves() for at, p in enumerate(leaf.products)}
+        self._position = {
+            p.id: at for leaf in self.leaves() for at, p in enumerate(leaf.products)
+        }
 
     # --- construction ------------------------------------------------------
 
@@ -457,7 +433,9 @@ class Catalog:
             "images": list(product.images),
             "breadcrumbs": [name for name, _ in product.breadcrumbs],
             "rating": (
-                {"value": product.rating[0], "count": product.rating[1]} if product.rating else None
+                {"value": product.rating[0], "count": product.rating[1]}
+                if product.rating
+                else None
             ),
             "description": product.description,
             "markup": product.markup,
@@ -466,7 +444,9 @@ class Catalog:
 
     def expected_products(self, base_url: str | None = None) -> dict[str, dict[str, Any]]:
         """``expected_product`` of every product, keyed by its ``url``."""
-        return {(e := self.expected_product(p.path, base_url))["url"]: e for p in self.products}
+        return {
+            (e := self.expected_product(p.path, base_url))["url"]: e for p in self.products
+        }
 
 
 def _path_of(path_or_url: str) -> str:

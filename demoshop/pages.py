@@ -80,16 +80,12 @@ class PageRenderer:
     # --- layout ---------------------------------------------------------------
 
     def _layout(
-        self,
-        title: str,
-        body: str,
-        canonical: str | None = None,
-        head: str = "",
+        self, title: str, body: str, canonical: str | None = None, head: str = "",
         lang: str = "en-US",
     ) -> str:
         link = f'<link rel="canonical" href="{_e(canonical)}">\n' if canonical else ""
         return (
-            f'<!DOCTYPE html>\n<html lang="{lang}">\n<head>\n<meta charset="utf-8">\n'
+            f"<!DOCTYPE html>\n<html lang=\"{lang}\">\n<head>\n<meta charset=\"utf-8\">\n"
             f"<title>{_e(title)} | {SITE_NAME}</title>\n{link}{head}</head>\n<body>\n"
             f"{self._header}<main>\n{body}</main>\n{self._footer}</body>\n</html>\n"
         )
@@ -150,22 +146,20 @@ class PageRenderer:
         )
         picks = "".join(
             f'<li><a href="{traps.pick_path(n)}">{n} staff pick{"s" if n > 1 else ""}</a></li>'
-            for n in traps.PICK_SIZES
-            if len(self.catalog.products) >= n
+            for n in traps.PICK_SIZES if len(self.catalog.products) >= n
         )
+        shelves = traps.shelf_paths(self.catalog)
         picks += "".join(
             f'<li><a href="{traps.shelf_path(m, n)}">Shelf {m} {n}</a></li>'
-            for m, n in traps.SHELVES
-            if traps.shelf_path(m, n) in traps.shelf_paths(self.catalog)
+            for m, n in traps.SHELVES if traps.shelf_path(m, n) in shelves
         )
         if picks:
             body += f'<section class="picks"><h2>Staff picks</h2><ul>{picks}</ul></section>\n'
         return self._layout("Home", body, canonical="/")
 
     def picks(self, size: int) -> str:
-        return self._layout(
-            "Staff picks", traps.picks_body(self.catalog, size), canonical=traps.pick_path(size)
-        )
+        return self._layout("Staff picks", traps.picks_body(self.catalog, size),
+                            canonical=traps.pick_path(size))
 
     def shelf(self, markup: str, size: int) -> str:
         body, head = traps.shelf_body(self.catalog, markup, size)
@@ -280,15 +274,10 @@ class PageRenderer:
         elif product.language == "en":
             main, head = self._product_plain(product, codes=True), ""
         else:
-            main, head = (
-                localized.render(
-                    product,
-                    self._breadcrumb_nav(product.breadcrumbs),
-                    self._gallery(product),
-                    self._reviews(product),
-                ),
-                "",
-            )
+            main, head = localized.render(
+                product, self._breadcrumb_nav(product.breadcrumbs), self._gallery(product),
+                self._reviews(product),
+            ), ""
         related = self.catalog.related(product)
         related_html = ""
         if related:
@@ -309,14 +298,8 @@ class PageRenderer:
             + f'<p class="back"><a href="{_e(sub.path)}">More in {_e(sub.name)}</a> · '
             '<a href="/">Back to the home page</a></p>\n'
         )
-        lang = {
-            "en": "en-US",
-            "de": "de-DE",
-            "fr": "fr-FR",
-            "es": "es-ES",
-            "pl": "pl-PL",
-            "sv": "sv-SE",
-        }[product.language]
+        lang = {"en": "en-US", "de": "de-DE", "fr": "fr-FR", "es": "es-ES", "pl": "pl-PL",
+                "sv": "sv-SE"}[product.language]
         return self._layout(product.name, body, canonical=product.path, head=head, lang=lang)
 
     def _reviews(self, product: Product, microdata: bool = False) -> str:
@@ -451,7 +434,9 @@ class PageRenderer:
             + self._buy_box(product)
             + self._gallery(product, microdata=True)
             + f'<div class="description" itemprop="description"><p>{_e(product.description)}'
-            "</p></div>\n" + self._reviews(product, microdata=True) + "</article>\n"
+            "</p></div>\n"
+            + self._reviews(product, microdata=True)
+            + "</article>\n"
         )
 
     # --- the pages a crawler should never need ------------------------------------
