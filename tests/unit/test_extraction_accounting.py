@@ -173,3 +173,38 @@ def test_when_every_attempt_fails_the_page_is_failed_not_silent(monkeypatch) -> 
     result = extract(_page("Memory Foam Pillow", **BOTH))
     assert (result.product, result.rejected) == (None, "failed")
     assert [source for source, _ in result.errors] == ["merge"]
+
+
+def test_a_page_is_parsed_once_for_its_product_and_its_links(monkeypatch) -> None:
+    # structured data (extruct), page typing, fields and links share Scrapy's one tree
+    import lxml.etree
+    import lxml.html
+
+    from crawler.extraction import discover_links
+
+    parses = []
+
+    def counting(module: Any, name: str) -> None:
+        real = getattr(module, name)
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            parses.append(name)
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, counted)
+
+    # Scrapy's selector parses with etree.fromstring, extruct with lxml.html.fromstring
+    counting(lxml.etree, "fromstring")
+    counting(lxml.html, "fromstring")
+    microdata = (
+        '<div itemscope itemtype="https://schema.org/Product"><span itemprop="name">'
+        "Memory Foam Pillow</span></div>"
+    )
+    response = _page(
+        "Memory Foam Pillow",
+        head=_json_ld("Memory Foam Pillow") + '<meta property="og:type" content="product">',
+        body=BUY_BOX + microdata + '<a href="/c/bedding/">Bedding</a>',
+    )
+    assert extract_product(response) is not None
+    assert "https://shop.example/c/bedding/" in discover_links(response)
+    assert len(parses) == 1
