@@ -17,8 +17,13 @@ Site map (every path below is a page a correct crawler fetches exactly once):
   ``/c/<top>/<sub>/?page=N`` for N >= 2 (never ``?page=1``);
 * ``/p/<slug>-<id>.html`` a product page (plain ones in several languages and
   currencies: :data:`PLAIN_LANGUAGES`);
-* ``/x/picks/<n>/`` listings of 1, 2 and 3 products in another markup
-  (:mod:`demoshop.traps`): pages a crawler fetches that hold no product.
+* ``/x/picks/<n>/`` listings of 1, 2 and 3 products in another markup, and
+  ``/x/shelf/<markup>/<n>/`` category grids headed "Products in <category>" of 1, 2
+  and 3 cards, each card marked up as a Product (:mod:`demoshop.traps`): pages a
+  crawler fetches that hold no product.
+
+Products whose id ends in 44 have the model number "404" ("Norvik Eco Kettle 404"):
+a heading that looks like an error page's, on a product page.
 """
 
 from __future__ import annotations
@@ -41,6 +46,9 @@ PLAIN_LANGUAGES = (
     ("en", "USD"), ("de", "EUR"), ("fr", "EUR"), ("es", "EUR"), ("pl", "PLN"), ("sv", "SEK"),
 )
 LANGUAGE_CURRENCY = dict(PLAIN_LANGUAGES)
+#: Products whose id ends in these two digits have the model number "404", which looks
+#: like an error code in their heading ("Norvik Eco Kettle 404"): they are products.
+ERROR_CODE_MODEL_EVERY = 44
 
 
 def language_of(pid: int) -> str:
@@ -283,6 +291,8 @@ class Catalog:
         brand = _pick(_BRANDS, seed, "brand", pid)
         adjective = _pick(_ADJECTIVES, seed, "adj", pid)
         model = f"{chr(65 + int(_unit(seed, 'model', pid) * 26))}{pid * 7 % 1000 + 100}"
+        if pid % 100 == ERROR_CODE_MODEL_EVERY:
+            model = "404"  # a model number that looks like an error code ("Peugeot 404")
         name = f"{brand} {adjective} {noun} {model}"
         brand_code = slugify(brand).replace("-", "")[:3].upper()
 

@@ -40,7 +40,8 @@ from scrapy_redis.utils import bytes_to_str
 
 from crawler import defaults
 from crawler.config import redact_dsn, worker_id
-from crawler.extraction import ProfileRegistry, discover_links, extract_product
+from crawler.extraction import ProfileRegistry, discover_links, extract
+from crawler.firstpage import without_first_page
 from crawler.flow import FlowControl
 from crawler.keys import SPIDER_NAME, CrawlKeys
 from crawler.leasing.meta import LEASE_META_KEY, lease_of
@@ -127,7 +128,9 @@ class EcommerceSpider(RedisSpider):
             self.leases.dead_letter(url=None, reason=reason, lease=lease, refused=True)
             return None
         meta = {**seed.meta, "site": site_key(seed.url), LEASE_META_KEY: lease}
-        return Request(seed.url, callback=self.parse, errback=self.errback, meta=meta)
+        # one first page of a listing: a seed's ?page=1 is its bare URL, as in links
+        url = without_first_page(seed.url)
+        return Request(url, callback=self.parse, errback=self.errback, meta=meta)
 
     # -- idleness ------------------------------------------------------------------------
     def _note_activity(self, response: Any = None, request: Any = None, spider: Any = None) -> None:
@@ -180,24 +183,51 @@ class EcommerceSpider(RedisSpider):
             product["crawled_at"] = datetime.now(UTC).isoformat(timespec="seconds")
             product["worker"] = self.worker_id
             yield product
-        for url in discover_links(response, profile):
+        try:
+            links = discover_links(response, profile)
+        except Exception as exc:  # the product is out already; count and say it
+            self.crawler.stats.inc_value("extraction/errors/links")
+            self.logger.warning("Link discovery failed on %s (%r)", response.url, exc)
+            links = []
+        for url in links:
             yield Request(url, callback=self.parse, errback=self.errback, meta={"site": site})
 
     def _extract(self, response: TextResponse, profile: Any) -> dict[str, Any] | None:
-        """The page's product; an extraction error becomes a replayable dead letter
-        (the page's links are still followed), a stat and a WARNING."""
+        """The page's product. A page that gives none is counted by its reason
+        (``extraction/rejected/<reason>``, a DEBUG line); a source of the extractor that
+        raised is counted (``extraction/errors/<source>``) and logged (WARNING) while
+        the product comes from the other sources; an error that costs the whole
+        extraction becomes a replayable dead letter (the page's links are still followed)."""
+        stats = self.crawler.stats
         try:
-            return extract_product(response, profile)
+            result = extract(response, profile)
         except Exception as exc:
-            self.crawler.stats.inc_value("extraction/errors")
-            self.logger.warning("Extraction failed on %s", response.url, exc_info=True)
-            request = response.request or Request(response.url, callback=self.parse)
-            self.leases.dead_letter(
-                url=response.url,
-                reason=f"extraction failed: {type(exc).__name__}: {exc}",
-                payload=serializer.encode_request(serializer.requeueable(request), self),
-            )  # no lease: the page's own lease ends with its output, as usual
+            self._extraction_failed(response, f"{type(exc).__name__}: {exc}", exc)
             return None
+        for source, error in result.errors:
+            stats.inc_value(f"extraction/errors/{source}")
+            self.logger.warning("Extraction: %s failed on %s (%s)", source, response.url, error)
+        if result.rejected == "failed":
+            self._extraction_failed(response, result.errors[0][1] if result.errors else "")
+            return None
+        if result.rejected is not None:
+            stats.inc_value(f"extraction/rejected/{result.rejected}")
+            self.logger.debug("No product on %s: %s", response.url, result.rejected)
+        return result.product
+
+    def _extraction_failed(
+        self, response: TextResponse, reason: str, exc: Exception | None = None
+    ) -> None:
+        self.crawler.stats.inc_value("extraction/errors")
+        self.logger.warning(
+            "Extraction failed on %s: %s", response.url, reason, exc_info=exc is not None
+        )
+        request = response.request or Request(response.url, callback=self.parse)
+        self.leases.dead_letter(
+            url=response.url,
+            reason=f"extraction failed: {reason}",
+            payload=serializer.encode_request(serializer.requeueable(request), self),
+        )  # no lease: the page's own lease ends with its output, as usual
 
     def errback(self, failure: Any) -> None:
         request = failure.request
