@@ -21,6 +21,8 @@ key                           type    content
 ``<s>:dead``                  list    dead letters: JSON of requests that failed for good
 ``<s>:invalid``               list    JSON of items rejected by the schema, with errors
 ``<s>:polite:<site>``         string  next time (Redis clock, ms) a request to the site may start
+``<s>:seedpages``             hash    seed id -> requests made for it (seeds with max_pages)
+``<s>:sites``                 hash    "<counter> <site>" -> count (pages, products, sitemaps)
 ============================  ======  =====================================================
 """
 
@@ -103,6 +105,14 @@ class CrawlKeys:
 
     def polite(self, site: str) -> str:
         return f"{self.spider}:polite:{site}"
+
+    @property
+    def seed_pages(self) -> str:
+        return f"{self.spider}:seedpages"
+
+    @property
+    def sites(self) -> str:
+        return f"{self.spider}:sites"
 
     @property
     def polite_pattern(self) -> str:
