@@ -46,12 +46,12 @@ from scrapy_redis.utils import bytes_to_str
 from crawler import defaults
 from crawler.config import redact_dsn, worker_id
 from crawler.extraction import ProfileRegistry, discover_links, extract_product
+from crawler.extraction.links import looks_like_product
 from crawler.flow import FlowControl
 from crawler.keys import SPIDER_NAME, CrawlKeys
 from crawler.leasing.meta import LEASE_META_KEY, lease_of
 from crawler.leasing.tracker import LeaseTracker
 from crawler.middlewares.network import RefusedRequest
-from crawler.extraction.links import looks_like_product
 from crawler.network import NetworkRule
 from crawler.scheduling import serializer
 from crawler.scheduling.scheduler import wake_engine
