@@ -93,9 +93,8 @@ def guessed_sitemap(url: str) -> str:
 class SitemapReader:
     """Makes sitemap requests and reads sitemap responses for the ``ecommerce`` spider."""
 
-    def __init__(self, spider: Any, settings: Any, stats: Any, rule: NetworkRule) -> None:
+    def __init__(self, spider: Any, settings: Any, rule: NetworkRule) -> None:
         self.spider = spider
-        self.stats = stats
         self.rule = rule
         self.enabled = settings.getbool("SITEMAPS_ENABLED", defaults.SITEMAPS_ENABLED)
         self.max_size = settings.getint("SITEMAP_MAX_SIZE", defaults.SITEMAP_MAX_SIZE)
@@ -103,6 +102,10 @@ class SitemapReader:
         self.max_depth = settings.getint("SITEMAP_MAX_DEPTH", defaults.SITEMAP_MAX_DEPTH)
         self.sitemap_priority = settings.getint("PRIORITY_SITEMAP", defaults.PRIORITY_SITEMAP)
         self.product_priority = settings.getint("PRIORITY_PRODUCT", defaults.PRIORITY_PRODUCT)
+
+    @property
+    def stats(self) -> Any:
+        return self.spider.crawler.stats  # set once the crawl starts
 
     # -- requests ------------------------------------------------------------------------
     def sitemap_request(self, url: str, scope: Scope, depth: int = 0) -> Request:

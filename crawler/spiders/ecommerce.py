@@ -103,7 +103,7 @@ class EcommerceSpider(RedisSpider):
         crawler.signals.connect(spider._note_activity, signal=signals.response_received)
         crawler.signals.connect(spider.robots_parsed, signal=signals.robots_parsed)
         spider.sitemaps = SitemapReader(
-            spider, settings, crawler.stats, NetworkRule.from_settings(settings)
+            spider, settings, NetworkRule.from_settings(settings)
         )
         spider.product_priority = settings.getint("PRIORITY_PRODUCT", defaults.PRIORITY_PRODUCT)
         return spider
