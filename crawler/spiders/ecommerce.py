@@ -29,6 +29,7 @@ waits the full time, however long its start-up took.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
@@ -143,6 +144,9 @@ class EcommerceSpider(RedisSpider):
         scope = Scope.from_seed_meta(seed.url, seed.meta)
         labels = {key: value for key, value in seed.meta.items() if key in SEED_LABEL_KEYS}
         meta = {**labels, "site": site_key(seed.url), LEASE_META_KEY: lease, **scope.to_meta()}
+        if scope.max_pages:  # for master status --sites: whose budget this is
+            info = {"url": seed.url, "strategy": scope.strategy, "max_pages": scope.max_pages}
+            self.server.hset(self.keys.seed_pages, f"{scope.seed_id} seed", json.dumps(info))
         if scope.strategy == "sitemap":
             return self._sitemap_seed(seed.url, scope, meta)
         priority = self.product_priority if scope.strategy == "direct" else 0
