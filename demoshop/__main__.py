@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import math
 import signal
 import sys
 import time
@@ -151,7 +152,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     host = f"[{args.host}]" if ":" in args.host else args.host
     url = f"http://{host}:{port.getHost().port}/"
     if not args.no_sitemaps:
-        changed_at = args.changed_at or time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())
+        changed_at = args.changed_at or time.strftime(
+            "%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(math.ceil(time.time()))
+        )
         site.publish_sitemaps(url, changed_at)
     print(
         LISTENING_FORMAT.format(url=url, products=len(catalog.products), pages=site.page_count),

@@ -57,6 +57,8 @@ class ProductStore(Protocol):
 
     def urls_seen_before(self, before: dt.datetime) -> Iterator[str]: ...
 
+    def last_seen(self) -> Iterator[tuple[str, dt.datetime]]: ...
+
     def close(self) -> None: ...
 
 
@@ -120,6 +122,16 @@ class PostgresStore:
             for (url,) in cur:
                 yield url
 
+    def last_seen(self) -> Iterator[tuple[str, dt.datetime]]:
+        """Every product's URL and ``last_seen`` (UTC), streamed."""
+        if not self._exists():
+            return
+        with self.conn, self.conn.cursor(name="last_seen") as cur:
+            cur.itersize = self.batch_size
+            cur.execute("SELECT url, last_seen FROM products ORDER BY url")
+            for url, last_seen in cur:
+                yield url, _utc(last_seen)
+
     def close(self) -> None:
         self.conn.close()
 
@@ -163,6 +175,11 @@ class MongoStore:
         cursor = self.collection.find({"last_seen": {"$lt": before}}, {"_id": 0, "url": 1})
         for document in cursor.sort("url", 1).batch_size(self.batch_size):
             yield document["url"]
+
+    def last_seen(self) -> Iterator[tuple[str, dt.datetime]]:
+        cursor = self.collection.find({}, {"_id": 0, "url": 1, "last_seen": 1})
+        for document in cursor.sort("url", 1).batch_size(self.batch_size):
+            yield document["url"], _utc(document["last_seen"])
 
     def close(self) -> None:
         self.client.close()
@@ -216,6 +233,12 @@ class EmbeddedStore:
         )
         for (url,) in rows:
             yield url
+
+    def last_seen(self) -> Iterator[tuple[str, dt.datetime]]:
+        if not self._exists():
+            return
+        for url, last_seen in self.conn.execute("SELECT url, last_seen FROM products ORDER BY url"):
+            yield url, _utc(last_seen)
 
     def close(self) -> None:
         self.conn.close()

@@ -66,7 +66,7 @@ def register(commands: Subcommands) -> None:
         "--sites",
         action="store_true",
         help="also the pages, products and sitemaps of each site, and each seed's max_pages "
-        "budget and use (--json: under \"sites\")",
+        'budget and use (--json: under "sites")',
     )
     parser.add_argument(
         "--watch",

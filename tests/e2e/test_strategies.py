@@ -7,6 +7,7 @@ index and gzip'd children, and products only the sitemaps list
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import sqlite3
 from collections import Counter
@@ -100,3 +101,34 @@ def test_max_pages_is_never_exceeded_across_three_workers(crawl, shop_factory):
     assert site["products"] == len(stored_urls(crawl))
     [seed] = sites["seeds"]
     assert (seed["pages"], seed["max_pages"]) == (40, 40)
+
+
+def test_recrawl_changed_queues_exactly_the_products_whose_lastmod_moved(crawl, shop_factory):
+    from demoshop.sitemaps import changed_products
+
+    shop = shop_factory(products=60)
+    crawl.seed(shop.url)
+    crawl.start_worker("first")
+    crawl.wait_workers()
+    assert len(stored_urls(crawl)) == 60
+
+    # the shop's next version: some prices and stock states changed since the crawl
+    shop.stop()
+    changed_at = (dt.datetime.now(dt.UTC) + dt.timedelta(seconds=1)).isoformat(timespec="seconds")
+    later = shop_factory(products=60, price_version=1, port=shop.port, changed_at=changed_at)
+    base = later.url.rstrip("/")
+    moved = {base + later.catalog.product(pid).path for pid in changed_products(later.catalog)}
+    assert 5 <= len(moved) < 60
+
+    dry = crawl.master("recrawl", "--changed", "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert set(dry.stdout.split()) == moved
+    result = crawl.master("recrawl", "--changed")
+    assert result.returncode == 0, result.stderr
+    assert f"queued {len(moved)} of {len(moved)} products" in result.stdout, result.stdout
+
+    crawl.start_worker("recrawler")
+    crawl.wait_workers()
+    crawl.assert_clean_logs()
+    # only the changed product pages were fetched again, each once
+    assert sorted(later.page_fetches()) == sorted(url.removeprefix(base) for url in moved)
