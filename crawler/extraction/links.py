@@ -43,18 +43,7 @@ from ..sites import site_key
 from .profiles import SiteProfile
 
 _IGNORED_EXTENSIONS = frozenset(IGNORED_EXTENSIONS) | {
-    "json",
-    "xml",
-    "txt",
-    "csv",
-    "avif",
-    "woff",
-    "woff2",
-    "ttf",
-    "eot",
-    "map",
-    "atom",
-    "gz",
+    "json", "xml", "txt", "csv", "avif", "woff", "woff2", "ttf", "eot", "map", "atom", "gz",
 }
 _DENIED_PATH = re.compile(
     r"(?:^|/)(?:cart|checkout|basket|wishlist|wish-list|compare|product_compare|"
@@ -65,96 +54,25 @@ _DENIED_PATH = re.compile(
 )
 _SEARCH_PARAMS = frozenset({"q", "s", "query", "search", "keyword", "keywords", "searchterm"})
 _ACTION_PARAMS = frozenset(
-    {
-        "add-to-cart",
-        "add_to_cart",
-        "add_to_wishlist",
-        "add-to-wishlist",
-        "add_to_compare",
-        "remove_item",
-        "action",
-        "return_url",
-        "redirect_to",
-        "logout",
-    }
+    {"add-to-cart", "add_to_cart", "add_to_wishlist", "add-to-wishlist", "add_to_compare",
+     "remove_item", "action", "return_url", "redirect_to", "logout"}
 )
 _PERMUTATION_PARAMS = frozenset(
     {
-        "sort",
-        "sort_by",
-        "sortby",
-        "sort_order",
-        "sortorder",
-        "order",
-        "orderby",
-        "order_by",
-        "dir",
-        "direction",
-        "view",
-        "view_mode",
-        "viewmode",
-        "mode",
-        "display",
-        "layout",
-        "grid",
-        "list",
-        "limit",
-        "per_page",
-        "perpage",
-        "pagesize",
-        "page_size",
-        "show",
-        "product_list_order",
-        "product_list_mode",
-        "product_list_limit",
-        "product_list_dir",
-        "min_price",
-        "max_price",
-        "price_min",
-        "price_max",
-        "minprice",
-        "maxprice",
-        "price",
-        "price_range",
-        "pricerange",
-        "rating_filter",
-        "in_stock",
-        "instock",
-        "availability",
-        "filter",
-        "filters",
-        "facet",
-        "facets",
-        "refine",
-        "fq",
-        "f",
+        "sort", "sort_by", "sortby", "sort_order", "sortorder", "order", "orderby", "order_by",
+        "dir", "direction", "view", "view_mode", "viewmode", "mode", "display", "layout",
+        "grid", "list", "limit", "per_page", "perpage", "pagesize", "page_size", "show",
+        "product_list_order", "product_list_mode", "product_list_limit", "product_list_dir",
+        "min_price", "max_price", "price_min", "price_max", "minprice", "maxprice", "price",
+        "price_range", "pricerange", "rating_filter", "in_stock", "instock", "availability",
+        "filter", "filters", "facet", "facets", "refine", "fq", "f",
     }
 )
 _PERMUTATION_PREFIXES = ("filter_", "filter.", "query_type_", "facet_", "pa_", "refine_")
 _TRACKING_PARAMS = frozenset(
-    {
-        "gclid",
-        "gbraid",
-        "wbraid",
-        "fbclid",
-        "msclkid",
-        "dclid",
-        "yclid",
-        "mc_cid",
-        "mc_eid",
-        "_ga",
-        "_gl",
-        "srsltid",
-        "_pos",
-        "_sid",
-        "_ss",
-        "_psq",
-        "_fid",
-        "variant",
-        "sessionid",
-        "phpsessid",
-        "sid",
-    }
+    {"gclid", "gbraid", "wbraid", "fbclid", "msclkid", "dclid", "yclid", "mc_cid", "mc_eid",
+     "_ga", "_gl", "srsltid", "_pos", "_sid", "_ss", "_psq", "_fid", "variant", "sessionid",
+     "phpsessid", "sid"}
 )
 #: Distinct absolute links whose canonical form is kept (about 0.5 KB each).
 LINK_CACHE_SIZE = 4096
