@@ -168,7 +168,9 @@ def changed_products(
         for sitemap in fetcher.sitemap_urls(origin):
             for loc, lastmod in fetcher.entries(sitemap):
                 url = clean_url(loc, site) or loc
-                last_seen = products.pop(url, None)
-                when = parse_lastmod(lastmod) if last_seen is not None else None
-                if when is not None and last_seen is not None and when > last_seen:
+                if url not in products:
+                    continue
+                last_seen = products.pop(url)
+                when = parse_lastmod(lastmod)
+                if when is not None and when > last_seen:
                     yield url

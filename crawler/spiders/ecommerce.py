@@ -103,9 +103,7 @@ class EcommerceSpider(RedisSpider):
         )
         crawler.signals.connect(spider._note_activity, signal=signals.response_received)
         crawler.signals.connect(spider.robots_parsed, signal=signals.robots_parsed)
-        spider.sitemaps = SitemapReader(
-            spider, settings, NetworkRule.from_settings(settings)
-        )
+        spider.sitemaps = SitemapReader(spider, settings, NetworkRule.from_settings(settings))
         spider.product_priority = settings.getint("PRIORITY_PRODUCT", defaults.PRIORITY_PRODUCT)
         return spider
 
@@ -247,8 +245,8 @@ class EcommerceSpider(RedisSpider):
             return  # pagination: a product of the listing; its links are not followed
         meta: dict[str, Any] = {"site": site, **scope.to_meta()}
         for url in discover_links(response, profile):
-            product = looks_like_product(url)
-            if listing and not product and urlsplit(url).path != listing:
+            is_product = looks_like_product(url)
+            if listing and not is_product and urlsplit(url).path != listing:
                 continue
             if not scope.allows(url):
                 self.crawler.stats.inc_value("scope/filtered")
@@ -258,7 +256,7 @@ class EcommerceSpider(RedisSpider):
                 callback=self.parse,
                 errback=self.errback,
                 meta=meta,
-                priority=self.product_priority if product else 0,
+                priority=self.product_priority if is_product else 0,
             )
 
     def _extract(self, response: TextResponse, profile: Any) -> dict[str, Any] | None:
