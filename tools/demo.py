@@ -12,6 +12,7 @@ Everything it writes lives in ``.demo/``. Ctrl-C stops the workers gracefully.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -22,7 +23,9 @@ import redis
 
 from crawler.keys import CrawlKeys
 from crawler.records import StatsFields
+from crawler.scope import STRATEGIES
 from demoshop.process import ShopProcess
+from demoshop.sitemaps import is_sitemap_path
 from tools.redis_server import RedisServer
 from tools.workers import ROOT, WorkerProcess
 
@@ -45,6 +48,20 @@ def progress_line(client: redis.Redis, keys: CrawlKeys, started: float) -> str:
     )
 
 
+def requests_line(shop: ShopProcess) -> str:
+    """What the shop served, by kind: the difference a strategy makes."""
+    paths = [entry.path for entry in shop.read_access_log()]
+    products = shop.catalog.product_paths()
+    robots = paths.count("/robots.txt")
+    sitemaps = sum(1 for path in paths if is_sitemap_path(path))
+    product_pages = sum(1 for path in paths if path in products)
+    others = len(paths) - robots - sitemaps - product_pages
+    return (
+        f"demo: the shop served {len(paths)} requests: {product_pages} product pages, "
+        f"{others} other pages, {sitemaps} sitemaps, {robots} robots.txt"
+    )
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="scripts/demo",
@@ -64,6 +81,21 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--idle", type=int, default=3, help="MAX_IDLE_TIME_BEFORE_CLOSE (default 3 s)"
+    )
+    parser.add_argument(
+        "--strategy",
+        choices=STRATEGIES,
+        default="auto",
+        help="the seed's crawl strategy (default auto: sitemaps and links); compare the "
+        "requests the shop served with --strategy sitemap",
+    )
+    parser.add_argument(
+        "--sitemap-only",
+        type=int,
+        default=0,
+        metavar="N",
+        help="N of the products are linked from no page, only listed in the shop's sitemaps "
+        "(default 0)",
     )
     return parser.parse_args(argv)
 
@@ -102,10 +134,14 @@ def main(argv: list[str] | None = None) -> int:
             products=args.products,
             latency_ms=args.latency_ms,
             access_log=DEMO_DIR / "shop-access.log",
+            sitemap_only=args.sitemap_only,
         ) as shop:
             print(f"demo: demo shop at {shop.url} ({args.products} products)")
             seeds = DEMO_DIR / "urls.txt"
-            seeds.write_text(f"# the demo shop's home page\n{shop.url}\n")
+            seed = shop.url
+            if args.strategy != "auto":
+                seed = json.dumps({"url": shop.url, "meta": {"strategy": args.strategy}})
+            seeds.write_text(f"# the demo shop's home page\n{seed}\n")
             print(f"demo: $ python -m master seed {seeds.relative_to(ROOT)}")
             if master("seed", str(seeds), env=env) != 0:
                 return 1
@@ -130,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
                         print("  " + line.split("] ", 1)[-1])
             print("demo: $ python -m master report")
             master("report", env=env)
-            print(f"demo: the shop served {len(shop.read_access_log())} requests")
+            print(requests_line(shop))
             if "EMBEDDED_STORE_PATH" in env:
                 shown = store.relative_to(ROOT)
                 print(
