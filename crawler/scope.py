@@ -12,8 +12,9 @@ A seed's ``meta`` (see :mod:`crawler.seeds`) may say how to crawl it:
     requests made for the seed, by all workers together (sitemaps included;
     robots.txt aside): a Redis counter per seed, taken before each download.
 ``max_depth``
-    links followed away from the seed's page (the seed is depth 0; URLs read
-    from sitemaps are not links and are not limited by it).
+    links followed away from the seed's page (Scrapy's ``depth``: the seed is
+    0): a page at that depth yields no links. Sitemap URLs are queued whatever
+    their depth (a page a sitemap child lists is at depth 2).
 ``allow`` / ``deny``
     regular expressions (one, or a list) searched in every URL queued for the
     seed, links and sitemap URLs alike; a URL must match an ``allow`` pattern

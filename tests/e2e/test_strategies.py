@@ -132,3 +132,33 @@ def test_recrawl_changed_queues_exactly_the_products_whose_lastmod_moved(crawl, 
     crawl.assert_clean_logs()
     # only the changed product pages were fetched again, each once
     assert sorted(later.page_fetches()) == sorted(url.removeprefix(base) for url in moved)
+
+
+def test_pagination_and_max_depth_keep_to_their_seed(crawl, shop_factory):
+    listing_shop = shop_factory(products=80, page_size=5)
+    depth_shop = shop_factory(products=40)
+    leaf = max(listing_shop.catalog.leaves(), key=lambda c: len(c.products))
+    assert leaf.page_count(listing_shop.catalog.page_size) >= 2
+    seed_json(crawl, listing_shop.url.rstrip("/") + leaf.path, strategy="pagination")
+    seed_json(crawl, depth_shop.url, strategy="navigation", max_depth=1)
+    crawl.start_worker("w1")
+    crawl.wait_workers()
+    crawl.assert_clean_logs()
+
+    # pagination: the listing's pages and the products they list, nothing else
+    pages = range(1, leaf.page_count(listing_shop.catalog.page_size) + 1)
+    assert sorted(listing_shop.page_fetches()) == sorted(
+        [leaf.page_path(n) for n in pages] + [p.path for p in leaf.products]
+    )
+    # max_depth 1: the home page and what it links to, not one link further
+    home = depth_shop.catalog
+    linked = {c.path for c in home.categories} | {p.path for p in home.featured()}
+    fetched = set(depth_shop.page_fetches())
+    assert "/" in fetched and fetched - {"/"} <= linked | {
+        "/x/picks/1/",
+        "/x/picks/2/",
+        "/x/picks/3/",
+    }
+    assert {c.path for c in home.categories} <= fetched
+    assert not fetched & {leaf.path for leaf in home.leaves()}  # depth 2
+    assert not any(is_sitemap_path(e.path) for e in depth_shop.read_access_log())
