@@ -134,6 +134,18 @@ VALIDATION_KEEP_INVALID = True  # keep rejected items in <spider>:invalid
 # Empty: the profiles shipped in crawler/profiles/.
 SITE_PROFILES_DIR = ""
 
+# --- Sitemaps, strategies and scope (crawler/sitemaps.py, crawler/scope.py) ------
+# Read the sitemaps of every site the crawl reaches (robots.txt "Sitemap:" lines,
+# else /sitemap.xml) when a seed's strategy is auto or sitemap (needs ROBOTSTXT_OBEY).
+SITEMAPS_ENABLED = True
+SITEMAP_MAX_SIZE = 50 * 1024 * 1024  # bytes of one sitemap once decompressed (the protocol's 50 MB)
+SITEMAP_MAX_URLS = 50_000  # entries read from one sitemap file (the protocol's limit)
+SITEMAP_MAX_DEPTH = 3  # levels of sitemap indexes below the first sitemap
+# Request priorities within the shared queue (higher first): sitemaps, then product
+# pages (from sitemaps, or links that look like product URLs), then listings (0).
+PRIORITY_SITEMAP = 20
+PRIORITY_PRODUCT = 10
+
 # --- The master -------------------------------------------------------------------
 # Keys asked for per SCAN round trip when the master walks the crawl's keys.
 SCAN_COUNT = 1000

@@ -22,6 +22,8 @@ key                           type    content
 ``<s>:invalid``               list    JSON of items rejected by the schema, with errors
 ``<s>:polite:<site>``         string  next time (Redis clock, ms) a request to the site may start
 ``<s>:series``                hash    pages and items per minute, last ``SERIES_MINUTES`` minutes
+``<s>:seedpages``             hash    seed id -> requests made for it (seeds with max_pages)
+``<s>:sites``                 hash    "<counter> <site>" -> count (pages, products, sitemaps)
 ============================  ======  =====================================================
 """
 
@@ -108,6 +110,14 @@ class CrawlKeys:
 
     def polite(self, site: str) -> str:
         return f"{self.spider}:polite:{site}"
+
+    @property
+    def seed_pages(self) -> str:
+        return f"{self.spider}:seedpages"
+
+    @property
+    def sites(self) -> str:
+        return f"{self.spider}:sites"
 
     @property
     def polite_pattern(self) -> str:

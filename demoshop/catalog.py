@@ -234,8 +234,13 @@ class Catalog:
         seed: int,
         price_version: int,
         page_size: int,
+        sitemap_only: int = 0,
     ) -> None:
         self.products = products
+        # the last ``sitemap_only`` products are linked from no page: only the
+        # sitemaps lead to them (new arrivals not yet in any category listing)
+        self.sitemap_only = sitemap_only
+        self.listed = products[: len(products) - sitemap_only]
         self.categories = categories  # top-level, in display order
         self.seed = seed
         self.price_version = price_version
@@ -250,16 +255,23 @@ class Catalog:
 
     @classmethod
     def build(
-        cls, products: int = 200, seed: int = 1, price_version: int = 0, page_size: int = 12
+        cls,
+        products: int = 200,
+        seed: int = 1,
+        price_version: int = 0,
+        page_size: int = 12,
+        sitemap_only: int = 0,
     ) -> Catalog:
         if products < 0:
             raise ValueError("products must be >= 0")
         if page_size < 1:
             raise ValueError("page_size must be >= 1")
+        if not 0 <= sitemap_only <= products:
+            raise ValueError("sitemap_only must be from 0 to products")
         tops = cls._build_tree(seed)
         leaves = [sub for top in tops for sub in top.children]
         items = [cls._build_product(i, seed, price_version, leaves) for i in range(1, products + 1)]
-        for product in items:
+        for product in items[: products - sitemap_only]:
             product.category.products.append(product)
         return cls(
             products=items,
@@ -267,6 +279,7 @@ class Catalog:
             seed=seed,
             price_version=price_version,
             page_size=page_size,
+            sitemap_only=sitemap_only,
         )
 
     @staticmethod
@@ -368,7 +381,7 @@ class Catalog:
 
     def featured(self, count: int = 8) -> list[Product]:
         """The products shown on the home page."""
-        ranked = sorted(self.products, key=lambda p: _unit(self.seed, "featured", p.id))
+        ranked = sorted(self.listed, key=lambda p: _unit(self.seed, "featured", p.id))
         return ranked[:count]
 
     def related(self, product: Product, count: int = 4) -> list[Product]:
@@ -376,6 +389,8 @@ class Catalog:
         siblings = product.category.products
         if len(siblings) <= 1:
             return []
+        if product.id not in self._position:  # sitemap-only: not in its category's listing
+            return siblings[:count]
         at = self._position[product.id]
         return [siblings[(at + k) % len(siblings)] for k in range(1, min(count + 1, len(siblings)))]
 
@@ -383,6 +398,10 @@ class Catalog:
 
     def product_paths(self) -> set[str]:
         return set(self._by_path)
+
+    def sitemap_only_paths(self) -> set[str]:
+        """Product pages that no page links to: only the sitemaps list them."""
+        return {p.path for p in self.products[len(self.listed) :]}
 
     def listing_paths(self) -> set[str]:
         """Home, every category page, every pagination page of the leaves and the

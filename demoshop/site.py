@@ -9,7 +9,9 @@ Routes:
 
 =================================  =========================================================
 ``/``                              home (query ignored)
-``/robots.txt``                    disallows ``/cart``, ``/account`` and ``/search``
+``/robots.txt``                    disallows ``/cart``, ``/account`` and ``/search``; names
+                                   the sitemap index (:mod:`demoshop.sitemaps`)
+``/sitemap_index.xml``             sitemap index; ``/sitemaps/products-<n>.xml.gz`` children
 ``/c/<top>/``                      top-level category (``?page=`` other than 1 is a 404)
 ``/c/<top>/<sub>/``                leaf listing; ``?page=N`` (2..last), ``?sort=``, ``?view=``;
                                    ``?page=1`` is page 1 too (200, as the pager links it);
@@ -77,6 +79,7 @@ class ShopSite:
     def __init__(self, catalog: Catalog, crawl_delay: float = 0) -> None:
         self.catalog = catalog
         self.crawl_delay = crawl_delay
+        self.sitemap_count = 0
         self.pages = PageRenderer(catalog)
         self._static: dict[str, Response] = {}
         self._variants: dict[tuple[str, int, str, str], Response] = {}
@@ -114,6 +117,18 @@ class ShopSite:
                 static[traps.shelf_path(markup, size)] = self._html(200, pages.shelf(markup, size))
         static["/cart"] = self._html(200, pages.simple("Your cart", "Your cart is empty."))
         static["/account/login"] = self._html(200, pages.login())
+
+    def publish_sitemaps(self, base_url: str, changed_at: str) -> None:
+        """Serve the sitemaps (their URLs are absolute: known once the shop listens)."""
+        from demoshop import sitemaps
+
+        for path, body in sitemaps.render(self.catalog, base_url, changed_at).items():
+            kind = "application/gzip" if path.endswith(".gz") else "application/xml"
+            self._static[path] = Response(200, body, kind)
+        self.sitemap_count = len(sitemaps.sitemap_paths(self.catalog))
+        robots = self._static["/robots.txt"].body.decode()
+        robots += f"Sitemap: {base_url.rstrip('/')}{sitemaps.INDEX_PATH}\n"
+        self._static["/robots.txt"] = Response(200, robots.encode(), "text/plain; charset=utf-8")
 
     @property
     def page_count(self) -> int:

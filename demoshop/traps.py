@@ -45,7 +45,7 @@ def pick_path(size: int) -> str:
 
 def picks(catalog: Catalog, size: int) -> list[Product]:
     """The ``size`` products of the picks page of that size (deterministic)."""
-    ranked = sorted(catalog.products, key=lambda p: (p.id * 7919 + size * 104729) % 1009)
+    ranked = sorted(catalog.listed, key=lambda p: (p.id * 7919 + size * 104729) % 1009)
     return ranked[:size]
 
 
@@ -177,7 +177,7 @@ def _carousel_picks(catalog: Catalog, product: Product, count: int) -> list[Prod
     groups = _by_residue.get(catalog)
     if groups is None:
         groups = {}
-        for other in catalog.products:
+        for other in catalog.listed:
             groups.setdefault(other.id % _CAROUSEL_MODULUS, []).append(other)
         _by_residue[catalog] = groups
     picks: list[Product] = []

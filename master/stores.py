@@ -63,6 +63,8 @@ class ProductStore(Protocol):
 
     def history(self, url: str) -> list[dict[str, Any]]: ...
 
+    def last_seen(self) -> Iterator[tuple[str, dt.datetime]]: ...
+
     def close(self) -> None: ...
 
 
@@ -153,6 +155,16 @@ class PostgresStore:
             cur.execute(_HISTORY_SQL.format(url="%s"), (url,))
             return [_history_row(*row) for row in cur.fetchall()]
 
+    def last_seen(self) -> Iterator[tuple[str, dt.datetime]]:
+        """Every product's URL and ``last_seen`` (UTC), streamed."""
+        if not self._exists():
+            return
+        with self.conn, self.conn.cursor(name="last_seen") as cur:
+            cur.itersize = self.batch_size
+            cur.execute("SELECT url, last_seen FROM products ORDER BY url")
+            for url, last_seen in cur:
+                yield url, _utc(last_seen)
+
     def close(self) -> None:
         self.conn.close()
 
@@ -228,6 +240,11 @@ class MongoStore:
             for d in found
         ]
 
+    def last_seen(self) -> Iterator[tuple[str, dt.datetime]]:
+        cursor = self.collection.find({}, {"_id": 0, "url": 1, "last_seen": 1})
+        for document in cursor.sort("url", 1).batch_size(self.batch_size):
+            yield document["url"], _utc(document["last_seen"])
+
     def close(self) -> None:
         self.client.close()
 
@@ -298,6 +315,12 @@ class EmbeddedStore:
             return []
         rows = self.conn.execute(_HISTORY_SQL.format(url="?"), (url,))
         return [_history_row(*row) for row in rows]
+
+    def last_seen(self) -> Iterator[tuple[str, dt.datetime]]:
+        if not self._exists():
+            return
+        for url, last_seen in self.conn.execute("SELECT url, last_seen FROM products ORDER BY url"):
+            yield url, _utc(last_seen)
 
     def close(self) -> None:
         self.conn.close()

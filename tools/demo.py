@@ -17,6 +17,7 @@ until Ctrl-C, which stops the workers gracefully and prints the report.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import signal
@@ -29,7 +30,9 @@ import redis
 
 from crawler.keys import CrawlKeys
 from crawler.records import StatsFields
+from crawler.scope import STRATEGIES
 from demoshop.process import ShopProcess
+from demoshop.sitemaps import is_sitemap_path
 from tools.redis_server import RedisServer
 from tools.workers import ROOT, WorkerProcess
 
@@ -49,6 +52,20 @@ def progress_line(client: redis.Redis, keys: CrawlKeys, started: float) -> str:
     return (
         f"[{time.monotonic() - started:6.1f}s] queued {queued:>5}  seen {seen:>5}  "
         f"items stored {int(stored or 0):>5}"
+    )
+
+
+def requests_line(shop: ShopProcess) -> str:
+    """What the shop served, by kind: the difference a strategy makes."""
+    paths = [entry.path for entry in shop.read_access_log()]
+    products = shop.catalog.product_paths()
+    robots = paths.count("/robots.txt")
+    sitemaps = sum(1 for path in paths if is_sitemap_path(path))
+    product_pages = sum(1 for path in paths if path in products)
+    others = len(paths) - robots - sitemaps - product_pages
+    return (
+        f"demo: the shop served {len(paths)} requests: {product_pages} product pages, "
+        f"{others} other pages, {sitemaps} sitemaps, {robots} robots.txt"
     )
 
 
@@ -86,6 +103,21 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         type=int,
         default=8800,
         help="the dashboard's port on 127.0.0.1 (default 8800)",
+    )
+    parser.add_argument(
+        "--strategy",
+        choices=STRATEGIES,
+        default="auto",
+        help="the seed's crawl strategy (default auto: sitemaps and links); compare the "
+        "requests the shop served with --strategy sitemap",
+    )
+    parser.add_argument(
+        "--sitemap-only",
+        type=int,
+        default=0,
+        metavar="N",
+        help="N of the products are linked from no page, only listed in the shop's sitemaps "
+        "(default 0)",
     )
     args = parser.parse_args(argv)
     if args.idle is None:
@@ -157,6 +189,7 @@ def main(argv: list[str] | None = None) -> int:
             products=args.products,
             latency_ms=args.latency_ms,
             access_log=DEMO_DIR / "shop-access.log",
+            sitemap_only=args.sitemap_only,
         ) as shop:
             print(f"demo: demo shop at {shop.url} ({args.products} products)")
             if args.dashboard:
@@ -169,7 +202,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(f'demo: submit {shop.url} in its form "Submit URLs"; Ctrl-C ends the demo')
             else:
                 seeds = DEMO_DIR / "urls.txt"
-                seeds.write_text(f"# the demo shop's home page\n{shop.url}\n")
+                seed = shop.url
+                if args.strategy != "auto":
+                    seed = json.dumps({"url": shop.url, "meta": {"strategy": args.strategy}})
+                seeds.write_text(f"# the demo shop's home page\n{seed}\n")
                 print(f"demo: $ python -m master seed {seeds.relative_to(ROOT)}")
                 if master("seed", str(seeds), env=env) != 0:
                     return 1
@@ -194,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
                         print("  " + line.split("] ", 1)[-1])
             print("demo: $ python -m master report")
             master("report", env=env)
-            print(f"demo: the shop served {len(shop.read_access_log())} requests")
+            print(requests_line(shop))
             if "EMBEDDED_STORE_PATH" in env:
                 shown = store.relative_to(ROOT)
                 print(

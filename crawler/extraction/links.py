@@ -249,6 +249,27 @@ class _PlainLinks:
 _HREFS = etree.XPath("//a/@href | //area/@href | //link[@rel='next']/@href", smart_strings=False)
 
 
+def clean_url(url: str, site: str) -> str | None:
+    """The followable canonical form of an absolute URL on ``site`` (a sitemap's
+    ``<loc>``), by the same rules as a page's links; None when not worth a request."""
+    return _clean_absolute((url or "").strip(), site)
+
+
+_PRODUCT_URL = re.compile(
+    r"/(?:p|product|products|produkt|produit|producto|item|items|itm|dp|gp/product|shop/p)/"
+    r"[^/]+|[-_/]p?\d{3,}\.html?$|/p-\d+|[?&](?:product_id|productid|pid)=\w",
+    re.I,
+)
+
+
+def looks_like_product(url: str) -> bool:
+    """Does the URL have the shape of a product page's? (``/p/…``, ``/product/…``,
+    ``/products/…``, ``/dp/…``, ``/item/…``, ``…-1234.html``, ``?product_id=``): a
+    heuristic that only orders the queue (products first) and picks the URLs a
+    ``sitemap`` strategy fetches."""
+    return _PRODUCT_URL.search(url) is not None
+
+
 def _hrefs(response: TextResponse, profile: SiteProfile | None) -> list[str]:
     restricted = profile is not None and (profile.restrict_css or profile.restrict_xpath)
     if not restricted:  # lxml's own XPath over the page's one tree: strings, no Selectors

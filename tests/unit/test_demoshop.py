@@ -285,7 +285,8 @@ def test_robots_txt(shop: ShopProcess) -> None:
     status, body, _ = get(shop.url + "robots.txt")
     assert status == 200
     assert body.decode().splitlines() == [
-        "User-agent: *", "Disallow: /cart", "Disallow: /account", "Disallow: /search"
+        "User-agent: *", "Disallow: /cart", "Disallow: /account", "Disallow: /search",
+        f"Sitemap: {shop.url}sitemap_index.xml",
     ]
 
 
@@ -458,3 +459,43 @@ def test_search_results_of_one_or_many_products_are_no_product() -> None:
     assert len(search_results(catalog, many)[1]) > 3
     for words in (one, many):
         assert _extract(site, "/search?q=" + words.replace(" ", "+")) is None
+
+
+def test_sitemaps_list_every_product_with_its_lastmod(tmp_path) -> None:
+    import gzip as _gzip
+
+    from scrapy.utils.sitemap import Sitemap
+
+    from demoshop.sitemaps import BASE_LASTMOD, changed_products, sitemap_paths
+
+    changed_at = "2030-05-06T07:08:09+00:00"
+    with ShopProcess(
+        products=130,
+        sitemap_only=7,
+        price_version=1,
+        changed_at=changed_at,
+        access_log=tmp_path / "log",
+    ) as shop:
+        status, body, _ = get(shop.url + "sitemap_index.xml")
+        assert status == 200
+        children = [entry["loc"] for entry in Sitemap(body)]
+        assert {shop.url.rstrip("/") + p for p in sitemap_paths(shop.catalog)} == {
+            *children,
+            shop.url + "sitemap_index.xml",
+        }
+        listed = {}
+        for child in children:
+            status, data, _ = get(child)
+            assert status == 200 and data[:2] == b"\x1f\x8b"
+            listed.update({e["loc"]: e["lastmod"] for e in Sitemap(_gzip.decompress(data))})
+        assert set(listed) == set(shop.expected_products())
+        base = shop.url.rstrip("/")
+        moved = {base + shop.catalog.product(i).path for i in changed_products(shop.catalog)}
+        assert moved and {u for u, m in listed.items() if m == changed_at} == moved
+        assert {m for u, m in listed.items() if u not in moved} == {BASE_LASTMOD}
+        # the sitemap-only products are linked from no page
+        hidden = shop.catalog.sitemap_only_paths()
+        assert len(hidden) == 7
+        for path in shop.catalog.listing_paths() | (shop.catalog.product_paths() - hidden):
+            _, page, _ = get(base + path)
+            assert not any(h.encode() in page for h in hidden), path
