@@ -112,7 +112,7 @@ if ARGV[3] ~= '' then redis.call('HDEL', KEYS[2], ARGV[3]) end
 return 1
 """
 
-# KEYS: queue, inflight. ARGV: seconds to wait, payload, old lease or ''.
+# KEYS: queue, inflight, stats. ARGV: seconds to wait, payload, old lease or ''.
 # Queues a retry that waits in the queue until its due time (Redis clock), and
 # finishes the lease of the failed request in the same atomic step.
 _PUSH_DELAYED = f"""
@@ -121,6 +121,7 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local due = now + math.floor(tonumber(ARGV[1]) * 1000)
 redis.call('ZADD', KEYS[1], string.format('%.0f', {DELAYED_SCORE_BASE} + due), ARGV[2])
 if ARGV[3] ~= '' then redis.call('HDEL', KEYS[2], ARGV[3]) end
+redis.call('HINCRBY', KEYS[3], 'retries_delayed', 1)
 return due - now
 """
 
@@ -197,7 +198,7 @@ class LeaseLedger:
         ``old_lease`` in the same atomic call. Returns the wait in ms."""
         return int(
             self._push_delayed(
-                keys=[self.keys.requests, self.inflight_key],
+                keys=[self.keys.requests, self.inflight_key, self.keys.stats],
                 args=[f"{max(0.0, delay):.3f}", payload, old_lease],
             )
         )
