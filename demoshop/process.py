@@ -62,8 +62,21 @@ class ShopProcess:
         port: int = 0,
         startup_timeout: float = 10.0,
         crawl_delay: float = 0,
+        rate_limit: float = 0,
+        retry_after: float = 2.0,
+        fail_every: int = 0,
+        outage_seconds: float = 0,
+        outage_after: int = 0,
     ) -> None:
         self.crawl_delay = crawl_delay
+        # the shop's defences (demoshop/limits.py)
+        self.limits = {
+            "--rate-limit": rate_limit,
+            "--retry-after": retry_after,
+            "--fail-every": fail_every,
+            "--outage-seconds": outage_seconds,
+            "--outage-after": outage_after,
+        }
         self.products = products
         self.seed = seed
         self.price_version = price_version
@@ -100,6 +113,7 @@ class ShopProcess:
             "--jitter-ms", str(self.jitter_ms),
             "--crawl-delay", str(self.crawl_delay),
             "--access-log", str(self.access_log),
+            *(part for name, value in self.limits.items() for part in (name, str(value))),
         ]
 
     def start(self) -> ShopProcess:
