@@ -126,6 +126,12 @@ RETRY_HISTORY_MAX = 20
 # budget) by this factor, at most once per SITE_BACKOFF_COOLDOWN seconds (answers
 # to requests sent before the cut do not cut again); a Retry-After pauses the site.
 SITE_BACKOFF_ENABLED = True
+# A 429 or a Retry-After always cuts; a 503 or a timeout without Retry-After cuts
+# only while they are at least this share of the site's last SITE_BACKOFF_WINDOW
+# answers in a worker (at least 3 of them): a page that fails now and then is
+# retried, a site that fails broadly is slowed down.
+SITE_BACKOFF_ERROR_SHARE = 0.25
+SITE_BACKOFF_WINDOW = 20
 SITE_BACKOFF_FACTOR = 0.5
 SITE_BACKOFF_COOLDOWN = 2.0
 SITE_BACKOFF_MIN_RPS = 0.2  # the rate never goes below this

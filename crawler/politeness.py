@@ -89,10 +89,10 @@ if state then
     state = nil
     redis.call('HINCRBY', KEYS[2], 'site_rate_restores', 1)
   else
-    interval = math.max(interval, 1000 / state.rate)
+    interval = math.max(interval, math.ceil(1000 / state.rate))
   end
 end
-local at = math.max(now, nxt)
+local at = math.max(now, math.floor(nxt))
 if state then
   state.next = at + interval
   redis.call('SET', KEYS[1], cjson.encode(state), 'PX', math.floor(at + interval - now) + 600000)
@@ -221,7 +221,7 @@ class SiteBudget:
         wait_ms, restored, rate = self._reserve(
             keys=[self.keys.polite(site), self.keys.stats],
             args=[
-                int(interval * 1000),
+                round(interval * 1000, 3),
                 rule.step_rps,
                 int(rule.step_interval * 1000),
                 rule.start_rps * 2,
@@ -239,7 +239,7 @@ class SiteBudget:
         cut, before, after = self._cut(
             keys=[self.keys.polite(site), self.keys.stats],
             args=[
-                int(interval * 1000),
+                round(interval * 1000, 3),
                 int(pause * 1000),
                 reason,
                 rule.factor,

@@ -28,7 +28,11 @@ out other sites' requests first (see ``POLITENESS_PARK_MAX`` in
 
 **Backoff.** On the signal ``site_throttled`` (the retry middleware saw a
 429/503 or a timeout, :mod:`crawler.middlewares.retry`) it cuts the site's
-shared rate and pauses the site for the answer's ``Retry-After``
+shared rate — at once for a 429 or an answer with ``Retry-After``; for a 503 or
+a timeout, once they are ``SITE_BACKOFF_ERROR_SHARE`` of the site's last
+``SITE_BACKOFF_WINDOW`` answers in this worker (a page failing now and then is
+only retried) — and pauses the site for the answer's ``Retry-After``. A request
+of this worker that was waiting for a slot taken before the cut takes a new one
 (:meth:`crawler.politeness.SiteBudget.cut`; ``SITE_BACKOFF_*`` settings,
 ``SITE_BACKOFF_ENABLED``); every worker's next slot of the site follows the new
 rate, which climbs back while the site answers well. A site without budget is
@@ -46,9 +50,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import Counter, defaultdict, deque
 from typing import Any
 
 from scrapy import Request, signals
+from scrapy.http import Response
 from scrapy_redis.connection import get_redis_from_settings
 
 from crawler import defaults
@@ -59,6 +65,9 @@ from crawler.scheduling.scheduler import wake_engine
 from crawler.sites import site_key
 
 logger = logging.getLogger(__name__)
+
+RETAKES = 3  # times a waiting request takes a new slot after its site was cut meanwhile
+MIN_FAILURES = 3  # 503s or timeouts among the site's last answers before they cut its rate
 
 
 class SharedPolitenessMiddleware:
@@ -74,6 +83,13 @@ class SharedPolitenessMiddleware:
         self.waits = SiteWaits.of(crawler)  # shared with the scheduler
         self.backoff = settings.getbool("SITE_BACKOFF_ENABLED", defaults.SITE_BACKOFF_ENABLED)
         self.backed_off: set[str] = set()  # sites without budget that this worker saw fail
+        self.error_share = settings.getfloat(
+            "SITE_BACKOFF_ERROR_SHARE", defaults.SITE_BACKOFF_ERROR_SHARE
+        )
+        window = max(1, settings.getint("SITE_BACKOFF_WINDOW", defaults.SITE_BACKOFF_WINDOW))
+        self.cut_epoch: Counter[str] = Counter()  # cuts and pauses of a site seen here
+        # the site's last answers in this worker: True for a 503 or a timeout
+        self.recent: defaultdict[str, deque[bool]] = defaultdict(lambda: deque(maxlen=window))
         crawler.signals.connect(self.robots_parsed, signal=signals.robots_parsed)
         crawler.signals.connect(self.site_throttled, signal=crawler_signals.site_throttled)
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
@@ -112,6 +128,18 @@ class SharedPolitenessMiddleware:
         interval = self.interval(request.url, site)
         if interval <= 0 and site not in self.backed_off:
             return
+        for _ in range(RETAKES + 1):
+            epoch = self.cut_epoch[site]
+            if not await self._take_slot(site, interval):
+                return
+            if self.cut_epoch[site] == epoch:
+                return
+            # the site was cut or paused while this request waited for a slot taken at
+            # the old pace: take a new one rather than go out at the old pace
+            self.stats.inc_value("politeness/retaken")
+
+    async def _take_slot(self, site: str, interval: float) -> bool:
+        """Take the site's next slot and wait for it; whether there was a wait."""
         slot = self.budget.take_slot(site, interval)
         self.stats.inc_value("politeness/reserved")
         if slot.restored:
@@ -124,7 +152,7 @@ class SharedPolitenessMiddleware:
             )
         wait = slot.wait
         if wait <= 0:
-            return
+            return False
         self.stats.inc_value("politeness/waited")
         self.stats.inc_value("politeness/wait_seconds", wait)
         self.waits.enter(site)
@@ -133,12 +161,32 @@ class SharedPolitenessMiddleware:
         finally:
             self.waits.leave(site)
             wake_engine(self.crawler)  # a parked request of this site may go now
+        return True
+
+    def process_response(self, request: Request, response: Response) -> Response:
+        if self.backoff:  # retried answers stop at the retry middleware: they are signalled
+            self.recent[site_key(request.url)].append(False)
+        return response
+
+    def broad_failure(self, site: str) -> bool:
+        """Are 503s and timeouts a broad share of the site's last answers here?"""
+        recent = self.recent[site]
+        recent.append(True)
+        failures = sum(recent)
+        return failures >= MIN_FAILURES and failures >= self.error_share * len(recent)
 
     def site_throttled(self, request: Request, reason: str, retry_after: float | None) -> None:
-        """A 429/503 or a timeout: cut the site's shared rate, pause it for ``retry_after``."""
+        """A 429/503 or a timeout: cut the site's shared rate, pause it for ``retry_after``.
+
+        A 429 or a Retry-After always cuts; a 503 or a timeout only while such
+        failures are a broad share of the site's last answers (``SITE_BACKOFF_ERROR_SHARE``).
+        """
         if not self.backoff:
             return
         site = site_key(request.url)
+        broad = self.broad_failure(site) if reason != "HTTP 429" else True
+        if not broad and not retry_after:
+            return  # a page failing now and then: its retry is enough
         interval = self.interval(request.url, site)
         try:
             cut = self.budget.cut(site, interval, retry_after or 0.0, reason)
@@ -147,6 +195,8 @@ class SharedPolitenessMiddleware:
             return
         if interval <= 0:
             self.backed_off.add(site)
+        if cut.cut or retry_after:
+            self.cut_epoch[site] += 1
         if cut.cut:
             self.stats.inc_value("politeness/site_cuts")
             pause = f", paused {retry_after:g} s (Retry-After)" if retry_after else ""
