@@ -139,7 +139,7 @@ if pause > 0 then
   state.changed = math.max(state.changed, now + pause)  -- no climbing while paused
 end
 state.next = nxt
-redis.call('SET', KEYS[1], cjson.encode(state), 'PX', math.max(0, nxt - now) + 600000)
+redis.call('SET', KEYS[1], cjson.encode(state), 'PX', math.floor(math.max(0, nxt - now)) + 600000)
 return {cut, math.floor(old * 1000), math.floor(state.rate * 1000)}
 """
 )

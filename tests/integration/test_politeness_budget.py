@@ -110,3 +110,16 @@ def test_a_site_without_budget_is_cut_to_the_start_rate_and_never_below_the_floo
     budget.cut("slow.example", 2.0, 0.0, "HTTP 429")  # 0.5 req/s is below the floor already
     first = budget.take_slot("slow.example", 2.0)
     assert first.wait == pytest.approx(2.0, abs=0.05)
+
+
+def test_budgets_that_are_not_whole_milliseconds(redis_client):
+    from crawler.politeness import BackoffRule
+
+    keys = CrawlKeys()
+    budget = SiteBudget(redis_client, keys, BackoffRule(cooldown=0.0))
+    for _ in range(3):
+        budget.take_slot("thirds.example", 1 / 30)
+        cut = budget.cut("thirds.example", 1 / 30, pause=0.0, reason="HTTP 503")
+        assert cut.cut
+    assert cut.after == pytest.approx(30 / 8, abs=0.01)
+    assert budget.take_slot("thirds.example", 1 / 30).rate == pytest.approx(30 / 8, abs=0.01)
