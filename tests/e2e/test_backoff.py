@@ -86,7 +86,7 @@ def test_a_budget_three_times_too_high_backs_off_without_losing_a_product(crawl,
 def test_the_default_budget_crawls_a_rate_limited_shop_cleanly(crawl, shop_factory):
     from crawler import defaults
 
-    shop = shop_factory(products=20, rate_limit=LIMIT, retry_after=2, fail_every=10)
+    shop = shop_factory(products=10, rate_limit=LIMIT, retry_after=2, fail_every=5)
     crawl.seed(shop.url)
     for n in range(2):
         crawl.start_worker(f"w{n}", SITE_MAX_RPS=defaults.SITE_MAX_RPS)
