@@ -55,6 +55,7 @@ GAUGES = (
     ("dead_letters", "Dead letters kept (requests that failed for good)."),
     ("requests_refused", "Seeds and requests refused by the network rule or seed meta (ever)."),
 )
+RETRIES_WAITING = "crawl_retries_waiting"  # work too: the KEDA scaler counts it
 # the status field -> the metric's name where they differ
 RENAMED = {"in_flight": "requests_in_flight", "pages_per_min": "pages_per_minute"}
 
@@ -131,7 +132,7 @@ class CrawlCollector(Collector):
 def backoff_metrics(backoff: dict[str, Any]) -> Iterator[Any]:
     """Retries waiting and the sites whose shared rate is cut."""
     yield GaugeMetricFamily(
-        "crawl_retries_waiting",
+        RETRIES_WAITING,
         "Retries waiting in Redis for their time (backoff, Retry-After).",
         value=float(backoff["retries_waiting"]),
     )
