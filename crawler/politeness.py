@@ -109,7 +109,8 @@ return {at - now, restored, state and math.floor(state.rate * 1000) or 0}
 
 # KEYS: the site's key, the crawl's stats hash. ARGV: interval in ms (0: no
 # budget), pause in ms (Retry-After), reason, factor, lowest rate, cooldown ms,
-# the rate a site without budget is cut to. Cuts the site's rate (unless it was
+# the rate a site without budget is cut to, step up (req/s) and its interval (ms),
+# kept in the state so that readers can tell the rate as of now. Cuts the site's rate (unless it was
 # cut less than the cooldown ago: those answers were sent at the old rate) and
 # pauses the site. Returns {1 if cut, rate before, rate after (mreq/s)}.
 _CUT = (
@@ -133,6 +134,8 @@ if not state or now - (tonumber(state.cut_at) or 0) >= tonumber(ARGV[6]) then
 end
 state.reason = ARGV[3]
 state.ceiling = ceiling
+state.step = tonumber(ARGV[8])
+state.step_ms = tonumber(ARGV[9])
 if pause > 0 then
   nxt = math.max(nxt, now + pause)
   state.paused_until = now + pause
@@ -246,9 +249,26 @@ class SiteBudget:
                 rule.min_rps,
                 int(rule.cooldown * 1000),
                 rule.start_rps,
+                rule.step_rps,
+                int(rule.step_interval * 1000),
             ],
         )
         return Cut(bool(cut), int(before) / 1000.0, int(after) / 1000.0)
+
+
+def rate_now(state: dict[str, Any], now_ms: float) -> float | None:
+    """A backed-off site's rate as of ``now_ms`` (Redis clock), with the steps climbed since
+    its last request; ``None`` when it is back at its budget (its next request restores it).
+    """
+    rate = float(state.get("rate") or 0.0)
+    step, step_ms = float(state.get("step") or 0.0), float(state.get("step_ms") or 0.0)
+    changed = float(state.get("changed") or now_ms)
+    if step > 0 and step_ms > 0 and now_ms > changed:
+        rate += (now_ms - changed) // step_ms * step
+    ceiling = float(state.get("ceiling") or 0.0)
+    if ceiling and rate >= ceiling:
+        return None
+    return rate
 
 
 def read_site_state(raw: Any) -> dict[str, Any] | None:

@@ -22,7 +22,7 @@ import redis
 from crawler import defaults
 from crawler.config import redact_dsn
 from crawler.keys import DELAYED_BELOW, DELAYED_SCORE_BASE, CrawlKeys
-from crawler.politeness import read_site_state
+from crawler.politeness import rate_now, read_site_state
 from crawler.records import PauseMarker, StatsFields, WorkerRecord, as_float, as_int, as_text
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -96,7 +96,8 @@ def crawl_state(
 def gather_backoff(client: redis.Redis, keys: CrawlKeys) -> dict[str, Any]:
     """Retries waiting in Redis and the sites whose shared rate is cut (``status``, metrics,
     the dashboard): ``retries_waiting``, ``next_retry_in`` (s, None: none), ``sites`` (one
-    dict per site in backoff: ``site``, ``rate`` and ``budget`` in req/s (budget 0: none),
+    dict per site in backoff: ``site``, ``rate`` (as of now, with the steps it climbed since
+    its last request) and ``budget`` in req/s (budget 0: none),
     ``cuts``, ``reason``, ``cut_ago`` and ``paused_for`` in s), and the crawl-wide counters
     ``site_rate_cuts``, ``site_rate_restores``, ``retries_delayed``."""
     names = sorted(client.scan_iter(match=keys.polite_pattern, count=defaults.SCAN_COUNT))
@@ -116,14 +117,15 @@ def gather_backoff(client: redis.Redis, keys: CrawlKeys) -> dict[str, Any]:
     sites = []
     for name, raw in zip(names, values, strict=True):
         state = read_site_state(raw)
-        if state is None:
+        rate = rate_now(state, now_ms) if state is not None else None
+        if state is None or rate is None:
             continue
         cut_at = as_float(state.get("cut_at"))
         paused = as_float(state.get("paused_until"))
         sites.append(
             {
                 "site": as_text(name)[len(prefix) :],
-                "rate": round(as_float(state.get("rate")) or 0.0, 3),
+                "rate": round(rate, 3),
                 "budget": round(as_float(state.get("ceiling")) or 0.0, 3),
                 "cuts": as_int(state.get("cuts")),
                 "reason": str(state.get("reason") or ""),

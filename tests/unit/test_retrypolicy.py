@@ -69,3 +69,14 @@ def test_policy_from_settings() -> None:
     )
     assert policy.throttle_times == 3 and policy.times == 1
     assert policy.status_kind(502) is None and policy.status_kind(500) == OTHER
+
+
+def test_a_sites_rate_as_of_now_counts_the_steps_climbed_since_its_last_request() -> None:
+    from crawler.politeness import rate_now
+
+    state = {"rate": 3.0, "ceiling": 6.0, "changed": 10_000, "step": 0.5, "step_ms": 5000}
+    assert rate_now(state, 12_000) == 3.0
+    assert rate_now(state, 20_000) == 4.0
+    assert rate_now(state, 40_000) is None  # back at its budget
+    assert rate_now({**state, "ceiling": 0.0}, 40_000) == 6.0  # no budget: no ceiling
+    assert rate_now({"rate": 2.0}, 1e12) == 2.0  # written without its steps
