@@ -93,6 +93,60 @@ POLITENESS_MAX_WAITING_PER_SITE = 4
 # Requests of busy sites the scheduler may set aside (still leased) meanwhile.
 POLITENESS_PARK_MAX = 32
 
+# --- Retries with backoff (crawler/middlewares/retry.py, crawler/retrypolicy.py) ----
+# Scrapy's RetryMiddleware, replaced by BackoffRetryMiddleware. A retried request
+# waits in Redis (the shared queue) until its time; any worker takes it then.
+RETRY_ENABLED = True
+# Answers retried at all; any other 4xx (404, 403, 410, ...) is not retried.
+RETRY_HTTP_CODES = [500, 502, 503, 504, 522, 524, 408, 425, 429]
+# Retries of the other failures (a 500, a refused connection, a DNS error): Scrapy's own.
+RETRY_TIMES = 2
+# The site asks us to slow down, or is overloaded: these answers and exceptions
+# get RETRY_THROTTLE_TIMES retries, and cut the site's shared rate (see below).
+RETRY_THROTTLE_HTTP_CODES = [429, 503]
+RETRY_THROTTLE_EXCEPTIONS = [
+    "scrapy.exceptions.DownloadTimeoutError",
+    "twisted.internet.error.TimeoutError",
+    "twisted.internet.error.TCPTimedOutError",
+    "twisted.internet.error.ConnectionLost",
+    "twisted.internet.error.ConnectionDone",
+    "scrapy.exceptions.ResponseDataLossError",
+]
+RETRY_THROTTLE_TIMES = 8
+# Exponential backoff: the n-th retry waits RETRY_BACKOFF_BASE * 2**(n-1) seconds,
+# at most RETRY_BACKOFF_MAX, of which a random share up to RETRY_BACKOFF_JITTER
+# (0..1) is taken off, so that retries of many pages do not come back together.
+RETRY_BACKOFF_BASE = 1.0
+RETRY_BACKOFF_MAX = 60.0
+RETRY_BACKOFF_JITTER = 0.5
+# A Retry-After (seconds or an HTTP date) is honoured up to this many seconds.
+RETRY_AFTER_MAX = 120.0
+# Failures (status or exception, time, wait) a request carries; the dead letter shows them.
+RETRY_HISTORY_MAX = 20
+
+# --- Adaptive site rate, shared by all workers (crawler/politeness.py) ----------
+# A 429/503 answer or a timeout cuts the site's rate (the same Redis key as its
+# budget) by this factor, at most once per SITE_BACKOFF_COOLDOWN seconds (answers
+# to requests sent before the cut do not cut again); a Retry-After pauses the site.
+SITE_BACKOFF_ENABLED = True
+# A 429 or a Retry-After always cuts; a 503 or a timeout without Retry-After cuts
+# only while they are at least this share of the site's last SITE_BACKOFF_WINDOW
+# answers in a worker (at least 3 of them): a page that fails now and then is
+# retried, a site that fails broadly is slowed down.
+SITE_BACKOFF_ERROR_SHARE = 0.25
+SITE_BACKOFF_WINDOW = 20
+SITE_BACKOFF_FACTOR = 0.5
+SITE_BACKOFF_COOLDOWN = 2.0
+SITE_BACKOFF_MIN_RPS = 0.2  # the rate never goes below this
+# While no cut comes, the rate climbs back by SITE_BACKOFF_STEP_RPS every
+# SITE_BACKOFF_STEP_INTERVAL seconds, up to the site's budget (SITE_MAX_RPS, the
+# profile's max_rps); robots.txt Crawl-delay stays a floor of the interval.
+SITE_BACKOFF_STEP_RPS = 0.5
+SITE_BACKOFF_STEP_INTERVAL = 5.0
+# A site with no budget (SITE_MAX_RPS=0) is cut to this rate at its first 429/503,
+# and is free again once it climbed back to twice that.
+SITE_BACKOFF_START_RPS = 4.0
+
 # --- Proxies (crawler/middlewares/proxies.py) -----------------------------------
 # A file (one proxy URL a line) or comma-separated URLs (http://user:pass@host:port);
 # unset: no proxy. Each proxy must pass the network rule (ALLOW_PRIVATE_NETWORKS).

@@ -9,7 +9,8 @@ key                           type    content
 ============================  ======  =====================================================
 ``<s>:start_urls``            list    seeds as JSON ``{"url": ..., "meta": {...}}`` (scrapy-redis)
 ``<s>:seeded``                set     canonical URLs the master has accepted as seeds
-``<s>:requests``              zset    the shared request queue (scrapy-redis priority queue)
+``<s>:requests``              zset    the shared request queue (scrapy-redis priority queue);
+                                      retries waiting for their time too (below)
 ``<s>:dupefilter``            set     request fingerprints (20-byte binary SHA1 digests)
 ``<s>:bloom``                 string  Bloom filter of fingerprints (option, instead of dupefilter)
 ``<s>:bloom:meta``            hash    its sizes (m, k, capacity, error_rate) and count
@@ -20,11 +21,18 @@ key                           type    content
 ``<s>:stats``                 hash    crawl-wide counters (items_stored, items_invalid, ...)
 ``<s>:dead``                  list    dead letters: JSON of requests that failed for good
 ``<s>:invalid``               list    JSON of items rejected by the schema, with errors
-``<s>:polite:<site>``         string  next time (Redis clock, ms) a request to the site may start
+``<s>:polite:<site>``         string  next time (Redis clock, ms) a request to the site may start;
+                                      while the site is backed off, a JSON object with it,
+                                      the site's current rate and the last cut
 ``<s>:series``                hash    pages and items per minute, last ``SERIES_MINUTES`` minutes
 ``<s>:seedpages``             hash    seed id -> requests made for it (seeds with max_pages)
 ``<s>:sites``                 hash    "<counter> <site>" -> count (pages, products, sitemaps)
 ============================  ======  =====================================================
+
+Scores of ``<s>:requests``: a request ready to go has ``-priority`` (scrapy-redis);
+a retry waiting for its time has ``DELAYED_SCORE_BASE + due`` (``due``: Redis
+clock, ms), below ``DELAYED_BELOW``, so retries sort first, earliest due first,
+and a pop hands out those that are due and leaves the others where they are.
 """
 
 from __future__ import annotations
@@ -38,6 +46,10 @@ SPIDER_NAME = "ecommerce"
 QUEUE_KEY_TEMPLATE = "%(spider)s:requests"
 DUPEFILTER_KEY_TEMPLATE = "%(spider)s:dupefilter"
 START_URLS_KEY_TEMPLATE = "%(name)s:start_urls"
+
+# Scores of <s>:requests below this are retries waiting for their time (see above).
+DELAYED_BELOW = -1_000_000_000_000_000
+DELAYED_SCORE_BASE = -4_000_000_000_000_000  # + due time in ms: exact in a double until 2255
 
 
 @dataclass(frozen=True)

@@ -233,9 +233,12 @@ class DeadLetter:
     time: float | str | None = None
     refused: bool = False
     request: str | None = None
+    #: what was tried before giving up: ``{"status": 429 | "ExceptionName", "time": epoch,
+    #: "wait": seconds}`` per failure (the retry policy's history), oldest first
+    history: list[Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        """The JSON object as stored: ``refused`` and ``request`` only when set."""
+        """The JSON object as stored: ``refused``, ``request``, ``history`` only when set."""
         data: dict[str, Any] = {
             "url": self.url,
             "reason": self.reason,
@@ -246,6 +249,8 @@ class DeadLetter:
             data["refused"] = True
         if self.request is not None:
             data["request"] = self.request
+        if self.history:
+            data["history"] = self.history
         return data
 
     def encode(self) -> str:
@@ -261,6 +266,7 @@ class DeadLetter:
         data = _object(raw)
         url = data.get("url")
         request = data.get("request")
+        history = data.get("history")
         return cls(
             url=url if isinstance(url, str) else None,
             reason=_text(data.get("reason")),
@@ -268,6 +274,7 @@ class DeadLetter:
             time=_moment(data.get("time")),
             refused=data.get("refused") is True,
             request=request if isinstance(request, str) and request else None,
+            history=history if isinstance(history, list) and history else None,
         )
 
 
@@ -375,3 +382,9 @@ class StatsFields:
     #: (the politeness script, :mod:`crawler.politeness`)
     POLITENESS_WAITS: Final = "politeness_waits"
     POLITENESS_WAIT_MS: Final = "politeness_wait_ms"
+    #: times a site's shared rate was cut (429, 503, timeouts) and climbed back to its
+    #: budget (the politeness scripts)
+    SITE_RATE_CUTS: Final = "site_rate_cuts"
+    SITE_RATE_RESTORES: Final = "site_rate_restores"
+    #: retries queued to wait in Redis (the retry middleware's pushes)
+    RETRIES_DELAYED: Final = "retries_delayed"

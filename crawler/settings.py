@@ -33,8 +33,6 @@ DOWNLOAD_TIMEOUT = 30
 DOWNLOAD_MAXSIZE = 16 * 1024 * 1024  # hostile pages: refuse bodies over 16 MiB
 DOWNLOAD_WARNSIZE = 4 * 1024 * 1024
 REDIRECT_MAX_TIMES = 10
-RETRY_ENABLED = True
-RETRY_TIMES = 2
 COOKIES_ENABLED = False
 TELNETCONSOLE_ENABLED = False
 REMOTE_CONTROL_ENABLED = False  # no control port on the workers; the master controls them
@@ -101,7 +99,7 @@ DOWNLOADER_MIDDLEWARES = {
     "scrapy.downloadermiddlewares.useragent.UserAgentMiddleware": None,
     "crawler.middlewares.useragent.RotatingUserAgentMiddleware": 400,
     "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
-    "crawler.middlewares.useragent.FreshAgentRetryMiddleware": 550,
+    "crawler.middlewares.retry.BackoffRetryMiddleware": 550,
     # last before the download: the proxy really used (after HttpProxyMiddleware, 750)
     "crawler.middlewares.network.FinalHopNetworkMiddleware": 950,
     # between retry (550) and HttpProxyMiddleware (750): sees a proxy's failures

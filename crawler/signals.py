@@ -11,6 +11,14 @@
     that produced those items once *every* registered store has sent it for
     them, so a worker that dies before its batch is written everywhere gets the
     pages crawled again instead of losing the products.
+
+``site_throttled``
+    Sent by the retry middleware (:mod:`crawler.middlewares.retry`) when a site
+    answers 429 or 503 or a request to it times out or loses its connection.
+    Arguments: ``request``, ``reason`` (``"HTTP 429"``, an exception's name) and
+    ``retry_after`` (seconds the answer's ``Retry-After`` asked for, or None).
+    The politeness middleware cuts the site's shared rate on it.
 """
 
 items_stored = object()
+site_throttled = object()

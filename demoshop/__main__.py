@@ -104,6 +104,27 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: when the shop starts)",
     )
     parser.add_argument(
+        "--rate-limit", type=_non_negative(float), default=0.0, metavar="RPS",
+        help="a token bucket of RPS requests a second (burst RPS); over it: 429 with "
+        "Retry-After (robots.txt is always served; 0: no limit)",
+    )
+    parser.add_argument(
+        "--retry-after", type=_non_negative(float), default=2.0, metavar="SECONDS",
+        help="the Retry-After of the rate limiter's 429 answers",
+    )
+    parser.add_argument(
+        "--fail-every", type=_non_negative(int), default=0, metavar="N",
+        help="answer 503 to the first request of every N-th product page (0: never)",
+    )
+    parser.add_argument(
+        "--outage-seconds", type=_non_negative(float), default=0.0, metavar="S",
+        help="answer 503 to every page for S seconds, starting after --outage-after requests",
+    )
+    parser.add_argument(
+        "--outage-after", type=_non_negative(int), default=0, metavar="K",
+        help="requests served before the outage of --outage-seconds starts",
+    )
+    parser.add_argument(
         "--access-log", metavar="PATH", default=None,
         help="append one tab-separated line per request to PATH: "
         "epoch_seconds, METHOD, path_with_query, status, user_agent",
@@ -124,6 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from demoshop.accesslog import AccessLogWriter
     from demoshop.catalog import Catalog
+    from demoshop.limits import ShopLimits
     from demoshop.server import ShopServerFactory
     from demoshop.site import ShopSite
 
@@ -137,6 +159,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     factory = ShopServerFactory(
         site, access_log, latency=args.latency_ms / 1000, jitter=args.jitter_ms / 1000,
         seed=args.seed, reactor=reactor,
+        limits=ShopLimits(
+            rate_limit=args.rate_limit, retry_after=args.retry_after,
+            fail_every=args.fail_every, outage_after=args.outage_after,
+            outage_seconds=args.outage_seconds,
+        ),
     )
     try:
         port = reactor.listenTCP(  # type: ignore[attr-defined]

@@ -65,11 +65,24 @@ class ShopProcess:
         sitemaps: bool = True,
         sitemap_only: int = 0,
         changed_at: str | None = None,
+        rate_limit: float = 0,
+        retry_after: float = 2.0,
+        fail_every: int = 0,
+        outage_seconds: float = 0,
+        outage_after: int = 0,
     ) -> None:
         self.crawl_delay = crawl_delay
         self.sitemaps = sitemaps
         self.sitemap_only = sitemap_only
         self.changed_at = changed_at
+        # the shop's defences (demoshop/limits.py)
+        self.limits = {
+            "--rate-limit": rate_limit,
+            "--retry-after": retry_after,
+            "--fail-every": fail_every,
+            "--outage-seconds": outage_seconds,
+            "--outage-after": outage_after,
+        }
         self.products = products
         self.seed = seed
         self.price_version = price_version
@@ -110,6 +123,7 @@ class ShopProcess:
             "--sitemap-only", str(self.sitemap_only),
             *([] if self.sitemaps else ["--no-sitemaps"]),
             *(["--changed-at", self.changed_at] if self.changed_at else []),
+            *(part for name, value in self.limits.items() for part in (name, str(value))),
         ]
 
     def start(self) -> ShopProcess:

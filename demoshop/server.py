@@ -29,6 +29,7 @@ from twisted.internet import protocol
 from twisted.internet.interfaces import IDelayedCall
 
 from demoshop.accesslog import AccessLogWriter
+from demoshop.limits import ShopLimits
 from demoshop.site import Response, ShopSite
 
 MAX_HEAD_BYTES = 64 * 1024
@@ -135,7 +136,9 @@ class ShopProtocol(protocol.Protocol):
                 keep_alive = b"keep-alive" in connection
             method = raw_method.decode("ascii")
             target = raw_target.decode("latin-1")
-            response = self.factory.site.resolve(method, target)
+            limits = self.factory.limits
+            refusal = limits.check(target.split("?", 1)[0]) if limits is not None else None
+            response = refusal or self.factory.site.resolve(method, target)
             self.factory.log(
                 method, target, response.status, agent.decode("utf-8", "replace") if agent else None
             )
@@ -185,12 +188,14 @@ class ShopServerFactory(protocol.ServerFactory):
         jitter: float = 0.0,
         seed: int = 1,
         reactor: Any = None,
+        limits: ShopLimits | None = None,
     ) -> None:
         if reactor is None:
             from twisted.internet import reactor as default_reactor
 
             reactor = default_reactor
         self.site = site
+        self.limits = limits if limits is not None and limits.active else None
         self.access_log = access_log
         self.latency = max(0.0, latency)
         self.jitter = max(0.0, jitter)

@@ -21,8 +21,9 @@ import redis
 
 from crawler import defaults
 from crawler.config import redact_dsn
-from crawler.keys import CrawlKeys
-from crawler.records import PauseMarker, StatsFields, WorkerRecord, as_int, as_text
+from crawler.keys import DELAYED_BELOW, DELAYED_SCORE_BASE, CrawlKeys
+from crawler.politeness import rate_now, read_site_state
+from crawler.records import PauseMarker, StatsFields, WorkerRecord, as_float, as_int, as_text
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ACTIVE_STATES = ("running", "paused")
@@ -92,6 +93,62 @@ def crawl_state(
     return "idle", "nothing seeded yet; run `master seed FILE`"
 
 
+def gather_backoff(client: redis.Redis, keys: CrawlKeys) -> dict[str, Any]:
+    """Retries waiting in Redis and the sites whose shared rate is cut (``status``, metrics,
+    the dashboard): ``retries_waiting``, ``next_retry_in`` (s, None: none), ``sites`` (one
+    dict per site in backoff: ``site``, ``rate`` (as of now, with the steps it climbed since
+    its last request) and ``budget`` in req/s (budget 0: none),
+    ``cuts``, ``reason``, ``cut_ago`` and ``paused_for`` in s), and the crawl-wide counters
+    ``site_rate_cuts``, ``site_rate_restores``, ``retries_delayed``."""
+    names = sorted(client.scan_iter(match=keys.polite_pattern, count=defaults.SCAN_COUNT))
+    pipe = client.pipeline(transaction=False)
+    pipe.time()
+    pipe.zcount(keys.requests, "-inf", f"({DELAYED_BELOW}")
+    pipe.zrange(keys.requests, 0, 0, withscores=True)
+    pipe.hmget(
+        keys.stats,
+        [StatsFields.SITE_RATE_CUTS, StatsFields.SITE_RATE_RESTORES, StatsFields.RETRIES_DELAYED],
+    )
+    for name in names:
+        pipe.get(name)
+    (seconds, micros), waiting, first, counters, *values = pipe.execute()
+    now_ms = seconds * 1000 + micros // 1000  # Redis's clock, which the due times are on
+    prefix = keys.polite("")
+    sites = []
+    for name, raw in zip(names, values, strict=True):
+        state = read_site_state(raw)
+        rate = rate_now(state, now_ms) if state is not None else None
+        if state is None or rate is None:
+            continue
+        cut_at = as_float(state.get("cut_at"))
+        paused = as_float(state.get("paused_until"))
+        sites.append(
+            {
+                "site": as_text(name)[len(prefix) :],
+                "rate": round(rate, 3),
+                "budget": round(as_float(state.get("ceiling")) or 0.0, 3),
+                "cuts": as_int(state.get("cuts")),
+                "reason": str(state.get("reason") or ""),
+                "cut_ago": round((now_ms - cut_at) / 1000, 1) if cut_at is not None else None,
+                "paused_for": round(max(0.0, (paused - now_ms) / 1000), 1)
+                if paused is not None and paused > now_ms
+                else 0.0,
+            }
+        )
+    next_retry = None
+    if first and first[0][1] < DELAYED_BELOW:
+        next_retry = round(max(0.0, (first[0][1] - DELAYED_SCORE_BASE - now_ms) / 1000), 1)
+    cuts, restores, delayed = counters
+    return {
+        "retries_waiting": int(waiting),
+        "next_retry_in": next_retry,
+        "sites": sites,
+        "site_rate_cuts": as_int(cuts),
+        "site_rate_restores": as_int(restores),
+        "retries_delayed": as_int(delayed),
+    }
+
+
 def _bloom_status(client: redis.Redis, keys: CrawlKeys) -> dict[str, Any] | None:
     # imported here: the module brings Scrapy, which `master --help` need not load
     from crawler.scheduling.bloom import bloom_status
@@ -103,7 +160,7 @@ def gather_status(client: redis.Redis, keys: CrawlKeys, now: float | None = None
     """The crawl at a glance (the data behind ``master status``)."""
     now = time.time() if now is None else now
     pipe = client.pipeline(transaction=False)
-    pipe.zcard(keys.requests)
+    pipe.zcount(keys.requests, DELAYED_BELOW, "+inf")  # ready to go: not the waiting retries
     pipe.llen(keys.start_urls)
     pipe.scard(keys.dupefilter)
     pipe.scard(keys.seeded)
@@ -119,7 +176,15 @@ def gather_status(client: redis.Redis, keys: CrawlKeys, now: float | None = None
     workers = load_workers(client, keys, now)
     live = [w for w in workers if w.live]
     pause = read_pause(client, keys)
-    state, detail = crawl_state(pause is not None, live, len(workers), queued, pending, inflight)
+    backoff = gather_backoff(client, keys)
+    state, detail = crawl_state(
+        pause is not None,
+        live,
+        len(workers),
+        queued + backoff["retries_waiting"],
+        pending,
+        inflight,
+    )
     return {
         "spider": keys.spider,
         "state": state,
@@ -156,6 +221,8 @@ def gather_status(client: redis.Redis, keys: CrawlKeys, now: float | None = None
         # each became a dead letter
         "requests_refused": as_int(refused),
         "bloom": _bloom_status(client, keys),  # None unless the Bloom dupefilter is used
+        # retries waiting in Redis for their time, and the sites whose rate is cut
+        "backoff": backoff,
         "time": now,
     }
 

@@ -81,6 +81,11 @@ def render_status(status: dict[str, Any], redis_url: str) -> str:
     ]
     if status.get("requests_refused"):  # each of them is a dead letter too
         rows.append(("requests refused", status["requests_refused"], "  (network rule, seed meta)"))
+    backoff = status.get("backoff") or {}
+    if backoff.get("retries_waiting") or backoff.get("sites"):
+        due = backoff.get("next_retry_in")
+        next_due = f"  (next due in {duration(due)})" if due is not None else ""
+        rows.insert(1, ("retries waiting", backoff["retries_waiting"], next_due))
     width = max(len(name) for name, _, _ in rows)
     numbers = max(len(str(value)) for _, value, _ in rows)
     for name, value, extra in rows:
@@ -93,6 +98,9 @@ def render_status(status: dict[str, Any], redis_url: str) -> str:
             f"positives {bloom['estimated_error_rate'] * 100:.2g} % "
             f"(sized for {bloom['error_rate'] * 100:g} %)"
         )
+    if backoff.get("sites"):
+        lines.append("")
+        lines.append(render_backoff_sites(backoff["sites"]))
     if status["workers"]:
         lines.append("")
         lines.append(
@@ -116,6 +124,27 @@ def render_status(status: dict[str, Any], redis_url: str) -> str:
             )
         )
     return "\n".join(lines)
+
+
+def render_backoff_sites(sites: list[dict[str, Any]]) -> str:
+    """The sites whose shared rate is cut: rate against budget, why, since when, paused."""
+    rows = [
+        (
+            site["site"],
+            f"{site['rate']:.3g}",
+            f"{site['budget']:.3g}" if site["budget"] else "none",
+            site["cuts"],
+            site["reason"] or "-",
+            f"{duration(site['cut_ago'])} ago" if site["cut_ago"] is not None else "-",
+            f"{duration(site['paused_for'])}" if site["paused_for"] else "-",
+        )
+        for site in sites
+    ]
+    return table(
+        ["site in backoff", "req/s", "budget", "cuts", "last cut by", "cut", "paused for"],
+        rows,
+        right=(1, 2, 3),
+    )
 
 
 def render_report(report: dict[str, Any]) -> str:

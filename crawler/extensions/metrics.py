@@ -21,6 +21,11 @@ Most figures are the crawl stats the project keeps anyway, read at each scrape
     crawler_store_outages_total            store/outages
     crawler_leases_finished_total          leases/finished
     crawler_leases_recovered_total         leases/recovered
+    crawler_retries_total                  retry/count
+    crawler_retries_delayed_total          retry/delayed
+    crawler_throttled_total                retry/throttled
+    crawler_site_rate_cuts_total           politeness/site_cuts
+    crawler_site_rate_restores_total       politeness/site_restored
     crawler_redis_round_trips_total        crawler.redis_client.ROUND_TRIPS
     crawler_requests_in_flight             requests being downloaded now
     crawler_leases_held                    HLEN <spider>:inflight:<worker>
@@ -72,6 +77,11 @@ STAT_COUNTERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("crawler_store_outages", ("store/outages",), "Store outages (unreachable, then back)."),
     ("crawler_leases_finished", ("leases/finished",), "Leases finished (work done)."),
     ("crawler_leases_recovered", ("leases/recovered",), "Leases of dead workers requeued."),
+    ("crawler_retries", ("retry/count",), "Requests retried (every kind of failure)."),
+    ("crawler_retries_delayed", ("retry/delayed",), "Retries sent to wait in Redis (backoff)."),
+    ("crawler_throttled", ("retry/throttled",), "429/503 answers and timeouts (site throttling)."),
+    ("crawler_site_rate_cuts", ("politeness/site_cuts",), "Site rates this worker cut."),
+    ("crawler_site_rate_restores", ("politeness/site_restored",), "Site rates back at budget."),
 )
 
 

@@ -14,8 +14,11 @@ leases whose work is done, and sends them with **one** script call that
    atomic call: a lease is never finished before the links of its page are
    queued — at-least-once delivery holds);
 3. pops the next requests for this worker under lease (one ``ZPOPMIN``, one
-   ``HSET``), when asked, and reads how many stay queued (``ZCARD``, at most
-   every quarter second).
+   ``HSET``), when asked, and reads how many stay queued (``ZCOUNT`` of the
+   requests ready to go, at most every quarter second). Retries waiting for
+   their time (see :mod:`crawler.keys`) stay in the queue until they are due
+   (``take`` of :mod:`crawler.leasing.ledger`): a few more commands per pop
+   while some wait, none when none does.
 
 When a batch is sent (:meth:`OutputBatch.due`, asked by the lease tracker's
 loop, :class:`crawler.leasing.tracker.LeaseTracker`):
@@ -52,7 +55,8 @@ from typing import Any
 
 import redis
 
-from crawler.keys import CrawlKeys
+from crawler.keys import DELAYED_BELOW, CrawlKeys
+from crawler.leasing.ledger import TAKE_LUA
 from crawler.scheduling.bloom import BLOOM_LUA, BloomFilter
 
 logger = logging.getLogger(__name__)
@@ -63,7 +67,8 @@ DRAIN_WINDOW = 0.25  # seconds between two readings of how fast the shared queue
 # bloom m, bloom k, then n x (fingerprint, score, payload), then finished leases.
 # KEYS: dupefilter (set or Bloom string), queue, inflight, [bloom meta]. Returns
 # {added flags (1/0 per link), {lease1, payload1, ...}, requests left in the
-# queue after the pop (-1: not read)}.
+# queue after the pop (-1: not read), ms until the earliest waiting retry the pop
+# met is due (-1: none)}.
 _HEAD = """
 local n = tonumber(ARGV[1])
 local npop = tonumber(ARGV[2])
@@ -114,9 +119,10 @@ local first = 3 * n + 6
 if #ARGV >= first then
   redis.call('HDEL', KEYS[3], unpack(ARGV, first, #ARGV))
 end
-local out, depth = {}, -1
+local out, depth, wait = {}, -1, -1
 if npop > 0 then
-  local items = redis.call('ZPOPMIN', KEYS[2], npop)
+  local items
+  items, wait = take(KEYS[2], npop)
   if #items > 0 then
     local fields = {}
     for i = 1, #items, 2 do
@@ -131,14 +137,15 @@ if npop > 0 then
   if #items < 2 * npop then
     depth = 0
   elseif ARGV[3] == '1' then
-    depth = redis.call('ZCARD', KEYS[2])
+    depth = redis.call('ZCOUNT', KEYS[2], DELAYED_BELOW, '+inf')
   end
 end
-return {added, out, depth}
+return {added, out, depth, wait}
 """
 
-_FLUSH = _HEAD + _DEDUPE_SET + _TAIL
-_FLUSH_BLOOM = BLOOM_LUA + _HEAD + _DEDUPE_BLOOM + _TAIL
+_DELAYED = f"local DELAYED_BELOW = {DELAYED_BELOW}\n" + TAKE_LUA
+_FLUSH = _DELAYED + _HEAD + _DEDUPE_SET + _TAIL
+_FLUSH_BLOOM = BLOOM_LUA + _DELAYED + _HEAD + _DEDUPE_BLOOM + _TAIL
 
 
 class OutputBatch:
@@ -171,6 +178,8 @@ class OutputBatch:
         #: how fast the shared queue shrinks, requests/s (0 while it grows), from the pops
         self.drain_rate = 0.0
         self._drain_from: tuple[float, int] | None = None  # (time, depth) the rate is read from
+        #: ms until the earliest waiting retry met by the last pop is due (-1: none met)
+        self.delayed_wait = -1
         self._depth_at: float | None = None  # when the depth was read last
         self.server = server
         self._script = server.register_script(_FLUSH)
@@ -290,9 +299,10 @@ class OutputBatch:
         for fingerprint, score, payload in links:
             args += [fingerprint, score, payload]
         args += leases
-        added, popped, depth = self._script(keys=self._keys, args=args)
+        added, popped, depth, wait = self._script(keys=self._keys, args=args)
         if int(depth) >= 0:
             self._saw_depth(int(depth), now)
+        self.delayed_wait = int(wait) if pop else self.delayed_wait
         if self.stats is not None and (links or leases):
             self.stats.inc_value("scheduler/batch/flushes")
             self.stats.inc_value("scheduler/batch/links", len(links))

@@ -5,8 +5,9 @@ spider error, an undecodable payload, a refusal) is recorded here rather than
 retried for ever; the lease tracker then finishes its lease. Each record is a
 JSON object ``{"url", "reason", "worker", "time"}``, with ``"request"`` (the
 payload to requeue, see ``python -m master dead``) when there is one and
-``"refused": true`` for a seed or request the worker refused (network rule,
-seed meta). A refusal also counts in the ``<spider>:stats`` field
+``"history"`` (the failures the retry policy went through, see
+:mod:`crawler.retrypolicy`) and ``"refused": true`` for a seed or request
+the worker refused (network rule, seed meta). A refusal also counts in the ``<spider>:stats`` field
 ``requests_refused``, and its URL leaves ``<spider>:seeded`` so that seeding it
 again is not "already seeded".
 
@@ -43,6 +44,7 @@ class DeadLetters:
         reason: str,
         payload: bytes | None = None,
         refused: bool = False,
+        history: list[Any] | None = None,
     ) -> None:
         letter = DeadLetter(
             url=url,
@@ -51,6 +53,7 @@ class DeadLetters:
             time=time.time(),
             refused=refused,
             request=None if payload is None else payload.decode("utf-8", "replace"),
+            history=history or None,
         )
         pipe = self.server.pipeline(transaction=True)
         pipe.lpush(self.keys.dead, letter.encode())

@@ -24,20 +24,62 @@ from collections.abc import Iterable, Sequence
 
 import redis
 
-from crawler.keys import CrawlKeys
+from crawler.keys import DELAYED_BELOW, DELAYED_SCORE_BASE, CrawlKeys
 
-# KEYS: queue, inflight. ARGV: n. Returns {lease1, payload1, lease2, payload2, ...}
-_POP = """
-local items = redis.call('ZPOPMIN', KEYS[1], tonumber(ARGV[1]))
-if #items == 0 then return {} end
+# take(queue, n): ZPOPMIN, except that retries waiting for their time (scores
+# below DELAYED_BELOW, sorted first; see crawler/keys.py) stay in the queue until
+# they are due. Returns {member, score, ...} and the ms until the earliest retry
+# still waiting is due (-1: none met). With no retry waiting, one ZPOPMIN as ever.
+TAKE_LUA = f"""
+local function take(queue, n)
+  local items = redis.call('ZPOPMIN', queue, n)
+  if #items == 0 or tonumber(items[2]) >= {DELAYED_BELOW} then return items, -1 end
+  local t = redis.call('TIME')
+  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  local out, back = {{}}, {{}}
+  for i = 1, #items, 2 do
+    local score = tonumber(items[i + 1])
+    if score < {DELAYED_BELOW} and score - ({DELAYED_SCORE_BASE}) > now then
+      back[#back + 1] = items[i + 1]
+      back[#back + 1] = items[i]
+    else
+      out[#out + 1] = items[i]
+      out[#out + 1] = items[i + 1]
+    end
+  end
+  if #back == 0 then return out, -1 end
+  redis.call('ZADD', queue, unpack(back))
+  local more = redis.call('ZRANGEBYSCORE', queue, {DELAYED_BELOW}, '+inf', 'WITHSCORES',
+    'LIMIT', 0, #back / 2)
+  if #more > 0 then
+    local members = {{}}
+    for i = 1, #more, 2 do
+      members[#members + 1] = more[i]
+      out[#out + 1] = more[i]
+      out[#out + 1] = more[i + 1]
+    end
+    redis.call('ZREM', queue, unpack(members))
+  end
+  return out, tonumber(back[1]) - ({DELAYED_SCORE_BASE}) - now
+end
+"""
+
+# KEYS: queue, inflight. ARGV: n. Returns {{lease1, payload1, ...}, ms until the
+# earliest waiting retry is due or -1}
+_POP = (
+    TAKE_LUA
+    + """
+local items, wait = take(KEYS[1], tonumber(ARGV[1]))
+if #items == 0 then return {{}, wait} end
 local out = {}
 for i = 1, #items, 2 do
   out[#out + 1] = 'r|' .. items[i + 1] .. '|' .. redis.sha1hex(items[i])
   out[#out + 1] = items[i]
 end
 redis.call('HSET', KEYS[2], unpack(out))
-return out
+return {out, wait}
 """
+)
 
 # KEYS: start_urls, inflight. ARGV: n. Pops seeds under lease, same reply shape.
 _POP_SEEDS = """
@@ -68,6 +110,19 @@ _PUSH = """
 redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
 if ARGV[3] ~= '' then redis.call('HDEL', KEYS[2], ARGV[3]) end
 return 1
+"""
+
+# KEYS: queue, inflight, stats. ARGV: seconds to wait, payload, old lease or ''.
+# Queues a retry that waits in the queue until its due time (Redis clock), and
+# finishes the lease of the failed request in the same atomic step.
+_PUSH_DELAYED = f"""
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local due = now + math.floor(tonumber(ARGV[1]) * 1000)
+redis.call('ZADD', KEYS[1], string.format('%.0f', {DELAYED_SCORE_BASE} + due), ARGV[2])
+if ARGV[3] ~= '' then redis.call('HDEL', KEYS[2], ARGV[3]) end
+redis.call('HINCRBY', KEYS[3], 'retries_delayed', 1)
+return due - now
 """
 
 # KEYS: inflight, alive, queue, start_urls. ARGV: '1' to recover even if alive.
@@ -108,11 +163,17 @@ class LeaseLedger:
         self._pop_seeds = server.register_script(_POP_SEEDS)
         self._push_if_new = server.register_script(_PUSH_IF_NEW)
         self._push = server.register_script(_PUSH)
+        self._push_delayed = server.register_script(_PUSH_DELAYED)
         self._recover = server.register_script(_RECOVER)
 
-    def pop(self, count: int) -> list[tuple[str, bytes]]:
-        """Take up to ``count`` requests of the queue, best score first, under lease."""
-        return _pairs(self._pop(keys=[self.keys.requests, self.inflight_key], args=[count]))
+    def pop(self, count: int) -> tuple[list[tuple[str, bytes]], int]:
+        """Take up to ``count`` requests of the queue, best score first, under lease.
+
+        Retries whose time has not come stay in the queue; the second value is the
+        ms until the earliest of those the pop met is due (-1: it met none).
+        """
+        taken, wait = self._pop(keys=[self.keys.requests, self.inflight_key], args=[count])
+        return _pairs(taken), int(wait)
 
     def pop_seeds(self, count: int) -> list[tuple[str, bytes]]:
         """Take up to ``count`` seeds of ``start_urls`` under lease."""
@@ -131,6 +192,16 @@ class LeaseLedger:
     def push(self, score: float, payload: bytes, old_lease: str = "") -> None:
         """Queue a request without the fingerprint check (``dont_filter``)."""
         self._push(keys=[self.keys.requests, self.inflight_key], args=[score, payload, old_lease])
+
+    def push_delayed(self, delay: float, payload: bytes, old_lease: str = "") -> int:
+        """Queue a retry that waits ``delay`` seconds in Redis (``dont_filter``); finish
+        ``old_lease`` in the same atomic call. Returns the wait in ms."""
+        return int(
+            self._push_delayed(
+                keys=[self.keys.requests, self.inflight_key, self.keys.stats],
+                args=[f"{max(0.0, delay):.3f}", payload, old_lease],
+            )
+        )
 
     def finish(self, leases: Iterable[str]) -> None:
         leases = list(leases)

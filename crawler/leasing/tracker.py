@@ -298,13 +298,14 @@ class LeaseTracker:
         payload: bytes | None = None,
         lease: str = "",
         refused: bool = False,
+        history: list[Any] | None = None,
     ) -> None:
         """Record a request that failed for good in ``<spider>:dead``, then finish its lease.
 
         ``refused``: a seed or request the worker refused (see
-        :mod:`crawler.leasing.deadletters`).
+        :mod:`crawler.leasing.deadletters`); ``history``: the failures retried before.
         """
-        self.dead_letters.record(url, reason, payload, refused)
+        self.dead_letters.record(url, reason, payload, refused, history)
         self.finish(lease)
 
     # -- the work of a page: its output (spider middleware) and its items (signals) -------

@@ -12,12 +12,9 @@ than parsing a page), so the middleware draws ``USERAGENT_POOL_SIZE`` agents
 once at start-up and picks one of them at random for each request (0 draws from
 the provider for every request).
 
-``FreshAgentRetryMiddleware`` replaces scrapy-fake-useragent's
-``RetryUserAgentMiddleware``, which no longer works with Scrapy 2.13+
-(it reads the removed ``RetryMiddleware.EXCEPTIONS_TO_RETRY``): it is Scrapy's
-own ``RetryMiddleware`` whose retried requests drop their agent, so the
-rotating middleware gives them a new one (and the proxy middleware, when
-``PROXY_LIST`` is set, the next proxy).
+
+A retried request drops its agent, so this middleware gives it a new one (see
+:mod:`crawler.middlewares.retry`).
 """
 
 from __future__ import annotations
@@ -26,7 +23,6 @@ import random
 from typing import Any
 
 from scrapy import Request
-from scrapy.downloadermiddlewares.retry import RetryMiddleware
 from scrapy_fake_useragent.middleware import RandomUserAgentMiddleware
 
 from crawler import defaults
@@ -52,12 +48,3 @@ class RotatingUserAgentMiddleware(RandomUserAgentMiddleware):
             request.headers.setdefault("User-Agent", self._proxy2ua[proxy])
         else:
             request.headers.setdefault("User-Agent", self._agent())
-
-
-class FreshAgentRetryMiddleware(RetryMiddleware):
-    def _retry(self, request: Request, reason: Any) -> Request | None:
-        retry = super()._retry(request, reason)
-        if retry is not None:
-            retry.headers.pop(b"User-Agent", None)
-            retry.headers.pop(b"Proxy-Authorization", None)  # the next proxy brings its own
-        return retry

@@ -6,11 +6,21 @@ with batching, its :class:`~crawler.leasing.batch.OutputBatch`): a batch of
 this worker until each is finished, so a worker killed mid-crawl loses nothing
 (see :mod:`crawler.leasing`). Each request carries its lease id in its meta
 (:mod:`crawler.leasing.meta`); a request pushed back takes its lease with it.
+
+A retry that must wait (``meta["retry_delay"]``, set by
+:mod:`crawler.middlewares.retry`) is pushed into the same sorted set with a
+score that says when it is due (:mod:`crawler.keys`), in the same atomic call
+that finishes the lease of the failed request: it waits in Redis, not in this
+worker, and survives the worker and a Redis restart. Pops hand it out once it
+is due. The queue remembers when the earliest waiting retry it met is due, so
+that a starved worker pops again then, not at every idle poll
+(:meth:`ready_work`).
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections import deque
 from typing import Any
 
@@ -20,9 +30,13 @@ from scrapy_redis.queue import PriorityQueue
 from crawler import defaults
 from crawler.leasing.meta import LEASE_META_KEY, take_lease
 from crawler.leasing.tracker import LeaseTracker
+from crawler.retrypolicy import DELAY_META_KEY
 from crawler.scheduling.serializer import request_to_dict
 
 logger = logging.getLogger(__name__)
+
+# seconds: a starved worker that knows of waiting retries pops at least this often
+DELAYED_RECHECK = 5.0
 
 
 class ReliablePriorityQueue(PriorityQueue):
@@ -36,6 +50,9 @@ class ReliablePriorityQueue(PriorityQueue):
             1, spider.settings.getint("SCHEDULER_POP_BATCH", defaults.SCHEDULER_POP_BATCH)
         )
         self._buffer: deque[Request] = deque()
+        #: when (monotonic) to pop again for waiting retries (None: none known)
+        self.delayed_due: float | None = None
+        self._delayed_baseline: int | None = None  # queue length with only those retries
 
     def __len__(self) -> int:
         return len(self._buffer) + int(self.server.zcard(self.key))
@@ -48,9 +65,45 @@ class ReliablePriorityQueue(PriorityQueue):
         return self.serializer.dumps(request_to_dict(request, self.spider))
 
     def push(self, request: Request) -> None:
-        """Queue a request (no fingerprint check); it takes over the lease it carries."""
+        """Queue a request (no fingerprint check); it takes over the lease it carries.
+
+        A retry with ``meta["retry_delay"]`` waits that many seconds in Redis first.
+        """
         lease = take_lease(request)
+        delay = request.meta.pop(DELAY_META_KEY, None)
+        if delay:
+            wait = self.ledger.push_delayed(float(delay), self._encode_request(request), lease)
+            self._met_delayed(wait, keep_earlier=True)
+            return
         self.ledger.push(-request.priority, self._encode_request(request), lease)
+
+    def _met_delayed(self, wait_ms: int, keep_earlier: bool = False) -> None:
+        """A pop met waiting retries, the earliest due in ``wait_ms`` (-1: met none)."""
+        if wait_ms < 0:
+            if not keep_earlier:
+                self.delayed_due = None
+            return
+        due = time.monotonic() + min(wait_ms / 1000.0, DELAYED_RECHECK)
+        if keep_earlier and self.delayed_due is not None:
+            due = min(due, self.delayed_due)
+        self.delayed_due = due
+        self._delayed_baseline = None
+
+    def ready_work(self, queued: int, now: float | None = None) -> bool:
+        """Is a pop worth it, with ``queued`` entries in the sorted set (``ZCARD``)?
+
+        Retries waiting for their time are in that count. Once a pop met some,
+        the count seen next is taken as theirs: a pop is worth it again when the
+        count grows (new requests) or when the earliest retry is due.
+        """
+        if self.delayed_due is None:
+            return queued > 0
+        if (time.monotonic() if now is None else now) >= self.delayed_due:
+            return True
+        if self._delayed_baseline is None:
+            self._delayed_baseline = queued
+            return False
+        return queued > self._delayed_baseline
 
     def push_if_new(self, request: Request, fingerprint: bytes) -> bool:
         """Queue a request unless its fingerprint was seen; its lease is finished either way."""
@@ -71,8 +124,10 @@ class ReliablePriorityQueue(PriorityQueue):
             # with batching, the pop rides on the flush of this worker's links and leases
             if batch is not None:
                 taken = batch.flush(self.batch_size)
+                wait = batch.delayed_wait
             else:
-                taken = self.ledger.pop(self.batch_size)
+                taken, wait = self.ledger.pop(self.batch_size)
+            self._met_delayed(wait)
             for lease, payload in taken:
                 try:
                     request = self._decode_request(payload)

@@ -232,7 +232,10 @@ class ReliableScheduler(Scheduler):
         if now < self._next_poll:
             return
         try:
-            work = self.queue.buffered or self._unsent() or any(self.ledger.waiting())
+            work = self.queue.buffered or self._unsent()
+            if not work:
+                queued, seeds = self.ledger.waiting()
+                work = seeds > 0 or self.queue.ready_work(queued, now)
         except Exception as exc:  # Redis away: the engine's own heartbeat retries
             logger.debug("Idle poll failed: %r", exc)
             return

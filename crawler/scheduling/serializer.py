@@ -122,6 +122,8 @@ RUNTIME_META = frozenset(
         "redirect_ttl",
         "redirect_urls",
         "retry_times",
+        "retry_history",
+        "retry_delay",
     }
 )
 

@@ -55,6 +55,7 @@ from crawler.leasing.meta import LEASE_META_KEY, lease_of
 from crawler.leasing.tracker import LeaseTracker
 from crawler.middlewares.network import RefusedRequest
 from crawler.network import NetworkRule
+from crawler.retrypolicy import HISTORY_META_KEY, describe_history
 from crawler.scheduling import serializer
 from crawler.scheduling.scheduler import wake_engine
 from crawler.scope import Scope
@@ -316,6 +317,7 @@ class EcommerceSpider(RedisSpider):
                 refused=True,
             )
             return
+        history = request.meta.get(HISTORY_META_KEY) or None
         if failure.check(HttpError):
             reason = f"HTTP {failure.value.response.status}"
         elif failure.check(IgnoreRequest):
@@ -325,9 +327,12 @@ class EcommerceSpider(RedisSpider):
             return
         else:
             reason = f"{type(failure.value).__name__}: {failure.value}"
+        if history and len(history) > 1:
+            reason += f" after {len(history)} attempts ({describe_history(history)})"
         self.leases.dead_letter(
             url=request.url,
             reason=reason,
             payload=serializer.encode_request(serializer.requeueable(request), self),
             lease=lease,
+            history=history,
         )

@@ -13,7 +13,10 @@ Metrics (all prefixed ``crawl_``): ``queued_requests``, ``pending_seeds``,
 ``items_stored_total``, ``items_invalid_total``, ``worker_pages{worker}`` and
 ``worker_items{worker}`` (live workers), ``politeness_waits_total`` (when the
 stats hash has ``politeness_waits``), ``stats{field}`` (every numeric field of
-``<spider>:stats``), ``redis_up``.
+``<spider>:stats``), ``redis_up``; backoff (:func:`master.inspection.gather_backoff`):
+``retries_waiting`` (retries waiting in Redis for their time), ``sites_in_backoff``,
+``site_rate{site}`` and ``site_budget{site}`` (req/s of each site in backoff),
+``site_paused_seconds{site}``, ``site_rate_cuts_total``, ``site_rate_restores_total``.
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ GAUGES = (
     ("dead_letters", "Dead letters kept (requests that failed for good)."),
     ("requests_refused", "Seeds and requests refused by the network rule or seed meta (ever)."),
 )
+RETRIES_WAITING = "crawl_retries_waiting"  # work too: the KEDA scaler counts it
 # the status field -> the metric's name where they differ
 RENAMED = {"in_flight": "requests_in_flight", "pages_per_min": "pages_per_minute"}
 
@@ -110,6 +114,7 @@ class CrawlCollector(Collector):
             for field, raw in stats.items()
             if (value := as_float(raw)) is not None
         }
+        yield from backoff_metrics(status["backoff"])
         if StatsFields.POLITENESS_WAITS in numbers:
             yield CounterMetricFamily(
                 "crawl_politeness_waits",
@@ -122,6 +127,46 @@ class CrawlCollector(Collector):
         for field in sorted(numbers):
             every.add_metric([field], numbers[field])
         yield every
+
+
+def backoff_metrics(backoff: dict[str, Any]) -> Iterator[Any]:
+    """Retries waiting and the sites whose shared rate is cut."""
+    yield GaugeMetricFamily(
+        RETRIES_WAITING,
+        "Retries waiting in Redis for their time (backoff, Retry-After).",
+        value=float(backoff["retries_waiting"]),
+    )
+    yield GaugeMetricFamily(
+        "crawl_sites_in_backoff",
+        "Sites whose shared rate is cut below their budget.",
+        value=float(len(backoff["sites"])),
+    )
+    rate = GaugeMetricFamily(
+        "crawl_site_rate", "Current shared rate of a site in backoff, req/s.", labels=["site"]
+    )
+    budget = GaugeMetricFamily(
+        "crawl_site_budget", "Budget of a site in backoff, req/s (0: none).", labels=["site"]
+    )
+    paused = GaugeMetricFamily(
+        "crawl_site_paused_seconds", "Seconds a site stays paused (Retry-After).", labels=["site"]
+    )
+    for site in backoff["sites"]:
+        rate.add_metric([site["site"]], float(site["rate"]))
+        budget.add_metric([site["site"]], float(site["budget"]))
+        paused.add_metric([site["site"]], float(site["paused_for"]))
+    yield rate
+    yield budget
+    yield paused
+    yield CounterMetricFamily(
+        "crawl_site_rate_cuts",
+        "Times a site's shared rate was cut.",
+        value=backoff["site_rate_cuts"],
+    )
+    yield CounterMetricFamily(
+        "crawl_site_rate_restores",
+        "Times a site's shared rate climbed back to its budget.",
+        value=backoff["site_rate_restores"],
+    )
 
 
 def build_registry(client: redis.Redis, keys: CrawlKeys) -> CollectorRegistry:

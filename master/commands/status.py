@@ -55,9 +55,11 @@ def register(commands: Subcommands) -> None:
         "status",
         help="the crawl at a glance: queue, in flight, live workers, items, paused",
         description=(
-            "Queued requests, pending seeds, seen fingerprints, requests in flight, live "
-            "workers with their pages/min, items stored and invalid, dead letters, and the "
-            "crawl's state: paused, running, idle or finished."
+            "Queued requests, retries waiting in Redis for their time, pending seeds, seen "
+            "fingerprints, requests in flight, live workers with their pages/min, items stored "
+            "and invalid, dead letters, the sites whose shared rate is cut (rate, budget, "
+            "cuts, pause; docs/backoff.md), and the crawl's state: paused, running, idle or "
+            "finished."
         ),
         examples=["status", "status --json", "status --watch 2", "status --sites"],
     )

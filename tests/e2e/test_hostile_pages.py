@@ -21,6 +21,8 @@ def test_hostile_pages_become_dead_letters_and_good_products_are_stored(crawl):
             "w1",
             DOWNLOAD_TIMEOUT=1,
             RETRY_TIMES=1,
+            RETRY_THROTTLE_TIMES=1,  # the timeout too: one retry
+            RETRY_BACKOFF_BASE=0.2,
             DOWNLOAD_MAXSIZE=100_000,
             DOWNLOAD_WARNSIZE=0,
         )
@@ -33,7 +35,7 @@ def test_hostile_pages_become_dead_letters_and_good_products_are_stored(crawl):
         json.loads(raw)["url"].split("/", 3)[-1]: json.loads(raw)["reason"]
         for raw in crawl.client.lrange(KEYS.dead, 0, -1)
     }
-    assert dead["error"] == "HTTP 500"
+    assert dead["error"] == "HTTP 500 after 2 attempts (500, 500)"  # what was tried
     assert dead["not-found"] == "HTTP 404"
     assert "Timeout" in dead["slow"] or "timeout" in dead["slow"].lower()
     assert "huge" in dead  # cancelled: larger than DOWNLOAD_MAXSIZE

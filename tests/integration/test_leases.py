@@ -16,7 +16,8 @@ def test_pop_is_leased_and_finish_releases(redis_client):
     ledger = _ledger(redis_client)
     for i, score in enumerate([0, -5, 2]):
         assert ledger.push_if_new(b"fp%d" % i, score, b"req%d" % i)
-    popped = ledger.pop(2)
+    popped, wait = ledger.pop(2)
+    assert wait == -1  # no retry waiting
     assert [payload for _, payload in popped] == [b"req1", b"req0"]  # best priority first
     assert redis_client.zcard(KEYS.requests) == 1
     assert redis_client.hlen(KEYS.inflight("w1")) == 2
@@ -28,7 +29,7 @@ def test_pop_is_leased_and_finish_releases(redis_client):
 def test_push_if_new_filters_by_fingerprint_and_hands_over_the_old_lease(redis_client):
     ledger = _ledger(redis_client)
     assert ledger.push_if_new(b"a", 0, b"first")
-    [(lease, _)] = ledger.pop(1)
+    [(lease, _)], _ = ledger.pop(1)
     # a redirect of the leased request that turns out to be a duplicate
     assert not ledger.push_if_new(b"a", 0, b"again", lease)
     assert redis_client.zcard(KEYS.requests) == 0
@@ -60,3 +61,45 @@ def test_holders_lists_workers_with_leases(redis_client):
     a.pop(1)
     b.pop(1)
     assert sorted(a.holders()) == ["a", "b"]
+
+
+def test_a_delayed_retry_waits_in_the_queue_until_due_then_any_worker_takes_it(redis_client):
+    a, b = _ledger(redis_client, "a"), _ledger(redis_client, "b")
+    a.push(0, b"page")
+    [(lease, payload)], _ = a.pop(1)
+    # the page failed: its retry waits 0.6 s in Redis, and a's lease is finished with it
+    assert 550 <= a.push_delayed(0.6, b"retry", lease) <= 600
+    assert not redis_client.exists(KEYS.inflight("a"))
+    assert redis_client.zcard(KEYS.requests) == 1
+    a.push(0, b"other")
+    # not due: the pop hands out the ready request only, and says when the retry is due
+    taken, wait = b.pop(8)
+    assert [p for _, p in taken] == [b"other"]
+    assert 0 < wait <= 600
+    assert redis_client.zcard(KEYS.requests) == 1  # the retry stayed
+    taken, wait = b.pop(8)
+    assert taken == [] and wait > 0
+    time.sleep(0.65)
+    taken, wait = b.pop(8)  # another worker than the one that failed
+    assert [p for _, p in taken] == [b"retry"] and wait == -1
+    assert redis_client.zcard(KEYS.requests) == 0
+    assert redis_client.hlen(KEYS.inflight("b")) == 2
+
+
+def test_due_retries_come_first_and_a_dead_workers_retry_is_recovered(redis_client):
+    dead, live = _ledger(redis_client, "dead"), _ledger(redis_client, "live")
+    for name in (b"r1", b"r2", b"r3"):
+        dead.push(0, name)
+    dead.push_delayed(0.0, b"retry-due")
+    dead.push_delayed(30.0, b"retry-later")
+    taken, wait = dead.pop(2)
+    assert [p for _, p in taken] == [b"retry-due", b"r1"]
+    assert 29_000 < wait <= 30_000
+    dead.heartbeat(1)
+    time.sleep(1.2)
+    assert live.recover_dead() == {"dead": 2}
+    # the due retry is back and still first; the later one still waits
+    taken, wait = live.pop(8)
+    assert [p for _, p in taken] == [b"retry-due", b"r1", b"r2", b"r3"]
+    assert wait > 0
+    assert redis_client.zcard(KEYS.requests) == 1

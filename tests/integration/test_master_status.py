@@ -360,3 +360,51 @@ def test_report_without_workers(
     assert code == 0
     report = json.loads(out)
     assert report["workers"] == [] and report["total"]["pages"] == 0
+
+
+def test_status_shows_sites_in_backoff_and_retries_waiting(
+    capsys: pytest.CaptureFixture[str], redis_url: str, busy_crawl: redis.Redis
+) -> None:
+    from crawler.leasing.ledger import LeaseLedger
+    from crawler.politeness import SiteBudget
+
+    ledger = LeaseLedger(busy_crawl, KEYS, "w1")
+    ledger.push_delayed(30.0, b'{"url":"https://a.example/p/1"}')
+    ledger.push_delayed(60.0, b'{"url":"https://a.example/p/2"}')
+    budget = SiteBudget(busy_crawl, KEYS)
+    budget.take_slot("a.example", 0.1)
+    budget.cut("a.example", 0.1, pause=20.0, reason="HTTP 429")
+    budget.take_slot("b.example", 0.5)  # at its budget: not in backoff
+
+    code, out, err = run(capsys, redis_url, "status", "--json")
+    assert code == 0, err
+    status = json.loads(out)
+    assert status["queued_requests"] == 3  # the waiting retries are not ready requests
+    backoff = status["backoff"]
+    assert backoff["retries_waiting"] == 2
+    assert 28 <= backoff["next_retry_in"] <= 30
+    assert backoff["site_rate_cuts"] == 1 and backoff["retries_delayed"] == 2
+    [site] = backoff["sites"]
+    assert site["site"] == "a.example" and site["rate"] == 5.0 and site["budget"] == 10.0
+    assert site["cuts"] == 1 and site["reason"] == "HTTP 429"
+    assert 18 <= site["paused_for"] <= 20
+
+    code, out, _ = run(capsys, redis_url, "status")
+    lines = out.splitlines()
+    row = next(line for line in lines if line.strip().startswith("retries waiting"))
+    assert row.split()[2] == "2" and "next due in" in row
+    header = next(line for line in lines if line.startswith("site in backoff"))
+    assert "req/s" in header and "budget" in header
+    site_row = next(line for line in lines if line.startswith("a.example"))
+    assert site_row.split()[:5] == ["a.example", "5", "10", "1", "HTTP"]
+    assert not any(line.startswith("b.example") for line in lines)
+
+    from prometheus_client import generate_latest
+
+    from master.commands.metrics import build_registry
+
+    text = generate_latest(build_registry(busy_crawl, KEYS)).decode()
+    assert "crawl_retries_waiting 2.0" in text
+    assert 'crawl_site_rate{site="a.example"} 5.0' in text
+    assert "crawl_sites_in_backoff 1.0" in text
+    assert "crawl_site_rate_cuts_total 1.0" in text

@@ -112,15 +112,15 @@ def test_the_depth_is_read_at_most_every_quarter_second(redis_client):
     _queue(redis_client, 10)
     batch = _batch(redis_client)
 
-    def zcards():
-        return redis_client.info("commandstats").get("cmdstat_zcard", {}).get("calls", 0)
+    def depth_reads():
+        return redis_client.info("commandstats").get("cmdstat_zcount", {}).get("calls", 0)
 
-    before = zcards()
+    before = depth_reads()
     batch.flush(pop=1)
     batch.flush(pop=1)  # just after: the depth read before stands
-    assert zcards() - before == 1 and batch.queue_depth == 9
+    assert depth_reads() - before == 1 and batch.queue_depth == 9
     batch._depth_at -= DRAIN_WINDOW  # a quarter second later
     batch.flush(pop=1)
-    assert zcards() - before == 2 and batch.queue_depth == 7
+    assert depth_reads() - before == 2 and batch.queue_depth == 7
     batch.flush(pop=20)  # a short pop: the queue is empty, no need to ask
-    assert zcards() - before == 2 and batch.queue_depth == 0
+    assert depth_reads() - before == 2 and batch.queue_depth == 0

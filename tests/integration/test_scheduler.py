@@ -231,3 +231,37 @@ def test_a_starved_worker_looks_at_redis_less_often_then_at_once_when_fed(schedu
     scheduler._wake_engine_if_work()
     assert woken == [0] and not scheduler._starved
     assert scheduler._poll_wait == 0.02 and scheduler._vain_since is None  # full rate again
+
+
+def test_a_retry_waits_in_redis_and_a_starved_worker_pops_again_only_when_it_is_due(
+    scheduler, redis_client
+):
+    import time
+
+    from crawler.retrypolicy import DELAY_META_KEY, HISTORY_META_KEY
+
+    spider = scheduler.spider
+    scheduler.enqueue_request(Request("http://shop.test/p/1", callback=spider.parse))
+    request = scheduler.next_request()
+    # the page failed: its retry (as the retry middleware makes it) waits 0.8 s in Redis
+    retry = request.replace(dont_filter=True)
+    retry.meta[DELAY_META_KEY] = 0.8
+    retry.meta[HISTORY_META_KEY] = [{"status": 429, "time": 1.0, "wait": 0.8}]
+    assert scheduler.enqueue_request(retry)
+    assert not redis_client.exists(KEYS.inflight("w1"))  # the failed lease is finished
+    assert redis_client.zcard(KEYS.requests) == 1
+    assert scheduler.next_request() is None  # not due: nothing handed out
+    queued, _ = scheduler.ledger.waiting()
+    # the starved worker's idle looks see the retry but do not pop for it before it is due
+    evals = _calls(redis_client)
+    assert [scheduler.queue.ready_work(queued) for _ in range(5)] == [False] * 5
+    assert _calls(redis_client) == evals
+    assert scheduler.queue.ready_work(queued + 1)  # but new requests are worth a pop
+    time.sleep(0.85)
+    assert scheduler.queue.ready_work(queued)
+    again = scheduler.next_request()
+    assert again is not None and again.url == "http://shop.test/p/1"
+    # the history and the count came through Redis; the wait was used up
+    assert again.meta[HISTORY_META_KEY][0]["status"] == 429
+    assert DELAY_META_KEY not in again.meta
+    assert redis_client.hexists(KEYS.inflight("w1"), again.meta["lease"])
