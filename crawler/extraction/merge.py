@@ -176,9 +176,11 @@ def merge_sources(
     availability = _judge_availability(availability, visible, anchored, prov)
 
     # identifiers: the code the page shows beats internal ids of the markup: the
-    # shop's own code, else a model/part number or a lone "#790485" it shows
+    # shop's own code, else the item number of the page's address that the page shows
+    # (:mod:`.visible.url_code`), else a model/part number or a lone "#790485" it shows
     sku: str | None = (
-        visible.codes.get("sku") or visible.codes.get("mpn") or visible.codes.get("hash_code")
+        visible.codes.get("sku") or visible.url_code or visible.codes.get("mpn")
+        or visible.codes.get("hash_code")
     )
     prov["sku"] = "visible"
     structured_sku = (offer.sku if offer and matched else None) or first_value(

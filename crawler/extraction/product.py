@@ -52,7 +52,7 @@ def extract_product(
     url = response.url
     base_url = get_base_url(response)
     structured = read_structured_data(root, html, base_url)
-    visible = read_visible_page(root)
+    visible = read_visible_page(root, url)
 
     by_profile = typed_by_profile(response, profile)
     if by_profile is False:

@@ -13,6 +13,7 @@ from .details import read_breadcrumbs, read_description, read_images, read_ratin
 from .index import PageIndex
 from .name import heading_text, select_h1
 from .price import range_ends, select_price
+from .url_code import shown_url_code
 
 
 @dataclass
@@ -39,6 +40,8 @@ class VisiblePage:
     not_sold_online: bool = False
     #: Number of cards in the largest grid of priced blocks (0: no grid).
     grid_cards: int = 0
+    #: The item number of the page's address that the page also shows (:mod:`.url_code`).
+    url_code: str | None = None
 
     @property
     def product_signals(self) -> int:
@@ -48,8 +51,9 @@ class VisiblePage:
         )
 
 
-def read_visible_page(root: HtmlElement) -> VisiblePage:
-    """Read the visible product fields of a parsed page."""
+def read_visible_page(root: HtmlElement, url: str | None = None) -> VisiblePage:
+    """Read the visible product fields of a parsed page (``url``: the page's address,
+    for the item number it carries)."""
     page = VisiblePage()
     body = root.find(".//body")
     idx = PageIndex(body if body is not None else root)
@@ -66,6 +70,8 @@ def read_visible_page(root: HtmlElement) -> VisiblePage:
         h1_pos = -1
     page.availability, page.availability_clear = read_availability(idx, h1_pos)
     page.codes = read_codes(idx, h1_pos)
+    if url and "sku" not in page.codes:
+        page.url_code = shown_url_code(idx, url)
     if "brand" not in page.codes:
         brand = brand_block(idx, h1_pos)
         if brand:

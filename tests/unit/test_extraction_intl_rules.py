@@ -1,0 +1,59 @@
+"""Rules written against the international development set, each for a class of
+pages (stated in each test), on small synthetic pages."""
+
+from __future__ import annotations
+
+from crawler.extraction import extract_product_from_html
+
+
+def _page(body: str, head: str = "") -> str:
+    return f"<html><head>{head}</head><body>{body}</body></html>"
+
+
+# -- the item number of the page's address that the page shows (visible/url_code.py)
+
+
+def test_item_number_in_address_and_shown_alone_is_the_sku() -> None:
+    # class: marketplaces and classifieds: /itm/<number>, the number printed under a
+    # label in an element of its own
+    html = _page(
+        "<h1>Pony cart harness</h1><p class='price'>£115.00</p><button>Buy it now</button>"
+        "<div class='desc'><div>Marketplace item number:</div><div>143863282131</div></div>"
+    )
+    product = extract_product_from_html("https://market.example/itm/143863282131", html)
+    assert product is not None and product["sku"] == "143863282131"
+
+
+def test_item_number_shown_after_a_label_of_any_language() -> None:
+    # class: a shop's own label in its language ("商品編號：", "딜번호 :", "post id:")
+    html = _page(
+        "<h1>Sink basket</h1><p class='price'>$2,320</p><button>Add to cart</button>"
+        "<p>〈商品編號：M14876706〉</p>"
+    )
+    product = extract_product_from_html("https://shop.example/store/M14876706.htm", html)
+    assert product is not None and product["sku"] == "M14876706"
+
+
+def test_address_number_not_shown_or_shown_as_a_barcode_is_no_sku() -> None:
+    # an id only in the address (or printed as the UPC) is no product code the page shows
+    hidden = _page(
+        "<h1>Lamp</h1><p class='price'>$20.00</p><button>Add to cart</button>"
+        "<script>var id = 55512345;</script>"
+    )
+    assert extract_product_from_html("https://shop.example/p/55512345", hidden)["sku"] is None
+    upc = _page(
+        "<h1>Glasses</h1><p class='price'>$150.00</p><button>Add to cart</button>"
+        "<p>UPC: 8053672667394</p>"
+    )
+    product = extract_product_from_html("https://shop.example/ray/8053672667394", upc)
+    assert product is not None and product["sku"] is None
+    assert product["gtin"] == "8053672667394"
+
+
+def test_a_labelled_shop_code_beats_the_address_number() -> None:
+    html = _page(
+        "<h1>Chair</h1><p class='price'>$20.00</p><button>Add to cart</button>"
+        "<p>SKU: CH-100</p><p>55512345</p>"
+    )
+    product = extract_product_from_html("https://shop.example/p/55512345", html)
+    assert product is not None and product["sku"] == "CH-100"
