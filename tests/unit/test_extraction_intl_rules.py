@@ -57,3 +57,67 @@ def test_a_labelled_shop_code_beats_the_address_number() -> None:
     )
     product = extract_product_from_html("https://shop.example/p/55512345", html)
     assert product is not None and product["sku"] == "CH-100"
+
+
+# -- stock wording and buy controls in many languages (normalize/availability.py,
+#    visible/availability.py)
+
+
+def test_stock_wording_of_many_languages() -> None:
+    # class: shops of every language: their stock words, negative before positive
+    from crawler.extraction.normalize.availability import availability_from_text as said
+
+    out = [
+        "Нет в наличии",
+        "Stokta yok",
+        "売り切れ",
+        "品切れ中",
+        "غير متوفر",
+        "אזל מהמלאי",
+        "품절",
+        "缺貨",
+        "nije dostupno",
+        "Notify me when it's back in stock",
+        "Notify me",
+    ]
+    ins = ["В наличии", "Stokta", "在庫あり", "متوفر", "במלאי", "現貨", "dostupno", "Raktáron"]
+    assert [said(t) for t in out] == ["OutOfStock"] * len(out)
+    assert [said(t) for t in ins] == ["InStock"] * len(ins)
+
+
+def _buy_page(control: str, extra: str = "") -> str:
+    return _page(f"<h1>Kettle</h1><p class='price'>1 299 ₽</p>{control}{extra}")
+
+
+def test_buy_controls_of_many_languages_make_a_page_in_stock() -> None:
+    # class: an enabled buy control with no contrary wording, in the shop's language
+    controls = [
+        "<button>В корзину</button>",
+        "<button>Sepete Ekle</button>",
+        "<button>カートに入れる</button>",
+        "<button>أضف إلى السلة</button>",
+        "<button>הוסף לסל</button>",
+        "<a href='#' class='btn'>Kupi</a>",
+        "<a href='#' class='add-to-basket'><span>do koszyka</span></a>",
+        "<img id='addToCartButton' alt='Add to Cart' src='b.png'>",
+        "<form><input type='number' name='quantity' value='1'></form>",
+    ]
+    for control in controls:
+        product = extract_product_from_html("https://shop.example/p/kettle", _buy_page(control))
+        assert product is not None, control
+        assert product["availability"] == "InStock", control
+
+
+def test_a_verb_of_buying_inside_a_sentence_is_no_buy_control() -> None:
+    from crawler.extraction.visible.availability import _BUY_VERB
+
+    assert _BUY_VERB.match("Kaufen") and _BUY_VERB.match(" Купить ")
+    assert not _BUY_VERB.match("Wie kaufen Sie bei uns?")
+
+
+def test_notify_me_instead_of_a_buy_control_is_never_in_stock() -> None:
+    html = _buy_page(
+        "<button>Add to cart</button>", "<p class='stock'>Notify me when available</p>"
+    )
+    product = extract_product_from_html("https://shop.example/p/kettle", html)
+    assert product is not None and product["availability"] == "OutOfStock"

@@ -16,14 +16,35 @@ _ADD_TO_CART_TEXT = re.compile(
     r"añadir al carrito|agregar al carrito|comprar|in den warenkorb|ajouter au panier|"
     r"agregar al carro|añadir al carro|añadir a la cesta|agregar a la bolsa|"
     r"in den einkaufswagen|zum warenkorb|in den korb|"
-    r"adicionar ao carrinho|aggiungi al carrello|in winkelwagen|lägg i varukorgen",
+    r"adicionar ao carrinho|aggiungi al carrello|in winkelwagen|lägg i varukorgen|"
+    # the buy control in more languages (class: shops of every language; one phrase each)
+    r"adicionar à sacola|adicionar ao cesto|ajouter au sac|do koszyka|kup teraz|"
+    r"в корзину|добавить в корзину|купить сейчас|у кошик|sepete ekle|hemen al|satın al|"
+    r"u košaricu|v košarico|do košíka|do košíku|grozā|į krepšelį|ostukorvi|"
+    r"kosárba|adaugă în coș|adauga in cos|προσθήκη στο καλάθι|læg i kurv|"
+    r"legg i handlekurv|lisää ostoskoriin|"
+    r"הוסף לסל|הוספה לסל|הוסף לעגלה|קנה עכשיו|"
+    r"أضف إلى السلة|أضف إلى الحقيبة|أضف الى السلة|أضف للسلة|إضافة إلى السلة|اشتر الآن|"
+    r"カートに入れる|カートに追加|今すぐ購入|買い物かごに入れる|加入購物車|加入购物车|"
+    r"放入購物車|立即購買|立即购买|直接購買|馬上購買|장바구니 담기|바로 ?구매|구매하기",
+    re.I,
+)
+# A control whose whole label is a verb of buying ("Buy", "Kaufen", "Купить", "Comprar"):
+# a verb alone in a menu or a text is no buy control, so the label must be only that.
+_BUY_VERB = re.compile(
+    r"^\s*(?:buy|purchase|order now|jetzt kaufen|kaufen|acheter|comprar|compra(?: ya| ahora)?|"
+    r"acquista(?: ora)?|koop nu|kopen|kup|kupi|kúpiť|koupit|köp|kjøp|køb|osta|vásárlás|"
+    r"cumpără|купить|купити|αγορά|購入|購買|구매)\s*[!›»]?\s*$",
     re.I,
 )
 _ADD_TO_CART_ATTR = re.compile(
-    r"add-?to-?cart|addtocart|add_to_cart|btn-cart|tocart|product-form__submit|"
-    r"single_add_to_cart_button|buy-?now",
+    r"add-?to-?(?:cart|basket|bag|trolley)|addto(?:cart|basket|bag)|add_to_(?:cart|basket|bag)|"
+    r"btn-cart|tocart|product-form__submit|single_add_to_cart_button|buy-?now|btn-?buy|"
+    r"buy-?button|buy-?btn",
     re.I,
 )
+# A quantity to order beside the price: offered only where the product can be bought.
+_QUANTITY = re.compile(r"^(?:qty|quantity|cantidad|quantité|menge|anzahl|quantita|ilosc)$", re.I)
 _CART_FORM_ACTION = re.compile(r"cart/add|checkout/cart/add|add-?to-?cart|basket/add", re.I)
 
 
@@ -39,8 +60,10 @@ def read_availability(idx: PageIndex, h1_pos: int) -> tuple[str | None, bool]:
             said = availability_states(text) if len(text) <= 120 else []
             marked = _stock_class_state(cls)
             if not said:
-                if marked and not _MESSAGE_BOX.search(cls) and (
-                    not text.strip() or any(c.isalpha() for c in text)
+                if (
+                    marked
+                    and not _MESSAGE_BOX.search(cls)
+                    and (not text.strip() or any(c.isalpha() for c in text))
                 ):
                     return marked, True
                 continue
@@ -122,9 +145,7 @@ def not_sold_online(idx: PageIndex, h1_pos: int) -> bool:
     if h1_pos < 0:
         return False
     for el in idx.elements[h1_pos + 1 :]:
-        own = " ".join(
-            [el.text or ""] + [c.tail for c in el if c.tail]
-        )
+        own = " ".join([el.text or ""] + [c.tail for c in el if c.tail])
         if _NOT_SOLD_ONLINE.search(own) and not idx.is_excluded(el):
             return True
     return False
@@ -136,15 +157,24 @@ def has_add_to_cart(idx: PageIndex) -> bool:
         if tag == "form":
             if _CART_FORM_ACTION.search(el.get("action") or "") and not idx.is_excluded(el):
                 return True
-        elif tag in ("button", "input", "a"):
-            if tag == "input" and (el.get("type") or "").lower() not in ("submit", "button"):
+        elif tag in ("button", "input", "a", "img"):
+            kind = (el.get("type") or "").lower()
+            if tag == "input" and kind == "number" and _QUANTITY.match(el.get("name") or ""):
+                if not idx.is_excluded(el):
+                    return True  # <input type=number name=quantity>: an order form
                 continue
-            label = (visible_text(el) if tag != "input" else el.get("value") or "")[:60]
-            attrs = " ".join(
-                [el.get("class") or "", el.get("id") or "", el.get("name") or ""]
-            )
-            if (_ADD_TO_CART_TEXT.search(label) or _ADD_TO_CART_ATTR.search(attrs)) and (
-                not idx.is_excluded(el)
-            ):
+            if tag == "input" and kind not in ("submit", "button", "image"):
+                continue
+            if tag in ("input", "img"):
+                label = el.get("value") or el.get("alt") or el.get("title") or ""
+            else:
+                label = visible_text(el)
+            label = label[:60]
+            attrs = " ".join([el.get("class") or "", el.get("id") or "", el.get("name") or ""])
+            if (
+                _ADD_TO_CART_TEXT.search(label)
+                or _BUY_VERB.match(label)
+                or _ADD_TO_CART_ATTR.search(attrs)
+            ) and not idx.is_excluded(el):
                 return True
     return False
