@@ -121,3 +121,44 @@ def test_notify_me_instead_of_a_buy_control_is_never_in_stock() -> None:
     )
     product = extract_product_from_html("https://shop.example/p/kettle", html)
     assert product is not None and product["availability"] == "OutOfStock"
+
+
+# -- the product heading when the page has no one product <h1> (visible/name.py)
+
+
+def test_title_styled_without_h1_is_the_heading() -> None:
+    # class: shops whose product title is an h2 or a div classed as a title, the
+    # <title> repeating it; a section heading or a card's name is not it
+    html = _page(
+        "<div class='box'><h2>Related products</h2></div>"
+        "<div class='product'><div class='title'>Garlic slicer stainless steel</div>"
+        "<p class='price'>$11.99</p><button>Add to cart</button></div>",
+        head="<title>Garlic slicer stainless steel - Kitchen Shop</title>",
+    )
+    product = extract_product_from_html("https://shop.example/p/slicer", html)
+    assert product is not None and product["name"] == "Garlic slicer stainless steel"
+    assert str(product["price"]) == "11.99"
+
+
+def test_cards_headed_by_h1_do_not_hide_the_product_title() -> None:
+    cards = "".join(
+        f"<li class='card'><a href='/p/{i}'><h1>Book number {i}</h1></a></li>" for i in range(4)
+    )
+    html = _page(
+        f"<ul>{cards}</ul><h2 class='deal_title_main'>Good thoughts: a year of issues</h2>"
+        "<p class='price'>30,000원</p><button>구매하기</button>",
+        head="<title>Good thoughts: a year of issues - Deals</title>",
+    )
+    product = extract_product_from_html("https://shop.example/deal/1", html)
+    assert product is not None and product["name"] == "Good thoughts: a year of issues"
+
+
+def test_the_fuller_of_two_headings_the_title_repeats() -> None:
+    # class: a brand heading and a model heading, both in the <title>
+    html = _page(
+        "<h1>Tommy Jeans OFLEKI</h1><h1>OFLEKI</h1><p class='price'>26,00 €</p>"
+        "<button>Add to cart</button>",
+        head="<title>Tommy Jeans OFLEKI Navy - Free delivery | Shoes</title>",
+    )
+    product = extract_product_from_html("https://shop.example/p/ofleki", html)
+    assert product is not None and product["name"] == "Tommy Jeans OFLEKI"
