@@ -162,3 +162,29 @@ def test_the_fuller_of_two_headings_the_title_repeats() -> None:
     )
     product = extract_product_from_html("https://shop.example/p/ofleki", html)
     assert product is not None and product["name"] == "Tommy Jeans OFLEKI"
+
+
+# -- price boxes (visible/index.py, visible/price_text.py)
+
+
+def test_a_sales_counter_in_the_price_box_is_not_the_price() -> None:
+    # class: deal and marketplace pages printing "29 sold" / "29개 구매" in the price box
+    for counter in ("29개 구매", "29 sold", "max 999 per person"):
+        html = _page(
+            "<h1>Subscription, one year</h1><div class='deal_price'>"
+            "<p class='deal_price_sell'><strong class='number_unit'>   30,000<sub>원</sub>"
+            f"   </strong>   <span class='deal_price_buy_count'>  {counter}  </span></p></div>"
+            "<button>구매하기</button>"
+        )
+        product = extract_product_from_html("https://shop.example/deal/1", html)
+        assert product is not None and str(product["price"]) == "30000", counter
+
+
+def test_a_hidden_machine_copy_inside_the_price_is_not_read() -> None:
+    html = _page(
+        "<h1>Desktop i7</h1><div class='price-new'><span>Only</span> <span>1,679</span>"
+        "<span style='display:none' itemprop='price'>1679</span> ₪</div>"
+        "<div class='price-tax'>Price with delivery: 1,718 ₪</div><button>Add to cart</button>"
+    )
+    product = extract_product_from_html("https://shop.example/prod/1", html)
+    assert product is not None and str(product["price"]) == "1679"
