@@ -97,9 +97,14 @@ def merge_sources(
     brand = brand or normalize_text(og.get("product:brand")) or visible.codes.get("brand")
     if name:  # the shop's name after the product's ("Knit Cardigan | MIXXMIX")
         name = strip_site_name(name, site_names(url, og.get("og:site_name")))
-        headings = () if visible.name else tuple(
-            t for h in response.xpath("//h1")[:5]
-            if (t := normalize_text(" ".join(h.xpath(".//text()").getall())))
+        headings = (
+            ()
+            if visible.name
+            else tuple(
+                t
+                for h in response.xpath("//h1")[:5]
+                if (t := normalize_text(" ".join(h.xpath(".//text()").getall())))
+            )
         )
         better, source = weigh_name(
             name, brand, visible.name, og.get("og:title"), page_title(response), headings
@@ -124,9 +129,7 @@ def merge_sources(
             prov["currency"] = offer.source
     if price is None and og_product:
         currency = og_currency
-        price = parse_price(
-            og.get("product:price:amount") or og.get("og:price:amount"), currency
-        )
+        price = parse_price(og.get("product:price:amount") or og.get("og:price:amount"), currency)
         if price is not None:
             prov["price"] = "opengraph"
             if currency:
@@ -150,8 +153,11 @@ def merge_sources(
         # a range has a currency of the page's own: the markup's, else the range's text
         prov["price"] = "range"
         currency, prov["currency"] = (
-            (offer.currency, offer.source) if offer and offer.currency
-            else (og_currency, "opengraph") if og_currency else (None, "")
+            (offer.currency, offer.source)
+            if offer and offer.currency
+            else (og_currency, "opengraph")
+            if og_currency
+            else (None, "")
         )
         if currency is None and visible.price_text:
             currency = currency_from_text(visible.price_text, hint)
@@ -179,20 +185,30 @@ def merge_sources(
     # shop's own code, else the item number of the page's address that the page shows
     # (:mod:`.visible.url_code`), else a model/part number or a lone "#790485" it shows
     sku: str | None = (
-        visible.codes.get("sku") or visible.url_code or visible.codes.get("mpn")
+        visible.codes.get("sku")
+        or visible.url_code
+        or visible.codes.get("mpn")
         or visible.codes.get("hash_code")
     )
     prov["sku"] = "visible"
-    structured_sku = (offer.sku if offer and matched else None) or first_value(
-        nodes, lambda n: normalize_identifier(n.get("sku"))
-    ) or (offer.sku if offer else None)
+    structured_sku = (
+        (offer.sku if offer and matched else None)
+        or first_value(nodes, lambda n: normalize_identifier(n.get("sku")))
+        or (offer.sku if offer else None)
+    )
     if not sku and structured_sku:
-        sku, prov["sku"] = structured_sku, offer.source if offer and offer.sku else syntax(
-            nodes[0] if nodes else None)
+        sku, prov["sku"] = (
+            structured_sku,
+            offer.source if offer and offer.sku else syntax(nodes[0] if nodes else None),
+        )
     if not sku and normalize_identifier(og.get("product:retailer_item_id")):
         sku, prov["sku"] = normalize_identifier(og.get("product:retailer_item_id")), "opengraph"
-    gtin = (offer.gtin if offer and matched else None) or first_value(nodes, gtin_of) or (
-        offer.gtin if offer else None) or visible.codes.get("gtin")
+    gtin = (
+        (offer.gtin if offer and matched else None)
+        or first_value(nodes, gtin_of)
+        or (offer.gtin if offer else None)
+        or visible.codes.get("gtin")
+    )
     images = first_value(product_nodes, lambda n: normalize_images(n.get("image"), base_url))
     if not images and og.get("og:image"):
         images = normalize_images(og.get("og:image"), base_url)
@@ -206,10 +222,11 @@ def merge_sources(
     breadcrumbs = breadcrumbs or list(visible.breadcrumbs)
 
     rating = first_value(all_nodes, rating_of) or visible.rating
-    description = first_value(
-        product_nodes, lambda n: normalize_html_text(first_str(n.get("description")))
-    ) or visible.description or normalize_text(og.get("og:description")) or normalize_text(
-        response.xpath("//meta[@name='description']/@content").get()
+    description = (
+        first_value(product_nodes, lambda n: normalize_html_text(first_str(n.get("description"))))
+        or visible.description
+        or normalize_text(og.get("og:description"))
+        or normalize_text(response.xpath("//meta[@name='description']/@content").get())
     )
 
     return {
@@ -226,7 +243,8 @@ def merge_sources(
         "rating": rating,
         "description": description,
         "provenance": {
-            k: v for k, v in prov.items()
+            k: v
+            for k, v in prov.items()
             if v and k in ("name", "price", "currency", "availability", "sku")
         },
     }
@@ -292,8 +310,10 @@ def _judge_availability(
             # the product); a button somewhere on the page is no decisive evidence
             prov["availability"] = "visible"
             return "InStock" if anchored else None
-    if marked == "LimitedAvailability" and visible.add_to_cart and (
-        visible.availability != "LimitedAvailability"
+    if (
+        marked == "LimitedAvailability"
+        and visible.add_to_cart
+        and (visible.availability != "LimitedAvailability")
     ):
         # markup alone says "limited" while the page sells it and shows no
         # limited-stock wording of its own
@@ -301,9 +321,7 @@ def _judge_availability(
     return marked
 
 
-def _range_end(
-    price: Any, source: str | None, offer: Any, visible: VisiblePage
-) -> bool:
+def _range_end(price: Any, source: str | None, offer: Any, visible: VisiblePage) -> bool:
     """The price read is one end of a range the page shows instead of one price: an
     amount within the visible price box's range ("$19.95 – $24.95"), or an
     ``AggregateOffer``'s ``lowPrice`` below its ``highPrice`` while the visible page
@@ -312,8 +330,11 @@ def _range_end(
         low, high = visible.price_range
         return bool(low <= price <= high)
     return bool(
-        offer is not None and offer.price_range is not None and source == offer.source
-        and price == offer.price and not (visible.price is not None and visible.price_clear)
+        offer is not None
+        and offer.price_range is not None
+        and source == offer.source
+        and price == offer.price
+        and not (visible.price is not None and visible.price_clear)
     )
 
 

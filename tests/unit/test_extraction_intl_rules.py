@@ -188,3 +188,50 @@ def test_a_hidden_machine_copy_inside_the_price_is_not_read() -> None:
     )
     product = extract_product_from_html("https://shop.example/prod/1", html)
     assert product is not None and str(product["price"]) == "1679"
+
+
+# -- what a product code is not (visible/codes.py, visible/url_code.py)
+
+
+def _code_page(codes: str, url: str = "https://shop.example/p/lamp") -> dict | None:
+    html = _page(f"<h1>Lamp</h1><p class='price'>$20.00</p><button>Add to cart</button>{codes}")
+    return extract_product_from_html(url, html)
+
+
+def test_a_price_in_a_code_block_is_no_sku() -> None:
+    # class: variant pickers classed "sku-*" that print each variant's price
+    product = _code_page(
+        "<div id='skuWrap'><div class='sku-price'>US$11.99</div></div><p>Model: YL-32</p>"
+    )
+    assert product is not None and product["sku"] == "YL-32"
+
+
+def test_a_model_name_without_a_digit_is_no_sku_but_a_part_number_is() -> None:
+    assert _code_page("<p>Model: Primrose</p>")["sku"] is None  # type: ignore[index]
+    assert _code_page("<p>Part Number: EMERMUS</p>")["sku"] == "EMERMUS"  # type: ignore[index]
+
+
+def test_a_rank_is_no_product_code() -> None:
+    # class: comparison sites' "Overall Rank: #4198" after the heading
+    product = _code_page("<div><strong>Overall Rank:</strong><span>#4198</span></div>")
+    assert product is not None and product["sku"] is None
+
+
+def test_number_inside_an_address_token_and_sizes_are_not_codes() -> None:
+    from crawler.extraction.visible.url_code import url_codes
+
+    assert "278526196" in url_codes("https://ads.example/tv/c7200a278526196/remote")
+    assert url_codes("https://ads.example/d/garage-4mx5m-13ftx17ft/7221815683.html") == [
+        "7221815683"
+    ]
+    product = _code_page(
+        "<p>Ad number: 278526196</p>", url="https://ads.example/tv/c7200a278526196/remote"
+    )
+    assert product is not None and product["sku"] == "278526196"
+
+
+def test_code_labels_of_many_languages() -> None:
+    from crawler.extraction.visible.codes import label_kind
+
+    for label in ("Код:", "Артикул:", "商品編號：", "상품번호", "Ürün Kodu:", "Produkta kods"):
+        assert label_kind(label.rstrip(":：")) == "sku", label

@@ -23,6 +23,8 @@ _OTHER_KINDS = frozenset({"gtin", "mpn", "brand"})
 
 # A code: letters and digits with at least one digit, at least 5 characters.
 _TOKEN = re.compile(r"[A-Za-z0-9]*\d[A-Za-z0-9]*")
+# A code holds a run of 4 digits or more (not "13ftx17ft", "158x198cm": sizes).
+_DIGITS = re.compile(r"\d{4,}")
 # Query parameters that name the product (not tracking, sessions or pages).
 _ID_PARAMS = re.compile(r"^(?:p?id|pid|product_?id|products_id|item_?id|sku|code|art)$", re.I)
 # The text of one element: the code alone, or a short label, a separator and the code.
@@ -36,11 +38,15 @@ def url_codes(url: str) -> list[str]:
     segments = [s for s in parts.path.split("/") if s][-2:]
     found: list[str] = []
     for segment in reversed(segments):
-        found += [t for t in _TOKEN.findall(segment) if len(t) >= 5]
+        for token in _TOKEN.findall(segment):
+            if _DIGITS.search(token) and len(token) >= 5:
+                found.append(token)
+                # the number inside a token ("c7200a278526196": ad 278526196)
+                found += [d for d in _DIGITS.findall(token) if len(d) >= 5 and d != token]
     found += [
         v
         for k, v in parse_qsl(parts.query)
-        if _ID_PARAMS.match(k) and _TOKEN.fullmatch(v) and len(v) >= 5
+        if _ID_PARAMS.match(k) and _TOKEN.fullmatch(v) and _DIGITS.search(v) and len(v) >= 5
     ]
     return list(dict.fromkeys(found))
 
@@ -51,19 +57,21 @@ def shown_url_code(idx: PageIndex, url: str) -> str | None:
     codes = url_codes(url)
     if not codes:
         return None
-    patterns = [(c, re.compile(_SHOWN.format(code=re.escape(c)), re.I)) for c in codes]
-    for el in idx.elements:
-        if idx.is_excluded(el):
-            continue
-        for text in _own_texts(el):
-            if len(text) > 60:
-                continue
-            for code, pattern in patterns:
-                match = pattern.match(text) if code in text else None
-                # a label naming another kind of code ("UPC: 805...", "Model: ...") is not
-                # the shop's item number
-                if match and label_kind(match.group(1) or "") not in _OTHER_KINDS:
-                    return code
+    texts = [
+        text
+        for el in idx.elements
+        if not idx.is_excluded(el)
+        for text in _own_texts(el)
+        if len(text) <= 60
+    ]
+    for code in codes:  # the address's own order: the last path segment first
+        pattern = re.compile(_SHOWN.format(code=re.escape(code)), re.I)
+        for text in texts:
+            match = pattern.match(text) if code in text else None
+            # a label naming another kind of code ("UPC: 805...", "Model: ...") is not
+            # the shop's item number
+            if match and label_kind(match.group(1) or "") not in _OTHER_KINDS:
+                return code
     return None
 
 
