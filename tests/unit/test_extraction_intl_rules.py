@@ -235,3 +235,38 @@ def test_code_labels_of_many_languages() -> None:
 
     for label in ("Код:", "Артикул:", "商品編號：", "상품번호", "Ürün Kodu:", "Produkta kods"):
         assert label_kind(label.rstrip(":：")) == "sku", label
+
+
+# -- availability: rows of offers, classified statuses, sliders (visible/availability.py,
+#    normalize/availability.py, visible/index.py)
+
+
+def test_stock_of_one_row_in_a_table_of_offers_is_not_the_pages() -> None:
+    # class: comparison and marketplace pages listing sellers or variants in a table
+    rows = (
+        "<tr class='stock_OUT_OF_STOCK'><td>Fan, white</td><td>Out of Stock</td>"
+        "<td>₹2,900</td></tr><tr class='stock_UNKNOWN'><td>Fan, gold</td><td>₹2,433</td></tr>"
+    )
+    html = _page(
+        f"<h1>Ceiling fan</h1><p class='price'>₹2,433</p><table>{rows}</table>",
+        head='<script type="application/ld+json">{"@type": "Product", "name": "Ceiling fan",'
+        '"offers": {"@type": "Offer", "price": "2433", "priceCurrency": "INR",'
+        '"availability": "https://schema.org/InStock"}}</script>',
+    )
+    product = extract_product_from_html("https://compare.example/p/fan", html)
+    assert product is not None and product["availability"] == "InStock"
+
+
+def test_classified_ad_status() -> None:
+    from crawler.extraction.normalize.availability import availability_from_text as said
+
+    assert said("NOT SOLD") == "InStock" and said("Sold") == "OutOfStock"
+    assert said("Sold by Example Shop") is None
+
+
+def test_a_price_in_the_products_image_slider_is_a_price() -> None:
+    # class: a product image slider carrying the price; a price-range filter slider is not
+    from crawler.extraction.visible.index import _NOT_PRICE_CLASS
+
+    assert not _NOT_PRICE_CLASS.search("ek-slider-pricenew")
+    assert _NOT_PRICE_CLASS.search("price-slider") and _NOT_PRICE_CLASS.search("ui-slider")

@@ -111,7 +111,7 @@ _STOCK_RULES: list[tuple[re.Pattern[str], str]] = [
             r"otsas|laost otsas|pole saadaval|"
             r"loppu(?:unmyyty)?|ei varastossa|tilapäisesti loppu|"
             r"slut(?:såld)?(?: i lager)?|ej i lager|finns ej i lager|tillfälligt slut|"
-            r"\(?0 (?:in stock|available|left)\)?|"
+            r"\(?0 (?:in stock|available|left)\)?|^\s*sold\s*$|"
             # "notify me" / "email me when available": offered only when it cannot be bought
             r"notify me(?: when (?:it'?s |it is )?(?:back in stock|back|available|in stock)|"
             r" if (?:it'?s |it is )?(?:back in stock|back|available))?|"
@@ -159,6 +159,8 @@ _STOCK_RULES: list[tuple[re.Pattern[str], str]] = [
             r"\bna (?:skladě|sklade)\b|\bskladem\b|\bna zalogi\b|\bna voljo\b|"
             r"\bîn stoc\b|\bdisponibil\b|\blaos\b|\bsaadaval\b|\bvarastossa\b|"
             r"\btoimitusvalmis\b|\bi lager\b|\bfinns i lager\b|\bi butik\b|"
+            # a classified ad's status: "Not sold" is still on offer
+            r"\bnot (?:yet )?sold\b|\bunsold\b|\bstill available\b|"
             r"\b(?:есть )?в наличии\b|\bна складе\b|\bв наявності\b|\bstokta(?: var)?\b|"
             r"\bδιαθέσιμο\b|\braktáron\b|\bkészleten\b|\bna (?:zalihi|stanju)\b|"
             r"\bdostupno\b|\bpieejams\b|\bir noliktavā\b|\byra sandėlyje\b|"

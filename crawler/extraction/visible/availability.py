@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from lxml.html import HtmlElement
+
 from ..normalize.availability import availability_from_text, availability_states
 from ..normalize.text import normalize_text
 from .dom import classes, visible_text
@@ -55,6 +57,8 @@ def read_availability(idx: PageIndex, h1_pos: int) -> tuple[str | None, bool]:
         if el.get("itemprop") == "availability" or _STOCK_CLASS.search(cls):
             if idx.is_excluded(el) or el.tag in ("link", "meta", "input", "body", "html"):
                 continue
+            if _in_table_row(el):
+                continue  # one variant's or seller's row of several: its own stock
             # "Store pickup: not available" is no stock state
             text = _CONDITIONAL.sub(" ", _PICKUP.sub(" ", visible_text(el)))
             said = availability_states(text) if len(text) <= 120 else []
@@ -89,11 +93,23 @@ def read_availability(idx: PageIndex, h1_pos: int) -> tuple[str | None, bool]:
                 if said_by_button in ("OutOfStock", "PreOrder", "BackOrder", "Discontinued"):
                     return said_by_button, True  # the buy button itself says so
             own = normalize_text(_CONDITIONAL.sub(" ", _PICKUP.sub(" ", el.text or "")))
-            if own and len(own) <= 60:
+            if own and len(own) <= 60 and not _in_table_row(el):
                 said_nearby = availability_from_text(own)
                 if said_nearby:
                     return said_nearby, False
     return None, False
+
+
+def _in_table_row(el: HtmlElement) -> bool:
+    """Inside one row of a table of several (variants, sellers, offers: each row says its
+    own stock; class: comparison and marketplace pages listing offers in a table)."""
+    for depth, a in enumerate((el, *el.iterancestors())):
+        if depth > 5:
+            return False
+        if a.tag == "tr":
+            parent = a.getparent()
+            return parent is not None and sum(1 for c in parent if c.tag == "tr") >= 2
+    return False
 
 
 # Delivery options other than this shop shipping it: their wording says nothing of stock.

@@ -25,7 +25,7 @@ _PRICE_PART = re.compile(
 )
 _NOT_PRICE_CLASS = re.compile(
     r"label|unit|per-?(?:kg|item|100|l\b)|excl|excluding|installment|instalment|klarna|"
-    r"afterpay|saving|save|discount|percent|off\b|range|filter|slider|currency-?code|"
+    r"afterpay|saving|save|discount|percent|off\b|range|filter|(?:price|range|ui)-?slider|slider-?range|currency-?code|"
     r"tax-?info|points|shipping|grundpreis|precio-?unit|prix-?unit",
     re.I,
 )
