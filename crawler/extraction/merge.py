@@ -45,6 +45,7 @@ from .offers import page_offer
 from .pagetype import og_says_product
 from .profiles import SiteProfile
 from .structured import StructuredData
+from .visible.availability import mentions_a_cart
 from .visible.page import VisiblePage
 from .weigh import currency_signals, page_title, site_names, strip_site_name, weigh_name
 
@@ -179,7 +180,19 @@ def merge_sources(
         prov["availability"] = "opengraph"
     # the buy button is the product's own when the page's heading names the product
     anchored = bool(visible.name and name and name_key(visible.name) == name_key(name))
-    availability = _judge_availability(availability, visible, anchored, prov)
+    # an offer with no stock concept: markup types the page as one product offer, the
+    # page itself shows its price clearly, and it has no shopping cart anywhere
+    # (classified ads, auction lots, tickets: see _judge_availability)
+    offered = bool(
+        price is not None
+        and (has_structured or og_product)
+        and visible.price is not None
+        and visible.price_clear
+        and visible.price == price
+        and not visible.add_to_cart
+        and not mentions_a_cart(response.text)
+    )
+    availability = _judge_availability(availability, visible, anchored, prov, offered)
 
     # identifiers: the code the page shows beats internal ids of the markup: the
     # shop's own code, else the item number of the page's address that the page shows
@@ -285,12 +298,18 @@ def _as_shown(response: TextResponse, name: str) -> str:
 
 
 def _judge_availability(
-    marked: str | None, visible: VisiblePage, anchored: bool, prov: dict[str, str]
+    marked: str | None,
+    visible: VisiblePage,
+    anchored: bool,
+    prov: dict[str, str],
+    offered: bool = False,
 ) -> str | None:
     """The stock state a careful reader of the page would give, from the markup's state
     and the visible page; ``None`` where the page does not say or contradicts itself.
 
-    ``anchored``: the page's heading is the product, so its buy button is the product's."""
+    ``anchored``: the page's heading is the product, so its buy button is the product's.
+    ``offered``: the markup types the page as one product offer and the page shows its
+    price clearly (see :func:`merge_sources`)."""
     if visible.not_sold_online:
         # "This item cannot be purchased online": no online stock state is true
         prov["availability"] = "visible"
@@ -317,6 +336,12 @@ def _judge_availability(
     ):
         # markup alone says "limited" while the page sells it and shows no
         # limited-stock wording of its own
+        return "InStock"
+    if marked is None and visible.availability is None and offered:
+        # Class: offers with no stock concept (classified ads, auction lots, tickets):
+        # one product offered at the price the page shows, no shopping cart anywhere in
+        # the page and no stock wording against it; being offered is being available.
+        prov["availability"] = "visible"
         return "InStock"
     return marked
 

@@ -270,3 +270,31 @@ def test_a_price_in_the_products_image_slider_is_a_price() -> None:
 
     assert not _NOT_PRICE_CLASS.search("ek-slider-pricenew")
     assert _NOT_PRICE_CLASS.search("price-slider") and _NOT_PRICE_CLASS.search("ui-slider")
+
+
+# -- offers with no stock concept (merge.py, visible/availability.py)
+
+_AD_HEAD = (
+    '<meta property="og:type" content="product"><meta property="og:title" content="Remote">'
+    '<script type="application/ld+json">{"@type": "Product", "name": "TV remote",'
+    '"offers": {"@type": "Offer", "price": "20", "priceCurrency": "EUR"}}</script>'
+)
+
+
+def test_a_classified_ad_at_a_shown_price_is_available() -> None:
+    # class: classified ads, auction lots, tickets: one offer at the price shown, no cart
+    html = _page(
+        "<h1>TV remote</h1><p class='price'>€ 20,-</p><p>Contact the seller</p>", head=_AD_HEAD
+    )
+    product = extract_product_from_html("https://ads.example/ad/278526196", html)
+    assert product is not None and product["availability"] == "InStock"
+
+
+def test_a_shop_page_with_a_hidden_cart_and_no_stock_word_stays_unknown() -> None:
+    html = _page(
+        "<h1>TV remote</h1><p class='price'>€ 20,-</p>"
+        "<button style='display:none' class='add-to-cart'>Add to cart</button>",
+        head=_AD_HEAD,
+    )
+    product = extract_product_from_html("https://shop.example/p/remote", html)
+    assert product is not None and product["availability"] is None

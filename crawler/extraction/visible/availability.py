@@ -194,3 +194,19 @@ def has_add_to_cart(idx: PageIndex) -> bool:
             ) and not idx.is_excluded(el):
                 return True
     return False
+
+
+# A shopping cart anywhere in the page's HTML, shown or hidden, in markup or scripts.
+_CART_ANYWHERE = re.compile(
+    r"add.?to.?(?:cart|basket|bag|trolley)|addto(?:cart|basket|bag)|cart/add|basket/add|"
+    r"warenkorb|panier|carrito|carrinho|carrello|winkelwagen|varukorg|koszyk|košík|košar|"
+    r"корзин|sepet|カート|購物車|购物车|장바구니|السلة|הוסף לסל",
+    re.I,
+)
+
+
+def mentions_a_cart(html: str) -> bool:
+    """The page has a shopping cart somewhere (shown or hidden): a shop, whose stock
+    state its buy control and wording tell; pages without one (classified ads, auction
+    lots, tickets) offer what they show at a price with no stock concept."""
+    return _CART_ANYWHERE.search(html) is not None
