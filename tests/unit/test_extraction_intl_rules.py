@@ -298,3 +298,26 @@ def test_a_shop_page_with_a_hidden_cart_and_no_stock_word_stays_unknown() -> Non
     )
     product = extract_product_from_html("https://shop.example/p/remote", html)
     assert product is not None and product["availability"] is None
+
+
+# -- controls inside the heading, list prices in running text (visible/name.py, price.py)
+
+
+def test_controls_inside_the_heading_are_not_the_name() -> None:
+    # class: marketplaces and classifieds putting a favourite star or a login prompt in h1
+    html = _page(
+        "<h1><a class='favourite addfav' href='#'><span class='icon'></span></a>"
+        "<a class='limit' href='/login?moreFavourites'>Log In needed</a>Casio calculator</h1>"
+        "<p class='price'>$15</p><button>Buy now</button>"
+    )
+    product = extract_product_from_html("https://ads.example/ad/36029524", html)
+    assert product is not None and product["name"] == "Casio calculator"
+
+
+def test_a_list_price_in_running_text_is_not_the_price() -> None:
+    html = _page(
+        "<h1>Casio calculator</h1><p>Basically brand new. MSRP $25.</p><p>Now $15</p>"
+        "<button>Buy now</button>"
+    )
+    product = extract_product_from_html("https://ads.example/ad/1", html)
+    assert product is not None and str(product["price"]) == "15"

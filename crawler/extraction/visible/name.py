@@ -20,8 +20,21 @@ def heading_text(h1: HtmlElement) -> str:
     """The heading's visible text without a product-code row shown inside it
     (``<h1>Desk <small>Item # 101095</small></h1>``: the code is the SKU, not the name)."""
 
-    strings = visible_strings(h1, skip=lambda child: is_code_row(visible_text(child)))
+    strings = visible_strings(
+        h1, skip=lambda child: _is_control(child) or is_code_row(visible_text(child))
+    )
     return normalize_text(" ".join(strings)) or visible_text(h1)
+
+
+# Controls some shops put inside the heading: a favourite/wishlist star, a share or
+# compare link, a "log in needed" prompt (class: marketplaces and classifieds).
+_CONTROL = re.compile(r"fav|wish|login|log-in|signin|sign-in|account|share|compare", re.I)
+
+
+def _is_control(el: HtmlElement) -> bool:
+    if el.tag not in ("a", "button"):
+        return False
+    return bool(_CONTROL.search(classes(el)) or _CONTROL.search(el.get("href") or ""))
 
 
 def _words(text: str) -> set[str]:

@@ -45,6 +45,12 @@ _SALE_LABEL = re.compile(
     r"maintenant|ora|nu)\s*:?\s*$",
     re.I,
 )
+# A list-price label right before an amount in running text ("... MSRP $25.").
+_LIST_BEFORE = re.compile(
+    r"(?:\b(?:list price|was|rrp|msrp|srp|uvp|statt|vorher|antes|retail(?: price)?|"
+    r"originally|original price|regular price|compare at)\s*:?)\s*$",
+    re.I,
+)
 _HARD_LIST_TAGS = frozenset({"del", "s", "strike"})
 _HARD_LIST_CLASS = re.compile(
     r"old-?price|price-?old|was-?price|price-?was|\bwas\b|list-?price|price-?list|"
@@ -80,8 +86,10 @@ def _is_hard_list(el: HtmlElement, box: HtmlElement) -> bool:
         if a is not el and _list_label(a.text):
             return True  # <p>List Price: <span class=price>$1,299.00</span></p>
         previous = a.getprevious()
-        if previous is not None and not len(previous) and _list_label(
-            (previous.text or "") + " " + (previous.tail or "")
+        if (
+            previous is not None
+            and not len(previous)
+            and _list_label((previous.text or "") + " " + (previous.tail or ""))
         ):
             return True  # <span>Was</span> <span class=price>$10</span>
         if a is box:
@@ -124,18 +132,21 @@ def select_price(
     idx: PageIndex, h1: HtmlElement, h1_pos: int
 ) -> tuple[Decimal | None, str | None, bool]:
     usable = [
-        p for p in idx.prices
+        p
+        for p in idx.prices
         if p not in idx.in_grid and not idx.is_excluded(p) and not _in_card(p, h1)
     ]
     candidates = [
-        p for p in usable
+        p
+        for p in usable
         if 0 < idx.order[p] - h1_pos <= _MAX_H1_TO_PRICE and not _in_titled_block(p, h1)
     ]
     if not candidates:
         # Some themes put the price above the heading, in the same small block.
         near = h1.getparent()
         before = [
-            p for p in usable
+            p
+            for p in usable
             if 0 < h1_pos - idx.order[p] <= 30
             and near is not None
             and is_inside(p, near)
@@ -156,7 +167,8 @@ def select_price(
             # selling price is the next one, in a block of its own right after it.
             last = idx.order[in_box[-1]]
             after = [
-                p for p in candidates
+                p
+                for p in candidates
                 if p not in boxes and 0 < idx.order[p] - last <= _MAX_LIST_TO_SALE
             ]
             if after:
@@ -194,8 +206,12 @@ def select_price(
             continue
         own = normalize_text(el.text) or ""
         match = _MONEY_TEXT.search(own)
-        if match and not any(a.tag in _HARD_LIST_TAGS for a in el.iterancestors()) and (
-            not _in_card(el, h1)
+        if match and _LIST_BEFORE.search(own[: match.start()]):
+            continue  # "MSRP $25", "Was $40" written in a text: a list price
+        if (
+            match
+            and not any(a.tag in _HARD_LIST_TAGS for a in el.iterancestors())
+            and (not _in_card(el, h1))
         ):
             amount = parse_price(match.group(0))
             if amount is not None:
