@@ -316,7 +316,7 @@ def test_controls_inside_the_heading_are_not_the_name() -> None:
 
 def test_a_list_price_in_running_text_is_not_the_price() -> None:
     html = _page(
-        "<h1>Casio calculator</h1><p>Basically brand new. MSRP $25.</p><p>Now $15</p>"
+        "<h1>Casio calculator</h1><p>Basically brand new. MSRP $25.</p><p>$15</p>"
         "<button>Buy now</button>"
     )
     product = extract_product_from_html("https://ads.example/ad/1", html)
