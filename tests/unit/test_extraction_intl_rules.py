@@ -321,3 +321,13 @@ def test_a_list_price_in_running_text_is_not_the_price() -> None:
     )
     product = extract_product_from_html("https://ads.example/ad/1", html)
     assert product is not None and str(product["price"]) == "15"
+
+
+def test_a_block_scripted_as_the_buy_button() -> None:
+    # class: themes that script a div as the buy button (class and label both say buy)
+    html = _buy_page("<div class='aa_buy jq_aa_buy' price='1299'>Купить</div>")
+    product = extract_product_from_html("https://shop.example/product/kettle", html)
+    assert product is not None and product["availability"] == "InStock"
+    text = _buy_page("<div class='buy-info'>How to buy: read our delivery terms</div>")
+    product = extract_product_from_html("https://shop.example/product/kettle", text)
+    assert product is None or product["availability"] is None

@@ -45,6 +45,10 @@ _ADD_TO_CART_ATTR = re.compile(
     r"buy-?button|buy-?btn",
     re.I,
 )
+# A block scripted as the buy button: "aa_buy", "buy-button", "btn-buy", "add-to-cart".
+_BUY_CLASS = re.compile(
+    r"(?:^|[\s_-])buy(?:$|[\s_-])|add-?to-?(?:cart|basket|bag)|(?:^|\s)btn(?:$|[\s_-])", re.I
+)
 # A quantity to order beside the price: offered only where the product can be bought.
 _QUANTITY = re.compile(r"^(?:qty|quantity|cantidad|quantité|menge|anzahl|quantita|ilosc)$", re.I)
 _CART_FORM_ACTION = re.compile(r"cart/add|checkout/cart/add|add-?to-?cart|basket/add", re.I)
@@ -172,6 +176,18 @@ def has_add_to_cart(idx: PageIndex) -> bool:
         tag = el.tag
         if tag == "form":
             if _CART_FORM_ACTION.search(el.get("action") or "") and not idx.is_excluded(el):
+                return True
+        elif tag in ("div", "span") and (
+            el.get("role") == "button" or _BUY_CLASS.search(el.get("class") or "")
+        ):
+            # a control built from a block (class: themes scripting a div as the button):
+            # both its class (or role) and its whole label must say "buy"
+            label = visible_text(el)[:60]
+            if (
+                len(label) <= 40
+                and (_BUY_VERB.match(label) or _ADD_TO_CART_TEXT.search(label))
+                and not idx.is_excluded(el)
+            ):
                 return True
         elif tag in ("button", "input", "a", "img"):
             kind = (el.get("type") or "").lower()
