@@ -331,3 +331,16 @@ def test_a_block_scripted_as_the_buy_button() -> None:
     text = _buy_page("<div class='buy-info'>How to buy: read our delivery terms</div>")
     product = extract_product_from_html("https://shop.example/product/kettle", text)
     assert product is None or product["availability"] is None
+
+
+def test_a_code_row_inside_the_product_heading_is_the_sku() -> None:
+    # class: shops printing the product code in the title block, even inside a <header>
+    html = _page(
+        "<header><h1><span>Phone Galaxy A01 red</span> <span>Код: 01245</span></h1></header>"
+        "<div class='title'>Phone Galaxy A01 red</div><span class='price'>44 890 тг.</span>"
+        "<div class='buy'>Купить</div>",
+        head="<title>Phone Galaxy A01 red</title>",
+    )
+    product = extract_product_from_html("https://shop.example/product/phone-a01", html)
+    assert product is not None and product["sku"] == "01245"
+    assert product["currency"] == "KZT"

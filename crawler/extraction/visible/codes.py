@@ -288,6 +288,24 @@ def _code_value(text: str, any_label: bool = False) -> str | None:
     return None
 
 
+def read_code_row(text: str) -> dict[str, str]:
+    """``{kind: code}`` of one code row ("Код: 01245" -> ``{"sku": "01245"}``)."""
+    match = _LABEL_VALUE.match(text)
+    if match:
+        label, value = match.group(1) + match.group(2), match.group(3)
+    elif spaced := _LABEL_SPACE_VALUE.match(text):
+        label, value = spaced.group(1), spaced.group(2)
+    else:
+        return {}
+    kind = label_kind(label)
+    ident = _code_value(value.lstrip(":#. "))
+    if kind in ("sku", "shop") and ident:
+        return {"sku": ident}
+    if kind == "mpn" and ident:
+        return {"mpn": ident}
+    return {}
+
+
 def is_code_row(text: str) -> bool:
     """A product code with its label and nothing else: "Item # 101095", "SKU: MH07"."""
     match = _LABEL_VALUE.match(text)

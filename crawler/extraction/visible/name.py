@@ -129,3 +129,20 @@ def titled_heading(idx: PageIndex, title: str) -> HtmlElement | None:
         if best is None or len(words) > best[0]:
             best = (len(words), el)
     return best[1] if best else None
+
+
+def heading_code(idx: PageIndex, name: str | None) -> str | None:
+    """The product code shown inside a product heading (``<h1>Phone X <span>Код:
+    01245</span></h1>``), from any ``<h1>`` whose text without the code is the name,
+    even one in a header the page index leaves out (class: shops printing the code
+    in the title block)."""
+    if not name:
+        return None
+    for h1 in idx.h1s:
+        for child in h1.iter():
+            if child is h1 or not isinstance(child.tag, str):
+                continue
+            text = visible_text(child)
+            if is_code_row(text) and heading_text(h1) == name:
+                return text
+    return None

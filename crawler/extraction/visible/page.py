@@ -8,10 +8,10 @@ from decimal import Decimal
 from lxml.html import HtmlElement
 
 from .availability import has_add_to_cart, not_sold_online, read_availability
-from .codes import brand_block, read_codes
+from .codes import brand_block, read_code_row, read_codes
 from .details import read_breadcrumbs, read_description, read_images, read_rating
 from .index import PageIndex
-from .name import heading_text, select_h1
+from .name import heading_code, heading_text, select_h1
 from .price import range_ends, select_price
 from .url_code import shown_url_code
 
@@ -46,8 +46,11 @@ class VisiblePage:
     @property
     def product_signals(self) -> int:
         return sum(
-            (self.add_to_cart, any(self.codes.get(k) for k in ("sku", "mpn", "gtin")),
-             self.availability is not None)
+            (
+                self.add_to_cart,
+                any(self.codes.get(k) for k in ("sku", "mpn", "gtin")),
+                self.availability is not None,
+            )
         )
 
 
@@ -70,6 +73,10 @@ def read_visible_page(root: HtmlElement, url: str | None = None) -> VisiblePage:
         h1_pos = -1
     page.availability, page.availability_clear = read_availability(idx, h1_pos)
     page.codes = read_codes(idx, h1_pos)
+    if "sku" not in page.codes:
+        row = heading_code(idx, page.name)
+        if row:
+            page.codes.update({k: v for k, v in read_code_row(row).items() if k not in page.codes})
     if url and "sku" not in page.codes:
         page.url_code = shown_url_code(idx, url)
     if "brand" not in page.codes:
