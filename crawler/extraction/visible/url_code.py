@@ -14,8 +14,6 @@ from __future__ import annotations
 import re
 from urllib.parse import parse_qsl, urlsplit
 
-from lxml.html import HtmlElement
-
 from .codes import label_kind
 from .index import PageIndex
 
@@ -57,25 +55,19 @@ def shown_url_code(idx: PageIndex, url: str) -> str | None:
     codes = url_codes(url)
     if not codes:
         return None
-    texts = [
-        text
-        for el in idx.elements
-        if not idx.is_excluded(el)
-        for text in _own_texts(el)
-        if len(text) <= 60
-    ]
+    if not idx.elements:
+        return None
+    root = idx.elements[0]
     for code in codes:  # the address's own order: the last path segment first
         pattern = re.compile(_SHOWN.format(code=re.escape(code)), re.I)
-        for text in texts:
-            match = pattern.match(text) if code in text else None
+        # lxml finds the few texts holding the code; each is checked as shown
+        for text in root.xpath(".//text()[contains(., $code)]", code=code):
+            owner = text.getparent()
+            if len(text) > 60 or owner is None or owner not in idx.order or idx.is_excluded(owner):
+                continue
+            match = pattern.match(str(text))
             # a label naming another kind of code ("UPC: 805...", "Model: ...") is not
             # the shop's item number
             if match and label_kind(match.group(1) or "") not in _OTHER_KINDS:
                 return code
     return None
-
-
-def _own_texts(el: HtmlElement) -> list[str]:
-    """The element's own text, and its children's tails (``<b>Ref:</b> 3410048``)."""
-    texts = [el.text or ""] + [c.tail or "" for c in el if isinstance(c.tag, str)]
-    return [t for t in texts if t.strip()]
