@@ -336,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
         "--part",
         choices=("all", "dev", "holdout"),
         default="all",
-        help="of a truth.json folder: the tuning part, the holdout (every 5th), or all",
+        help="of a truth.json(l) folder: the tuning part, the holdout (every 5th), or all",
     )
     parser.add_argument(
         "--negatives",
