@@ -16,65 +16,21 @@ ISO_CURRENCIES = frozenset(
 )
 
 DOLLAR_CURRENCIES = frozenset(
-    {
-        "USD",
-        "CAD",
-        "AUD",
-        "NZD",
-        "HKD",
-        "SGD",
-        "TWD",
-        "MXN",
-        "CLP",
-        "ARS",
-        "COP",
-        "UYU",
-        "JMD",
-        "TTD",
-        "BRL",
-    }
+    {"USD", "CAD", "AUD", "NZD", "HKD", "SGD", "TWD", "MXN", "CLP", "ARS", "COP", "UYU",
+     "JMD", "TTD", "BRL"}
 )
 
 # Symbols that name one currency, longest first so "R$" wins over "$".
 _SYMBOLS: list[tuple[str, str]] = [
-    ("US$", "USD"),
-    ("CA$", "CAD"),
-    ("C$", "CAD"),
-    ("AU$", "AUD"),
-    ("A$", "AUD"),
-    ("NZ$", "NZD"),
-    ("HK$", "HKD"),
-    ("S$", "SGD"),
-    ("NT$", "TWD"),
-    ("MX$", "MXN"),
-    ("R$", "BRL"),
-    ("CLP$", "CLP"),
-    ("€", "EUR"),
-    ("£", "GBP"),
-    ("₹", "INR"),
-    ("₩", "KRW"),
-    ("₽", "RUB"),
-    ("₺", "TRY"),
-    ("₪", "ILS"),
-    ("₫", "VND"),
-    ("₴", "UAH"),
-    ("₱", "PHP"),
-    ("฿", "THB"),
-    ("zł", "PLN"),
-    ("Kč", "CZK"),
-    ("Ft", "HUF"),
-    ("lei", "RON"),
-    ("руб", "RUB"),
-    ("лв", "BGN"),
+    ("US$", "USD"), ("CA$", "CAD"), ("C$", "CAD"), ("AU$", "AUD"), ("A$", "AUD"),
+    ("NZ$", "NZD"), ("HK$", "HKD"), ("S$", "SGD"), ("NT$", "TWD"), ("MX$", "MXN"),
+    ("R$", "BRL"), ("CLP$", "CLP"), ("€", "EUR"), ("£", "GBP"), ("₹", "INR"),
+    ("₩", "KRW"), ("₽", "RUB"), ("₺", "TRY"), ("₪", "ILS"), ("₫", "VND"), ("₴", "UAH"),
+    ("₱", "PHP"), ("฿", "THB"), ("zł", "PLN"), ("Kč", "CZK"), ("Ft", "HUF"), ("lei", "RON"),
+    ("руб", "RUB"), ("лв", "BGN"),
     # non-Latin symbols of more currencies (class: shops in those countries)
-    ("₸", "KZT"),
-    ("тг", "KZT"),
-    ("원", "KRW"),
-    ("円", "JPY"),
-    ("ر.س", "SAR"),
-    ("د.إ", "AED"),
-    ("грн", "UAH"),
-    ("б.р", "BYN"),
+    ("₸", "KZT"), ("тг", "KZT"), ("원", "KRW"), ("円", "JPY"), ("ر.س", "SAR"), ("د.إ", "AED"),
+    ("грн", "UAH"), ("б.р", "BYN"),
 ]
 _SYMBOL_RE = re.compile("|".join(re.escape(s) for s, _ in _SYMBOLS))
 _SYMBOL_MAP = dict(_SYMBOLS)
@@ -83,24 +39,9 @@ _KRONA = re.compile(r"(?i)(?<![a-z])kr\.?(?![a-z])")
 
 # Country-code top-level domains whose "$" (or "kr", "¥") is not the default one.
 TLD_CURRENCIES = {
-    "ca": "CAD",
-    "au": "AUD",
-    "nz": "NZD",
-    "hk": "HKD",
-    "sg": "SGD",
-    "tw": "TWD",
-    "mx": "MXN",
-    "cl": "CLP",
-    "ar": "ARS",
-    "co": "COP",
-    "uy": "UYU",
-    "br": "BRL",
-    "se": "SEK",
-    "no": "NOK",
-    "dk": "DKK",
-    "is": "ISK",
-    "cn": "CNY",
-    "jp": "JPY",
+    "ca": "CAD", "au": "AUD", "nz": "NZD", "hk": "HKD", "sg": "SGD", "tw": "TWD",
+    "mx": "MXN", "cl": "CLP", "ar": "ARS", "co": "COP", "uy": "UYU", "br": "BRL",
+    "se": "SEK", "no": "NOK", "dk": "DKK", "is": "ISK", "cn": "CNY", "jp": "JPY",
 }
 
 

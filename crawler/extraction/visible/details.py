@@ -55,10 +55,8 @@ def read_breadcrumbs(idx: PageIndex) -> list[str]:
         crumbs = []
         for raw_chunk in chunks:
             chunk = normalize_text(_BREADCRUMB_SEPARATORS.sub("", raw_chunk or ""))
-            if (
-                chunk
-                and not re.fullmatch(r"[/>|›»→·]+", chunk)
-                and not re.match(r"(?i)you are here", chunk)
+            if chunk and not re.fullmatch(r"[/>|›»→·]+", chunk) and not re.match(
+                r"(?i)you are here", chunk
             ):
                 crumbs.append(chunk)
         if crumbs:
@@ -115,15 +113,11 @@ def read_description(idx: PageIndex) -> str | None:
         full = el.get("itemprop") == "description" or any(
             _DESCRIPTION.search(token) and not _NOT_DESCRIPTION.search(token) for token in tokens
         )
-        summary = (
-            not full
-            and short is None
-            and any(
-                _DESCRIPTION.search(token)
-                and _SHORT.search(token)
-                and not _NOT_DESCRIPTION.search(_SHORT.sub("", token))
-                for token in tokens
-            )
+        summary = not full and short is None and any(
+            _DESCRIPTION.search(token)
+            and _SHORT.search(token)
+            and not _NOT_DESCRIPTION.search(_SHORT.sub("", token))
+            for token in tokens
         )
         if not (full or summary):
             continue
@@ -162,7 +156,7 @@ def _block_texts(el: HtmlElement) -> list[str]:
 
 
 def read_rating(idx: PageIndex) -> dict[str, float | int] | None:
-    """ "4.5 out of 5 (12 reviews)" in rating/review blocks; both parts are required."""
+    """"4.5 out of 5 (12 reviews)" in rating/review blocks; both parts are required."""
     value: float | None = None
     count: int | None = None
     for el in idx.elements:
@@ -170,7 +164,9 @@ def read_rating(idx: PageIndex) -> dict[str, float | int] | None:
             continue
         if idx.is_excluded(el):
             continue
-        text = " ".join(t for t in (visible_text(el), el.get("title"), el.get("aria-label")) if t)
+        text = " ".join(
+            t for t in (visible_text(el), el.get("title"), el.get("aria-label")) if t
+        )
         if len(text) > 200:
             continue
         if value is None:

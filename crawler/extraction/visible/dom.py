@@ -41,23 +41,9 @@ def visible_strings(
 
 # Class names that hide an element on every screen (not "hidden-xs": that is one size).
 _HIDDEN_CLASSES = frozenset(
-    {
-        "hidden",
-        "hide",
-        "d-none",
-        "is-hidden",
-        "js-hidden",
-        "u-hidden",
-        "displaynone",
-        "display-none",
-        "no-display",
-        "nodisplay",
-        "invisible",
-        "ng-hide",
-        "ng-cloak",
-        "x-cloak",
-        "hidden-all",
-    }
+    {"hidden", "hide", "d-none", "is-hidden", "js-hidden", "u-hidden", "displaynone",
+     "display-none", "no-display", "nodisplay", "invisible", "ng-hide", "ng-cloak",
+     "x-cloak", "hidden-all"}
 )
 
 

@@ -33,12 +33,12 @@ def _rules(css: str) -> list[tuple[str, str]]:
     for match in re.finditer(r"[{}]", css):
         if match.group(0) == "{":
             if depth == 0:
-                selector, body = css[start : match.start()].strip(), match.end()
+                selector, body = css[start:match.start()].strip(), match.end()
             depth += 1
         else:
             depth = max(depth - 1, 0)
             if depth == 0 and selector and not selector.startswith("@"):
-                out.append((selector, css[body : match.start()]))
+                out.append((selector, css[body:match.start()]))
         start = match.end()
     return out
 
@@ -49,8 +49,7 @@ def hidden_by_stylesheet(root: HtmlElement) -> set[HtmlElement]:
     css = _COMMENT.sub(
         " ",
         " ".join(
-            s.text or ""
-            for s in root.xpath("//style")
+            s.text or "" for s in root.xpath("//style")
             if (s.get("media") or "all").strip().lower() in ("all", "screen", "")
         )[:_MAX_CSS],
     )
