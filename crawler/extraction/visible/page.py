@@ -46,11 +46,8 @@ class VisiblePage:
     @property
     def product_signals(self) -> int:
         return sum(
-            (
-                self.add_to_cart,
-                any(self.codes.get(k) for k in ("sku", "mpn", "gtin")),
-                self.availability is not None,
-            )
+            (self.add_to_cart, any(self.codes.get(k) for k in ("sku", "mpn", "gtin")),
+             self.availability is not None)
         )
 
 
