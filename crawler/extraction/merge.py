@@ -327,6 +327,10 @@ def _judge_availability(
             # markup says it cannot be bought, the page shows a buy button and says nothing
             # of its stock: the button decides when it is the product's (the heading names
             # the product); a button somewhere on the page is no decisive evidence
+            # a disabled button (class: sold-out pages that still render the button
+            # greyed out) is no evidence against the markup
+            if not visible.buy_enabled:
+                return marked
             prov["availability"] = "visible"
             return "InStock" if anchored else None
     if (

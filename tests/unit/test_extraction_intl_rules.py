@@ -344,3 +344,27 @@ def test_a_code_row_inside_the_product_heading_is_the_sku() -> None:
     product = extract_product_from_html("https://shop.example/product/phone-a01", html)
     assert product is not None and product["sku"] == "01245"
     assert product["currency"] == "KZT"
+
+
+_OOS_HEAD = (
+    '<script type="application/ld+json">{"@type": "Product", "name": "Kettle",'
+    '"offers": {"@type": "Offer", "price": "20.00", "priceCurrency": "EUR",'
+    '"availability": "https://schema.org/OutOfStock"}}</script>'
+)
+
+
+def test_a_disabled_buy_button_does_not_overrule_sold_out_markup() -> None:
+    # class: sold-out pages that still render the buy button, greyed out
+    for button in (
+        "<button disabled>Add to cart</button>",
+        "<button class='btn add-to-cart disabled'>Add to cart</button>",
+        "<button aria-disabled='true'>Add to cart</button>",
+    ):
+        html = _page(f"<h1>Kettle</h1><p class='price'>20,00 €</p>{button}", head=_OOS_HEAD)
+        product = extract_product_from_html("https://shop.example/p/kettle", html)
+        assert product is not None and product["availability"] == "OutOfStock", button
+    enabled = _page(
+        "<h1>Kettle</h1><p class='price'>20,00 €</p><button>Add to cart</button>", head=_OOS_HEAD
+    )
+    product = extract_product_from_html("https://shop.example/p/kettle", enabled)
+    assert product is not None and product["availability"] == "InStock"

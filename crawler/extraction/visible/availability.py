@@ -172,44 +172,63 @@ def not_sold_online(idx: PageIndex, h1_pos: int) -> bool:
 
 
 def has_add_to_cart(idx: PageIndex) -> bool:
+    """The page shows a buy control (enabled or not: see :func:`read_buy_control`)."""
+    return read_buy_control(idx)[0]
+
+
+def read_buy_control(idx: PageIndex) -> tuple[bool, bool]:
+    """(the page shows a buy control, one of them is enabled). A disabled control
+    (``disabled``, ``aria-disabled="true"``, a ``disabled`` class) still says the page
+    sells products, but not that this one can be bought now."""
+    found = False
     for el in idx.elements:
-        tag = el.tag
-        if tag == "form":
-            if _CART_FORM_ACTION.search(el.get("action") or "") and not idx.is_excluded(el):
-                return True
-        elif tag in ("div", "span") and (
-            el.get("role") == "button" or _BUY_CLASS.search(el.get("class") or "")
-        ):
-            # a control built from a block (class: themes scripting a div as the button):
-            # both its class (or role) and its whole label must say "buy"
-            label = visible_text(el)[:60]
-            if (
-                len(label) <= 40
-                and (_BUY_VERB.match(label) or _ADD_TO_CART_TEXT.search(label))
-                and not idx.is_excluded(el)
-            ):
-                return True
-        elif tag in ("button", "input", "a", "img"):
-            kind = (el.get("type") or "").lower()
-            if tag == "input" and kind == "number" and _QUANTITY.match(el.get("name") or ""):
-                if not idx.is_excluded(el):
-                    return True  # <input type=number name=quantity>: an order form
-                continue
-            if tag == "input" and kind not in ("submit", "button", "image"):
-                continue
-            if tag in ("input", "img"):
-                label = el.get("value") or el.get("alt") or el.get("title") or ""
-            else:
-                label = visible_text(el)
-            label = label[:60]
-            attrs = " ".join([el.get("class") or "", el.get("id") or "", el.get("name") or ""])
-            if (
-                _ADD_TO_CART_TEXT.search(label)
-                or _BUY_VERB.match(label)
-                or _ADD_TO_CART_ATTR.search(attrs)
-            ) and not idx.is_excluded(el):
-                return True
-    return False
+        if not _is_buy_control(el) or idx.is_excluded(el):
+            continue
+        found = True
+        if not _is_disabled(el):
+            return True, True
+    return found, False
+
+
+_DISABLED_CLASS = re.compile(r"(?:^|[\s_-])(?:disabled|inactive|unavailable)(?:$|[\s_-])", re.I)
+
+
+def _is_disabled(el: HtmlElement) -> bool:
+    return (
+        el.get("disabled") is not None
+        or (el.get("aria-disabled") or "").lower() == "true"
+        or bool(_DISABLED_CLASS.search(el.get("class") or ""))
+    )
+
+
+def _is_buy_control(el: HtmlElement) -> bool:
+    tag = el.tag
+    if tag == "form":
+        return bool(_CART_FORM_ACTION.search(el.get("action") or ""))
+    if tag in ("div", "span"):
+        if not (el.get("role") == "button" or _BUY_CLASS.search(el.get("class") or "")):
+            return False
+        # a control built from a block (class: themes scripting a div as the button):
+        # both its class (or role) and its whole label must say "buy"
+        label = visible_text(el)[:60]
+        return len(label) <= 40 and bool(_BUY_VERB.match(label) or _ADD_TO_CART_TEXT.search(label))
+    if tag not in ("button", "input", "a", "img"):
+        return False
+    kind = (el.get("type") or "").lower()
+    if tag == "input" and kind == "number":
+        # <input type=number name=quantity>: an order form
+        return bool(_QUANTITY.match(el.get("name") or ""))
+    if tag == "input" and kind not in ("submit", "button", "image"):
+        return False
+    if tag in ("input", "img"):
+        label = el.get("value") or el.get("alt") or el.get("title") or ""
+    else:
+        label = visible_text(el)
+    label = label[:60]
+    attrs = " ".join([el.get("class") or "", el.get("id") or "", el.get("name") or ""])
+    return bool(
+        _ADD_TO_CART_TEXT.search(label) or _BUY_VERB.match(label) or _ADD_TO_CART_ATTR.search(attrs)
+    )
 
 
 # A shopping cart anywhere in the page's HTML, shown or hidden, in markup or scripts

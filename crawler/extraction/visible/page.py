@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from lxml.html import HtmlElement
 
-from .availability import has_add_to_cart, not_sold_online, read_availability
+from .availability import not_sold_online, read_availability, read_buy_control
 from .codes import brand_block, read_code_row, read_codes
 from .details import read_breadcrumbs, read_description, read_images, read_rating
 from .index import PageIndex
@@ -36,6 +36,8 @@ class VisiblePage:
     description: str | None = None
     rating: dict[str, float | int] | None = None
     add_to_cart: bool = False
+    #: One of the buy controls is enabled (not ``disabled``).
+    buy_enabled: bool = False
     #: The page says the product cannot be bought online ("in-store only").
     not_sold_online: bool = False
     #: Number of cards in the largest grid of priced blocks (0: no grid).
@@ -84,6 +86,6 @@ def read_visible_page(root: HtmlElement, url: str | None = None) -> VisiblePage:
     page.images = read_images(idx, h1)
     page.description = read_description(idx)
     page.rating = read_rating(idx)
-    page.add_to_cart = has_add_to_cart(idx)
+    page.add_to_cart, page.buy_enabled = read_buy_control(idx)
     page.not_sold_online = not_sold_online(idx, h1_pos)
     return page
