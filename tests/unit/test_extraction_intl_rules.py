@@ -368,3 +368,49 @@ def test_a_disabled_buy_button_does_not_overrule_sold_out_markup() -> None:
     )
     product = extract_product_from_html("https://shop.example/p/kettle", enabled)
     assert product is not None and product["availability"] == "InStock"
+
+
+# -- the price paid: gross over net, not unit, instalment or deposit (visible/price.py)
+
+
+def _price_of(box: str) -> str | None:
+    html = _page(f"<h1>Adapter card</h1>{box}<button>Add to cart</button>")
+    product = extract_product_from_html("https://shop.example/p/adapter", html)
+    assert product is not None
+    return None if product["price"] is None else str(product["price"])
+
+
+def test_vat_included_price_over_the_net_one() -> None:
+    # class: shops showing a net and a gross price (B2B, central Europe)
+    assert (
+        _price_of(
+            "<div class='price-wrap'><div class='notax'><span class='text'>bez DPH</span>"
+            "<span class='price'>3,56 €</span></div><div class='tax'><span class='text'>s DPH"
+            "</span><span class='price'>4,27 €</span></div></div>"
+        )
+        == "4.27"
+    )
+    assert (
+        _price_of(
+            "<p><span class='price'>€10.00</span> <small>excl. VAT</small></p>"
+            "<p><span class='price'>€12.10</span> <small>incl. VAT</small></p>"
+        )
+        == "12.10"
+    )
+
+
+def test_unit_and_instalment_prices_are_not_the_price() -> None:
+    assert (
+        _price_of(
+            "<p><span class='price'>€1.99</span><span>per kg</span></p>"
+            "<p><span class='price'>€4.98</span></p>"
+        )
+        == "4.98"
+    )
+    assert (
+        _price_of(
+            "<p>or 4 payments of <span class='price'>$12.50</span></p>"
+            "<p><span class='price'>$50.00</span></p>"
+        )
+        == "50.00"
+    )

@@ -153,6 +153,9 @@ def select_price(
             and not _in_titled_block(p, h1)
         ]
         candidates = before[-1:]
+    # not what the shopper pays: a net price beside the gross one, a unit price, an
+    # instalment, a deposit (kept only when nothing else is shown)
+    candidates = [p for p in candidates if not _not_paid(p)] or candidates
     if candidates:
         box = _price_box(candidates[0])
         in_box = [p for p in candidates if p is box or is_inside(p, box)] or candidates[:1]
@@ -227,6 +230,43 @@ def select_price(
         _, text, amount, _ = next((f for f in found if f[3]), found[0])
         return amount, text, True
     return None, None, False
+
+
+# Wording beside an amount that makes it something other than the price paid
+# (classes: B2B shops showing net and gross prices; groceries' unit prices; instalment
+# and deposit offers), in the languages of the stock and buy words.
+_NOT_PAID = re.compile(
+    r"\bexcl\.?(?:uding|usive)?\s*(?:of\s*)?(?:vat|tax|taxes|gst|mwst|btw|iva|tva|moms)\b|"
+    r"\bex\.?\s*(?:vat|gst|tax|moms)\b|\bplus (?:vat|tax)\b|\+\s*(?:vat|mwst|btw|iva|tva)\b|"
+    r"\bzzgl\.?|\bnetto\b|\bnet price\b|\bprix ht\b|\bht\b|\bhors tax|\bsin iva\b|"
+    r"\bbez (?:dph|vat|pdv)\b|\bsans tva\b|\bohne mwst|\bbez nds\b|\bбез ндс\b|"
+    r"\bper (?:kg|g|100 ?g|l|litre|liter|100 ?ml|ml|m|m2|m²|unit|piece|each|item)\b|"
+    r"/\s*(?:kg|100 ?g|l|100 ?ml|m²|m2|m|st|stk|szt|шт|ud)\b|\bje (?:kg|liter|100 ?g|stück)\b|"
+    r"\bza (?:1 )?(?:kg|l|szt)\b|\bза (?:1 )?(?:кг|л|шт)\b|"
+    r"\bpayments? of\b|/\s*mo(?:nth)?\b|\bper month\b|\bmonthly\b|\ba month\b|\bmtl\.|"
+    r"\bmonatlich\b|\bcuotas?\b|\bparcelas?\b|\bmensualit|\bpar mois\b|\binstal+ments?\b|"
+    r"\braty\b|\brate da\b|\ben \d+ fois\b|\bdeposit\b|\banzahlung\b|\bacompte\b|"
+    r"\bdown payment\b",
+    re.I,
+)
+
+
+def _not_paid(price: HtmlElement) -> bool:
+    """The amount's own words say it is not the price paid: its text, its tail, and
+    the short labels just before and after it ("€10.00 <small>excl. VAT</small>",
+    "<span>Net:</span>" is no label of this kind; "4 payments of $12.50")."""
+    parts = [visible_text(price), price.tail or ""]
+    for sibling in (price.getprevious(), price.getnext()):
+        if sibling is not None and isinstance(sibling.tag, str):
+            text = visible_text(sibling)
+            if len(text) <= 40:
+                parts.append(text)
+    parent = price.getparent()
+    if parent is not None and len(parent) == 1:
+        text = visible_text(parent)
+        if len(text) <= 80:
+            parts.append(text)
+    return bool(_NOT_PAID.search(" ".join(parts)))
 
 
 def range_ends(text: str | None) -> tuple[Decimal, Decimal] | None:
