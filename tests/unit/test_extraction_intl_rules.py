@@ -261,7 +261,7 @@ def test_classified_ad_status() -> None:
     from crawler.extraction.normalize.availability import availability_from_text as said
 
     assert said("NOT SOLD") == "InStock" and said("Sold") == "OutOfStock"
-    assert said("Sold by Example Shop") is None
+    assert said("Sold by Example Shop") is None and said("Vendido por Example") is None
 
 
 def test_a_price_in_the_products_image_slider_is_a_price() -> None:

@@ -112,6 +112,11 @@ _STOCK_RULES: list[tuple[re.Pattern[str], str]] = [
             r"loppu(?:unmyyty)?|ei varastossa|tilapäisesti loppu|"
             r"slut(?:såld)?(?: i lager)?|ej i lager|finns ej i lager|tillfälligt slut|"
             r"\(?0 (?:in stock|available|left)\)?|^\s*sold\s*$|"
+            # an ended listing or auction, a sold item (the word alone: "Vendido por"
+            # is "sold by")
+            r"(?:listing|auction|bidding|sale) (?:has |was )?ended|ended by the seller|"
+            r"angebot (?:wurde )?beendet|annonce expirée|anuncio finalizado|"
+            r"^\s*(?:verkauft|vendu|vendido|venduto|sprzedany|sprzedane|продано|satıldı)\s*!?\s*$|"
             # "notify me" / "email me when available": offered only when it cannot be bought
             r"notify me(?: when (?:it'?s |it is )?(?:back in stock|back|available|in stock)|"
             r" if (?:it'?s |it is )?(?:back in stock|back|available))?|"
