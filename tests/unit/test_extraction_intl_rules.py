@@ -414,3 +414,13 @@ def test_unit_and_instalment_prices_are_not_the_price() -> None:
         )
         == "50.00"
     )
+
+
+def test_amounts_in_text_with_asian_currency_words_and_list_labels() -> None:
+    # class: plain pages writing "294 元" after a suggested-price label "建議售價 $420"
+    html = _page(
+        "<h1>Pork floss 250 g</h1><p>建議售價 $420 元</p><p>特價 294 元</p>"
+        "<button>加入購物車</button>"
+    )
+    product = extract_product_from_html("https://shop.example/M67296549.htm", html)
+    assert product is not None and str(product["price"]) == "294"

@@ -48,7 +48,9 @@ _SALE_LABEL = re.compile(
 # A list-price label right before an amount in running text ("... MSRP $25.").
 _LIST_BEFORE = re.compile(
     r"(?:\b(?:list price|was|rrp|msrp|srp|uvp|statt|vorher|antes|retail(?: price)?|"
-    r"originally|original price|regular price|compare at)\s*:?)\s*$",
+    r"originally|original price|regular price|compare at|pvp|prix conseillé|"
+    r"cena katalogowa|старая цена)\s*:?|(?:建議售價|建议售价|原價|原价|定價|定价|市價|市价|"
+    r"参考价|希望小売価格|通常価格|정가|시중가)\s*[:：]?)\s*$",
     re.I,
 )
 _HARD_LIST_TAGS = frozenset({"del", "s", "strike"})
@@ -63,7 +65,7 @@ _SOFT_LIST_CLASS = re.compile(r"regular-?price|price--?regular|price-item--regul
 _MONEY_TEXT = re.compile(
     r"(?:[$€£¥₹₩₽₺]|R\$|\b(?:USD|EUR|GBP|CAD|AUD|CLP|BRL|MXN|ARS|COP|JPY|CHF|SEK|NOK|DKK|PLN)\b)"
     r"\s?\d[\d.,\s]*\d|\d(?:[\d.,]|[\s\u00a0\u202f](?=\d{3}))*\s?"
-    r"(?:€|zł|kr|\b(?:EUR|USD|GBP|CHF|SEK|NOK|DKK|PLN|CLP)\b)"
+    r"(?:€|zł|kr|元|円|원|₫|₴|₸|тг|руб|грн|Kč|Ft|\b(?:EUR|USD|GBP|CHF|SEK|NOK|DKK|PLN|CLP)\b)"
 )
 
 _MAX_H1_TO_PRICE = 400  # elements between the heading and the selling price
