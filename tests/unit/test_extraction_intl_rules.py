@@ -424,3 +424,13 @@ def test_amounts_in_text_with_asian_currency_words_and_list_labels() -> None:
     )
     product = extract_product_from_html("https://shop.example/M67296549.htm", html)
     assert product is not None and str(product["price"]) == "294"
+
+
+def test_struck_price_classes_of_more_shops() -> None:
+    for cls in ("price-prev", "stara-cena", "eski-fiyat", "prezzo-barrato", "deal_price_origin"):
+        assert (
+            _price_of(
+                f"<div><span class='{cls}'>€40,00</span> <span class='price'>€30,00</span></div>"
+            )
+            == "30.00"
+        ), cls

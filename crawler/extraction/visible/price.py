@@ -58,7 +58,11 @@ _HARD_LIST_CLASS = re.compile(
     r"old-?price|price-?old|was-?price|price-?was|\bwas\b|list-?price|price-?list|"
     r"compare-?at|price--?compare|compare-?price|strike|crossed|price-?before|"
     r"original-?price|price--?original|rrp|msrp|retail-?price|"
-    r"precio-?(?:anterior|normal|lista|antes)|streichpreis|alter-?preis|prix-?barr",
+    r"precio-?(?:anterior|normal|lista|antes)|streichpreis|alter-?preis|prix-?barr|"
+    # more shops' names for the struck price (class: list prices in every language)
+    r"prev(?:ious)?[-_]?price|price[-_]?prev|price[-_]?origin|stara[-_]?cena|cena[-_]?przed|"
+    r"eski[-_]?fiyat|prezzo[-_]?(?:barrato|pieno)|pre[çc]o[-_]?(?:antigo|de)\b|"
+    r"precio[-_]?tachado|price[-_]?del\b",
     re.I,
 )
 _SOFT_LIST_CLASS = re.compile(r"regular-?price|price--?regular|price-item--regular", re.I)
