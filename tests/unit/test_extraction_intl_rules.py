@@ -434,3 +434,13 @@ def test_struck_price_classes_of_more_shops() -> None:
             )
             == "30.00"
         ), cls
+
+
+def test_the_shops_own_code_under_its_name() -> None:
+    # class: "<shop> item number", "Our SKU": the shop's code labelled with its name
+    from crawler.extraction.visible.codes import label_kind
+
+    assert label_kind("eBay item number:") == "sku" and label_kind("Our SKU") == "sku"
+    assert label_kind("Coupon code") is None and label_kind("Order item number") is None
+    product = _code_page("<p>Marketplace item number: 30247415</p>")
+    assert product is not None and product["sku"] == "30247415"

@@ -62,6 +62,35 @@ _CODE_LABELS: list[tuple[re.Pattern[str], str]] = [
         "brand",
     ),
 ]
+# Labels that name the shop's own code after a word of the shop's ("eBay item number").
+_OWN_CODE_LABEL = re.compile(
+    r"^(?:sku|item (?:number|no|code|id)|product (?:code|number|no|id)|article (?:number|no))$"
+)
+_NOT_SHOP_PREFIX = frozenset(
+    {
+        "promo",
+        "promotion",
+        "coupon",
+        "voucher",
+        "discount",
+        "gift",
+        "zip",
+        "postal",
+        "post",
+        "order",
+        "tracking",
+        "your",
+        "invoice",
+        "reference",
+        "manufacturer",
+        "mfr",
+        "mfg",
+        "vendor",
+        "supplier",
+        "model",
+        "part",
+    }
+)
 # "Walmart #", "B&H #": a shop's own number, unless the words name something else.
 _SHOP_NUMBER = re.compile(r"^[^\W\d_][\w&'.\-]*(?: [\w&'.\-]+)?$")
 _NOT_SHOP_NUMBER = frozenset(
@@ -116,6 +145,11 @@ def label_kind(label: str) -> str | None:
             return "mpn" if key == "brand" and hashed else key  # "Manufacturer #"
     if hashed and _SHOP_NUMBER.match(base) and base.split()[-1] not in _NOT_SHOP_NUMBER:
         return "shop"
+    # "eBay item number", "Our product code": the shop's own code under its name
+    words = base.split(" ", 2)
+    if 2 <= len(base.split()) <= 4 and words[0] not in _NOT_SHOP_PREFIX:
+        if _OWN_CODE_LABEL.match(base.split(" ", 1)[1]):
+            return "sku"
     return None
 
 
