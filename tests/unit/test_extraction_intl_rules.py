@@ -444,3 +444,24 @@ def test_the_shops_own_code_under_its_name() -> None:
     assert label_kind("Coupon code") is None and label_kind("Order item number") is None
     product = _code_page("<p>Marketplace item number: 30247415</p>")
     assert product is not None and product["sku"] == "30247415"
+
+
+_IN_STOCK_HEAD = _OOS_HEAD.replace("OutOfStock", "InStock")
+
+
+def test_a_button_whose_whole_label_is_sold_out_beats_stale_markup() -> None:
+    # class: shops that replace the buy button by a "Sold out" / "Notify me" button
+    for label in ("Sold out", "Notify me", "Agotado", "Нет в наличии"):
+        html = _page(
+            f"<h1>Kettle</h1><p class='price'>20,00 €</p><button>{label}</button>",
+            head=_IN_STOCK_HEAD,
+        )
+        product = extract_product_from_html("https://shop.example/p/kettle", html)
+        assert product is not None and product["availability"] == "OutOfStock", label
+    sizes = _page(
+        "<h1>Kettle</h1><p class='price'>20,00 €</p><button>S - Sold out</button>"
+        "<button>M</button><button>Add to cart</button>",
+        head=_IN_STOCK_HEAD,
+    )
+    product = extract_product_from_html("https://shop.example/p/kettle", sizes)
+    assert product is not None and product["availability"] == "InStock"

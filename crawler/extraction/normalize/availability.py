@@ -178,6 +178,18 @@ _STOCK_RULES: list[tuple[re.Pattern[str], str]] = [
 ]
 
 
+def _state_patterns() -> dict[str, re.Pattern[str]]:
+    """One pattern per state: all its rules' phrases (the words that name it)."""
+    by_state: dict[str, list[str]] = {}
+    for pattern, value in _STOCK_RULES:
+        by_state.setdefault(value, []).append(f"(?:{pattern.pattern})")
+    return {state: re.compile("|".join(parts), re.I) for state, parts in by_state.items()}
+
+
+#: State -> the pattern of the phrases that name it (see :func:`availability_states`).
+STATE_PATTERNS = _state_patterns()
+
+
 def availability_from_text(text: str | None) -> str | None:
     """Availability from visible stock wording ("In stock", "Out of stock",
     "Only 3 left" → LimitedAvailability, "(22 available)" → InStock,

@@ -7,6 +7,7 @@ import re
 
 from lxml.html import HtmlElement
 
+from ..normalize.availability import STATE_PATTERNS as _STATE_WORDS
 from ..normalize.availability import availability_from_text, availability_states
 from ..normalize.text import normalize_text
 from .dom import classes, visible_text
@@ -90,18 +91,32 @@ def read_availability(idx: PageIndex, h1_pos: int) -> tuple[str | None, bool]:
         for el in idx.elements[h1_pos + 1 : h1_pos + 200]:
             if idx.is_excluded(el):
                 continue
-            if el.tag in ("button", "input") and (
-                el.get("disabled") is not None or _ADD_TO_CART_ATTR.search(classes(el))
-            ):
-                said_by_button = availability_from_text(visible_text(el) or el.get("value"))
-                if said_by_button in ("OutOfStock", "PreOrder", "BackOrder", "Discontinued"):
-                    return said_by_button, True  # the buy button itself says so
+            if el.tag in ("button", "input"):
+                label = visible_text(el) or el.get("value") or ""
+                said_by_button = availability_from_text(label)
+                if said_by_button in ("OutOfStock", "PreOrder", "BackOrder", "Discontinued") and (
+                    el.get("disabled") is not None
+                    or _ADD_TO_CART_ATTR.search(classes(el))
+                    or _only_stock_words(label)
+                ):
+                    # the buy button itself says so: disabled or classed as the buy button,
+                    # or its whole label is the state ("Sold out", "Notify me", "Agotado"),
+                    # not a size button's "S - sold out"
+                    return said_by_button, True
             own = normalize_text(_CONDITIONAL.sub(" ", _PICKUP.sub(" ", el.text or "")))
             if own and len(own) <= 60 and not _in_table_row(el):
                 said_nearby = availability_from_text(own)
                 if said_nearby:
                     return said_nearby, False
     return None, False
+
+
+def _only_stock_words(label: str) -> bool:
+    """The label is a stock phrase and nothing else ("Sold out", "Notify me")."""
+    rest = label
+    for state in availability_states(label):
+        rest = _STATE_WORDS[state].sub(" ", rest)
+    return bool(label.strip()) and not re.sub(r"[\W_]+", "", rest)
 
 
 def _in_table_row(el: HtmlElement) -> bool:
