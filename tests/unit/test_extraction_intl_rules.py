@@ -465,3 +465,14 @@ def test_a_button_whose_whole_label_is_sold_out_beats_stale_markup() -> None:
     )
     product = extract_product_from_html("https://shop.example/p/kettle", sizes)
     assert product is not None and product["availability"] == "InStock"
+
+
+def test_amount_written_right_after_a_struck_list_price() -> None:
+    # class: plain pages that mark up only the list price (<del>) and write the price
+    html = _page(
+        "<h1>Pork floss 250 g</h1><table><tr><td><b>List</b> <del>$420</del><span>元</span>"
+        "</td></tr><tr><td><b>Special</b> <span style='color:red'>294</span><span> 元 </span>"
+        "</td></tr></table><button>加入購物車</button>"
+    )
+    product = extract_product_from_html("https://shop.example/M67296549.htm", html)
+    assert product is not None and str(product["price"]) == "294"

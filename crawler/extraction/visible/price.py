@@ -186,6 +186,13 @@ def select_price(
                     if p is box2 or is_inside(p, box2):
                         in_box.append(p)
                         boxes[p] = box2
+            else:
+                # no price element after the struck one: a short block right after it
+                # that writes an amount ("<s>$420</s> ... Special 294 元"; class: plain
+                # pages that mark up only the list price)
+                written = _written_after(idx, last, box)
+                if written is not None:
+                    return written[0], written[1], True
         hard = {p for p in in_box if _is_hard_list(p, boxes[p])}
         sale = [p for p in in_box if p not in hard and _has_class(p, boxes[p], SALE_CLASS)]
         regular = [
@@ -273,6 +280,25 @@ def _not_paid(price: HtmlElement) -> bool:
         if len(text) <= 80:
             parts.append(text)
     return bool(_NOT_PAID.search(" ".join(parts)))
+
+
+def _written_after(idx: PageIndex, last: int, box: HtmlElement) -> tuple[Decimal, str] | None:
+    """The first amount written in a short block (≤ 60 characters) among the elements
+    right after a struck list price, outside its box."""
+    for el in idx.elements[last + 1 : last + 1 + _MAX_LIST_TO_SALE]:
+        if el is box or is_inside(el, box) or idx.is_excluded(el):
+            continue
+        if el.tag in _HARD_LIST_TAGS or any(a.tag in _HARD_LIST_TAGS for a in el.iterancestors()):
+            continue
+        text = text_without(el, [])
+        if not text or len(text) > 60:
+            continue
+        match = _MONEY_TEXT.search(text)
+        if match and not _LIST_BEFORE.search(text[: match.start()]) and not _NOT_PAID.search(text):
+            amount = parse_price(match.group(0))
+            if amount is not None and amount > 0:
+                return amount, match.group(0)
+    return None
 
 
 def range_ends(text: str | None) -> tuple[Decimal, Decimal] | None:
