@@ -48,8 +48,8 @@ class VisiblePage:
     @property
     def product_signals(self) -> int:
         return sum(
-            (self.add_to_cart, any(self.codes.get(k) for k in ("sku", "mpn", "gtin")),
-             self.availability is not None)
+            (self.add_to_cart, any(self.codes.get(k) for k in ("sku", "mpn", "gtin"))
+             or self.url_code is not None, self.availability is not None)
         )
 
 
