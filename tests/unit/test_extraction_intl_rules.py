@@ -313,3 +313,9 @@ def test_the_shown_address_number_is_a_product_signal() -> None:
     product = extract_product_from_html("https://shop.example/24h/M67296549.htm", html)
     assert product is not None and product["sku"] == "M67296549"
     assert extract_product_from_html("https://shop.example/24h/other.htm", html) is None
+
+
+def test_a_code_row_with_a_full_width_colon_in_brackets() -> None:
+    # class: CJK pages writing "〈商品編號：M67296549〉" (full-width colon, brackets)
+    product = _code_page("<p>〈商品編號：M67296549〉</p>")
+    assert product is not None and product["sku"] == "M67296549"

@@ -210,7 +210,9 @@ def read_codes(idx: PageIndex, h1_pos: int = -1) -> dict[str, str]:
         if not len(el) and not (el.text or "").strip():
             continue
         raw = el.text_content()
-        if len(raw) > 400 or not (":" in raw or "#" in raw or _spaced_label_candidate(raw)):
+        if len(raw) > 400 or not (
+            ":" in raw or "#" in raw or "：" in raw or _spaced_label_candidate(raw)
+        ):
             continue
         if tag in _LABEL_TAGS and not children:
             _adjacent_value(el, idx, add)
@@ -220,6 +222,8 @@ def read_codes(idx: PageIndex, h1_pos: int = -1) -> dict[str, str]:
             if 0 < len(label) <= 30 and not idx.is_excluded(el):
                 add(label, visible_text(children[1]))
         text = visible_text(el) if len(raw) <= 200 else ""
+        # CJK pages: a full-width colon, the row in brackets ("〈商品編號：M67296549〉")
+        text = text.replace("：", ":").strip("〈〉《》【】 ")
         if not 3 < len(text) <= 90:
             continue
         match = _LABEL_VALUE.match(text)
