@@ -197,6 +197,12 @@ def read_buy_control(idx: PageIndex) -> tuple[bool, bool]:
     sells products, but not that this one can be bought now."""
     found = False
     for el in idx.elements:
+        tag = el.tag
+        if tag in ("div", "span"):  # most elements: a cheap test of class and role first
+            if el.get("role") != "button" and not _BUY_CLASS.search(el.get("class") or ""):
+                continue
+        elif tag not in _CONTROL_TAGS:
+            continue
         if not _is_buy_control(el) or idx.is_excluded(el):
             continue
         found = True
@@ -205,6 +211,7 @@ def read_buy_control(idx: PageIndex) -> tuple[bool, bool]:
     return found, False
 
 
+_CONTROL_TAGS = frozenset({"form", "button", "input", "a", "img"})
 _DISABLED_CLASS = re.compile(r"(?:^|[\s_-])(?:disabled|inactive|unavailable)(?:$|[\s_-])", re.I)
 
 
