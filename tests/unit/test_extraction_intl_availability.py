@@ -178,3 +178,17 @@ def test_a_button_whose_whole_label_is_sold_out_beats_stale_markup() -> None:
     )
     product = extract_product_from_html("https://shop.example/p/kettle", sizes)
     assert product is not None and product["availability"] == "InStock"
+
+
+def test_a_link_calling_the_shops_buy_script_is_a_buy_control() -> None:
+    # class: buy controls built as script links (href=javascript:buy_process(...), onclick)
+    for control in (
+        "<div class='buyBtn'><a href=\"javascript:buy_process('I641n');\">Free delivery</a></div>",
+        "<a href='#' onclick='addToCart(123); return false'>Order</a>",
+    ):
+        html = _buy_page(control)
+        product = extract_product_from_html("https://shop.example/p/kettle", html)
+        assert product is not None and product["availability"] == "InStock", control
+    guide = _buy_page("<a href='#' onclick='openBuyersGuide()'>Buyer's guide</a>")
+    product = extract_product_from_html("https://shop.example/p/kettle", guide)
+    assert product is None or product["availability"] is None

@@ -211,6 +211,12 @@ def read_buy_control(idx: PageIndex) -> tuple[bool, bool]:
     return found, False
 
 
+# A link or button that calls the shop's buy script ("javascript:buy_process(...)",
+# onclick="addToCart(123)"; class: buy controls built as script links).
+_BUY_SCRIPT = re.compile(
+    r"\b(?:buy|add_?to_?(?:cart|basket|bag)|addto(?:cart|basket|bag)|cart_?add|basket_?add)\w*\s*\(",
+    re.I,
+)
 _CONTROL_TAGS = frozenset({"form", "button", "input", "a", "img"})
 _DISABLED_CLASS = re.compile(r"(?:^|[\s_-])(?:disabled|inactive|unavailable)(?:$|[\s_-])", re.I)
 
@@ -248,8 +254,16 @@ def _is_buy_control(el: HtmlElement) -> bool:
         label = visible_text(el)
     label = label[:60]
     attrs = " ".join([el.get("class") or "", el.get("id") or "", el.get("name") or ""])
+    script = (
+        (el.get("onclick") or "")
+        + " "
+        + (el.get("href") or "" if (el.get("href") or "").startswith("javascript:") else "")
+    )
     return bool(
-        _ADD_TO_CART_TEXT.search(label) or _BUY_VERB.match(label) or _ADD_TO_CART_ATTR.search(attrs)
+        _ADD_TO_CART_TEXT.search(label)
+        or _BUY_VERB.match(label)
+        or _ADD_TO_CART_ATTR.search(attrs)
+        or _BUY_SCRIPT.search(script)
     )
 
 
