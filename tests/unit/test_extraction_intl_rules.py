@@ -319,3 +319,21 @@ def test_a_code_row_with_a_full_width_colon_in_brackets() -> None:
     # class: CJK pages writing "〈商品編號：M67296549〉" (full-width colon, brackets)
     product = _code_page("<p>〈商品編號：M67296549〉</p>")
     assert product is not None and product["sku"] == "M67296549"
+
+
+def test_h1_headed_cards_linking_elsewhere_are_not_the_heading() -> None:
+    # class: deal sites whose "other deals" cards are headed by <h1> inside links
+    cards = "".join(
+        f"<li><a href='/deal/{i}'><h1>Big size bra set {i} cup</h1>"
+        f"<p class='price'>{i},900원</p></a></li>"
+        for i in (5, 9, 21)
+    )
+    html = _page(
+        "<h2 class='deal_title_main'>Big size bra and panty set 75 to 120</h2>"
+        "<p class='deal_price_sell'><strong>2,900원~</strong></p><button>구매하기</button>"
+        f"<ul class='deal-list'>{cards}</ul>",
+        head="<title>Big size bra and panty set 75 to 120 cup - Deals</title>",
+    )
+    product = extract_product_from_html("https://shop.example/deal/3454863898", html)
+    assert product is not None and product["name"] == "Big size bra and panty set 75 to 120"
+    assert str(product["price"]) == "2900"

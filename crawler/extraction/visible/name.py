@@ -16,6 +16,15 @@ _WIDGET = re.compile(r"BVQA|BVRR|review|question|modal|dialog|popup|tooltip", re
 _LOGO = re.compile(r"logo|site-?title|site-?name|site-?brand|masthead", re.I)
 
 
+def _in_link(el: HtmlElement) -> bool:
+    """Inside an ``<a href>`` to another page (class: listings and carousels whose cards
+    are headed by ``<h1>``)."""
+    for a in el.iterancestors("a"):
+        href = (a.get("href") or "").strip()
+        return bool(href) and not href.startswith(("#", "javascript:"))
+    return False
+
+
 def heading_text(h1: HtmlElement) -> str:
     """The heading's visible text without a product-code row shown inside it
     (``<h1>Desk <small>Item # 101095</small></h1>``: the code is the SKU, not the name)."""
@@ -44,6 +53,13 @@ def _words(text: str) -> set[str]:
 def select_h1(idx: PageIndex, title: str = "") -> HtmlElement | None:
     h1s = [h for h in idx.h1s if visible_text(h) and not idx.is_excluded(h)]
     h1s = [h for h in h1s if not _WIDGET.search(classes(h))] or h1s
+    if len(h1s) > 1:  # a heading inside a link to another page is a product card's
+        free = [h for h in h1s if not _in_link(h)]
+        if not free:  # every h1 heads a card: the title-like element the <title> repeats
+            titled = titled_heading(idx, title)
+            if titled is not None:
+                return titled
+        h1s = free or h1s
     if len({visible_text(h).casefold() for h in h1s}) == 1:  # the same heading twice (mobile copy)
         return h1s[0]
     if len(h1s) > 1:  # drop logo headings, then prefer the main content's
