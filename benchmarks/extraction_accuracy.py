@@ -1,7 +1,7 @@
 """Accuracy and speed of the zero-configuration extractor on saved pages.
 
 Runs :func:`crawler.extraction.extract_product` with no site profile over a
-folder of saved pages and compares each field with the truth beside it. Two
+folder of saved pages and compares each field with the truth beside it. Three
 folder formats are read:
 
 * the project's fixtures (``tests/fixtures/pages``, ``tests/fixtures/holdout``):
@@ -12,6 +12,11 @@ folder formats are read:
   URL is its own absolute ``<link rel=canonical>``, else a made-up
   ``https://www.<slug>.com/product``. Its SKU truth is kept in the project,
   ``benchmarks/sku_truth.json`` (see below).
+
+* the shared international development set (``../shared/product-pages-intl``):
+  ``truth.jsonl`` (one object a line: ``id``, ``file``, ``url`` and LISTS of
+  acceptable values; an absent field means the page shows none) beside
+  ``<id>.html.gz``; each page is served under its own ``url``.
 
 SKU truth (``sku_truth.json``: slug -> ``sku``, ``label``, ``evidence``,
 ``notes``) was checked by hand on each page's visible text (scripts, styles
@@ -41,20 +46,24 @@ were since looked at); ``--part`` selects ``dev``, ``holdout`` or ``all``.
 Printed: per field, correct/total and accuracy; "found" (a product came out of
 a product page); non-product pages taken for products (the folder's own
 ``null`` pages plus, with ``--negatives``, every non-product page of the
-project's fixtures and of the demo shop); median milliseconds per page (HTML
-parse included); every miss.
+project's fixtures and of the demo shop); exceptions raised by the extractor;
+for both shared sets, precision, recall and F1 per attribute by the public
+benchmark's rules (:mod:`benchmarks.extraction_f1`; ``OutOfStock`` apart); the
+median milliseconds per page of one lxml parse, of ``extract_product`` and of
+``discover_links`` side by side (:mod:`benchmarks.extraction_timing`, the
+set's own pages); every miss.
 
-    python -m benchmarks.extraction_accuracy --pages ../shared/product-pages-dev --part dev
+    python -m benchmarks.extraction_accuracy --pages ../shared/product-pages-intl
+    python -m benchmarks.extraction_accuracy --pages ../shared/product-pages-dev --negatives
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import re
-import statistics
 import sys
-import time
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -64,6 +73,16 @@ from scrapy.http import HtmlResponse
 
 from crawler.extraction import PRODUCT_FIELDS, extract_product
 
+from .extraction_f1 import (
+    COMPARE,
+    Score,
+    acceptable_values,
+    f1_lines,
+    predicted_value,
+    score_pages,
+)
+from .extraction_timing import timings
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
 _URL_COMMENT = re.compile(r"<!--\s*url:\s*(\S+)\s*-->")
@@ -72,6 +91,10 @@ _CANONICAL = re.compile(
 )
 #: Fields compared with the development set's truth.
 DEV_FIELDS = ("name", "price", "currency", "availability")
+#: Fields compared with a ``truth.jsonl`` set's lists of acceptable values.
+JSONL_FIELDS = ("price", "currency", "availability", "sku")
+#: Attributes scored by precision, recall and F1 (those the truth has).
+F1_FIELDS = ("price", "sku", "availability", "name", "currency")
 HOLDOUT_EVERY = 5
 #: Hand-checked SKU truth of the development set (see the module doc).
 SKU_TRUTH = Path(__file__).resolve().parent / "sku_truth.json"
@@ -107,6 +130,8 @@ def load_folder(
 ) -> list[Case]:
     """Every case of a folder in either format (see the module doc). A
     truth.json case named in ``sku_truth`` gets its ``sku`` from there."""
+    if (folder / "truth.jsonl").exists():
+        return load_jsonl_folder(folder, part)
     truths = sorted(folder.glob("*.truth.json"))
     if truths:
         names = split([p.name[: -len(".truth.json")] for p in truths], part)
@@ -133,6 +158,24 @@ def load_folder(
         expected = json.loads(expected_file.read_text(encoding="utf-8"))
         out.append((name, _response(match.group(1), html.encode("utf-8")), expected))
     return out
+
+
+def load_jsonl_folder(folder: Path, part: str = "all") -> list[Case]:
+    """A ``truth.jsonl`` folder (``../shared/product-pages-intl``): one JSON object a
+    line with ``id``, ``file`` (gzip HTML), ``url`` and lists of acceptable values;
+    the page is served under its own ``url``."""
+    rows = [
+        json.loads(line)
+        for line in (folder / "truth.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+    by_id = {row["id"]: row for row in rows}
+    cases: list[Case] = []
+    for page_id in split(list(by_id), part):
+        row = by_id[page_id]
+        body = gzip.decompress((folder / row["file"]).read_bytes())
+        cases.append((page_id, _response(row["url"], body), row))
+    return cases
 
 
 def negative_cases() -> Iterator[Case]:
@@ -168,22 +211,23 @@ def same_sku(got: Any, expected: Any) -> bool:
     return str(got).strip().casefold() == str(expected).strip().casefold()
 
 
-def _timed(response: HtmlResponse, repeat: int) -> float:
-    runs = []
-    for _ in range(repeat):
-        fresh = response.replace(body=response.body)  # parse included in the timing
-        start = time.perf_counter()
-        extract_product(fresh)
-        runs.append(time.perf_counter() - start)
-    return statistics.median(runs) * 1000
+def _extract(name: str, response: HtmlResponse, errors: list[str]) -> dict[str, Any] | None:
+    try:
+        return extract_product(response)
+    except Exception as exc:  # noqa: BLE001 -- an exception is a measured failure
+        errors.append(f"{name}: EXCEPTION {type(exc).__name__}: {exc}")
+        return None
 
 
 def run(cases: list[Case], negatives: list[Case], repeat: int) -> tuple[list[str], list[str]]:
     """(report lines, misses)."""
     product_cases = [c for c in cases if c[2] is not None]
     non_product = [c for c in cases if c[2] is None] + negatives
-    dev_format = any("file" in (c[2] or {}) for c in product_cases)
-    fields = DEV_FIELDS if dev_format else PRODUCT_FIELDS
+    jsonl_format = any("id" in (c[2] or {}) for c in product_cases)
+    dev_format = not jsonl_format and any("file" in (c[2] or {}) for c in product_cases)
+    fields: tuple[str, ...] = (
+        JSONL_FIELDS if jsonl_format else DEV_FIELDS if dev_format else PRODUCT_FIELDS
+    )
     correct = dict.fromkeys(fields, 0)
     found = 0
     # SKU: scored where the truth names a code; a SKU given where the page shows
@@ -192,17 +236,26 @@ def run(cases: list[Case], negatives: list[Case], repeat: int) -> tuple[list[str
     sku_total = sum(1 for c in sku_cases if c[2] and c[2]["sku"] is not None)
     sku_good = sku_extra = 0
     misses: list[str] = []
-    timings: dict[str, float] = {}
+    errors: list[str] = []
+    scored: list[tuple[str, dict[str, Any] | None, dict[str, Any]]] = []
     for name, response, expected in product_cases:
         assert expected is not None
-        product = extract_product(response)
+        product = _extract(name, response, errors)
+        scored.append((name, product, expected))
         if product is None:
             misses.append(f"{name}: no product (page not recognised)")
         else:
             found += 1
         for field in fields:
             got = product.get(field) if product else None
-            if same(field, got, expected.get(field)):
+            if jsonl_format:
+                outcome = Score().add(
+                    predicted_value(field, product),
+                    acceptable_values(expected, field),
+                    COMPARE[field],
+                )
+                correct[field] += outcome in ("tp", "tn")
+            elif same(field, got, expected.get(field)):
                 correct[field] += 1
             elif product is not None:
                 source = (product.get("provenance") or {}).get(field, "-")
@@ -226,16 +279,12 @@ def run(cases: list[Case], negatives: list[Case], repeat: int) -> tuple[list[str
                 misses.append(
                     f"{name}: sku: got {got_sku!r} ({source}), expected {expected['sku']!r}"
                 )
-        if repeat:
-            timings[name] = _timed(response, repeat)
     false_positives = 0
     for name, response, _ in non_product:
-        product = extract_product(response)
+        product = _extract(name, response, errors)
         if product is not None:
             false_positives += 1
             misses.append(f"{name}: NOT a product page, got {product.get('name')!r}")
-        if repeat and not name.startswith("demoshop/"):
-            timings[name] = _timed(response, repeat)
 
     n = len(product_cases)
     lines = [f"{'field':<14}{'correct':>8}{'total':>7}{'accuracy':>10}"]
@@ -252,35 +301,52 @@ def run(cases: list[Case], negatives: list[Case], repeat: int) -> tuple[list[str
         lines.append(
             f"sku where page shows none: {sku_extra} of {len(sku_cases) - sku_total} pages"
         )
-    lines.append(
-        f"non-product pages: {len(non_product)}, taken for products: {false_positives}"
-    )
-    if timings:
-        values = sorted(timings.values())
-        slowest = max(timings, key=timings.__getitem__)
-        lines.append(
-            f"{len(timings)} pages timed: median {statistics.median(values):.2f} ms/page, "
-            f"mean {statistics.mean(values):.2f}, max {values[-1]:.2f} ({slowest})"
-        )
-    return lines, misses
+    lines.append(f"non-product pages: {len(non_product)}, taken for products: {false_positives}")
+    lines.append(f"exceptions: {len(errors)}")
+    if jsonl_format or dev_format:
+        f1_fields = [
+            f
+            for f in F1_FIELDS
+            if (f in fields or (f == "sku" and sku_cases))
+            and not (jsonl_format and f == "currency")  # the set's currency truth is partial
+        ]
+        scores, f1_misses = score_pages(scored, f1_fields)
+        lines.append("")
+        lines += f1_lines(scores)
+        oos_pages = sum("OutOfStock" in acceptable_values(t, "availability") for _, _, t in scored)
+        lines.append(f"OutOfStock pages right: {scores['OutOfStock'].tp} of {oos_pages}")
+        if jsonl_format:
+            misses += f1_misses
+    if repeat:
+        # the set's own pages (not the --negatives added from elsewhere)
+        timed = [(name, response) for name, response, _ in cases]
+        lines += timings(timed, repeat)
+    return lines, errors + misses
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--pages", type=Path, default=FIXTURES / "pages",
+        "--pages",
+        type=Path,
+        default=FIXTURES / "pages",
         help="folder of saved pages (default: tests/fixtures/pages)",
     )
     parser.add_argument(
-        "--part", choices=("all", "dev", "holdout"), default="all",
-        help="of a truth.json folder: the tuning part, the holdout (every 5th), or all",
+        "--part",
+        choices=("all", "dev", "holdout"),
+        default="all",
+        help="of a truth.json(l) folder: the tuning part, the holdout (every 5th), or all",
     )
     parser.add_argument(
-        "--negatives", action="store_true",
+        "--negatives",
+        action="store_true",
         help="also check every non-product page of the fixtures and of the demo shop",
     )
     parser.add_argument(
-        "--sku-truth", type=Path, default=SKU_TRUTH,
+        "--sku-truth",
+        type=Path,
+        default=SKU_TRUTH,
         help="hand-checked SKU truth of a truth.json folder (default: benchmarks/sku_truth.json)",
     )
     parser.add_argument("--repeat", type=int, default=5, help="timing runs per page (0: none)")

@@ -45,6 +45,7 @@ from .offers import page_offer
 from .pagetype import og_says_product
 from .profiles import SiteProfile
 from .structured import StructuredData
+from .visible.availability import mentions_a_cart
 from .visible.page import VisiblePage
 from .weigh import currency_signals, page_title, site_names, strip_site_name, weigh_name
 
@@ -97,9 +98,14 @@ def merge_sources(
     brand = brand or normalize_text(og.get("product:brand")) or visible.codes.get("brand")
     if name:  # the shop's name after the product's ("Knit Cardigan | MIXXMIX")
         name = strip_site_name(name, site_names(url, og.get("og:site_name")))
-        headings = () if visible.name else tuple(
-            t for h in response.xpath("//h1")[:5]
-            if (t := normalize_text(" ".join(h.xpath(".//text()").getall())))
+        headings = (
+            ()
+            if visible.name
+            else tuple(
+                t
+                for h in response.xpath("//h1")[:5]
+                if (t := normalize_text(" ".join(h.xpath(".//text()").getall())))
+            )
         )
         better, source = weigh_name(
             name, brand, visible.name, og.get("og:title"), page_title(response), headings
@@ -124,9 +130,7 @@ def merge_sources(
             prov["currency"] = offer.source
     if price is None and og_product:
         currency = og_currency
-        price = parse_price(
-            og.get("product:price:amount") or og.get("og:price:amount"), currency
-        )
+        price = parse_price(og.get("product:price:amount") or og.get("og:price:amount"), currency)
         if price is not None:
             prov["price"] = "opengraph"
             if currency:
@@ -150,8 +154,11 @@ def merge_sources(
         # a range has a currency of the page's own: the markup's, else the range's text
         prov["price"] = "range"
         currency, prov["currency"] = (
-            (offer.currency, offer.source) if offer and offer.currency
-            else (og_currency, "opengraph") if og_currency else (None, "")
+            (offer.currency, offer.source)
+            if offer and offer.currency
+            else (og_currency, "opengraph")
+            if og_currency
+            else (None, "")
         )
         if currency is None and visible.price_text:
             currency = currency_from_text(visible.price_text, hint)
@@ -173,24 +180,48 @@ def merge_sources(
         prov["availability"] = "opengraph"
     # the buy button is the product's own when the page's heading names the product
     anchored = bool(visible.name and name and name_key(visible.name) == name_key(name))
-    availability = _judge_availability(availability, visible, anchored, prov)
+    # an offer with no stock concept: markup types the page as one product offer, the
+    # page itself shows its price clearly, and it has no shopping cart anywhere
+    # (classified ads, auction lots, tickets: see _judge_availability)
+    offered = bool(
+        price is not None
+        and (has_structured or og_product)
+        and visible.price is not None
+        and visible.price_clear
+        and visible.price == price
+        and not visible.add_to_cart
+        and not mentions_a_cart(response.text)
+    )
+    availability = _judge_availability(availability, visible, anchored, prov, offered)
 
     # identifiers: the code the page shows beats internal ids of the markup: the
-    # shop's own code, else a model/part number or a lone "#790485" it shows
+    # shop's own code, else the item number of the page's address that the page shows
+    # (:mod:`.visible.url_code`), else a model/part number or a lone "#790485" it shows
     sku: str | None = (
-        visible.codes.get("sku") or visible.codes.get("mpn") or visible.codes.get("hash_code")
+        visible.codes.get("sku")
+        or visible.url_code
+        or visible.codes.get("mpn")
+        or visible.codes.get("hash_code")
     )
     prov["sku"] = "visible"
-    structured_sku = (offer.sku if offer and matched else None) or first_value(
-        nodes, lambda n: normalize_identifier(n.get("sku"))
-    ) or (offer.sku if offer else None)
+    structured_sku = (
+        (offer.sku if offer and matched else None)
+        or first_value(nodes, lambda n: normalize_identifier(n.get("sku")))
+        or (offer.sku if offer else None)
+    )
     if not sku and structured_sku:
-        sku, prov["sku"] = structured_sku, offer.source if offer and offer.sku else syntax(
-            nodes[0] if nodes else None)
+        sku, prov["sku"] = (
+            structured_sku,
+            offer.source if offer and offer.sku else syntax(nodes[0] if nodes else None),
+        )
     if not sku and normalize_identifier(og.get("product:retailer_item_id")):
         sku, prov["sku"] = normalize_identifier(og.get("product:retailer_item_id")), "opengraph"
-    gtin = (offer.gtin if offer and matched else None) or first_value(nodes, gtin_of) or (
-        offer.gtin if offer else None) or visible.codes.get("gtin")
+    gtin = (
+        (offer.gtin if offer and matched else None)
+        or first_value(nodes, gtin_of)
+        or (offer.gtin if offer else None)
+        or visible.codes.get("gtin")
+    )
     images = first_value(product_nodes, lambda n: normalize_images(n.get("image"), base_url))
     if not images and og.get("og:image"):
         images = normalize_images(og.get("og:image"), base_url)
@@ -204,10 +235,11 @@ def merge_sources(
     breadcrumbs = breadcrumbs or list(visible.breadcrumbs)
 
     rating = first_value(all_nodes, rating_of) or visible.rating
-    description = first_value(
-        product_nodes, lambda n: normalize_html_text(first_str(n.get("description")))
-    ) or visible.description or normalize_text(og.get("og:description")) or normalize_text(
-        response.xpath("//meta[@name='description']/@content").get()
+    description = (
+        first_value(product_nodes, lambda n: normalize_html_text(first_str(n.get("description"))))
+        or visible.description
+        or normalize_text(og.get("og:description"))
+        or normalize_text(response.xpath("//meta[@name='description']/@content").get())
     )
 
     return {
@@ -224,7 +256,8 @@ def merge_sources(
         "rating": rating,
         "description": description,
         "provenance": {
-            k: v for k, v in prov.items()
+            k: v
+            for k, v in prov.items()
             if v and k in ("name", "price", "currency", "availability", "sku")
         },
     }
@@ -265,12 +298,18 @@ def _as_shown(response: TextResponse, name: str) -> str:
 
 
 def _judge_availability(
-    marked: str | None, visible: VisiblePage, anchored: bool, prov: dict[str, str]
+    marked: str | None,
+    visible: VisiblePage,
+    anchored: bool,
+    prov: dict[str, str],
+    offered: bool = False,
 ) -> str | None:
     """The stock state a careful reader of the page would give, from the markup's state
     and the visible page; ``None`` where the page does not say or contradicts itself.
 
-    ``anchored``: the page's heading is the product, so its buy button is the product's."""
+    ``anchored``: the page's heading is the product, so its buy button is the product's.
+    ``offered``: the markup types the page as one product offer and the page shows its
+    price clearly (see :func:`merge_sources`)."""
     if visible.not_sold_online:
         # "This item cannot be purchased online": no online stock state is true
         prov["availability"] = "visible"
@@ -288,20 +327,30 @@ def _judge_availability(
             # markup says it cannot be bought, the page shows a buy button and says nothing
             # of its stock: the button decides when it is the product's (the heading names
             # the product); a button somewhere on the page is no decisive evidence
+            # a disabled button (class: sold-out pages that still render the button
+            # greyed out) is no evidence against the markup
+            if not visible.buy_enabled:
+                return marked
             prov["availability"] = "visible"
             return "InStock" if anchored else None
-    if marked == "LimitedAvailability" and visible.add_to_cart and (
-        visible.availability != "LimitedAvailability"
+    if (
+        marked == "LimitedAvailability"
+        and visible.add_to_cart
+        and (visible.availability != "LimitedAvailability")
     ):
         # markup alone says "limited" while the page sells it and shows no
         # limited-stock wording of its own
         return "InStock"
+    if marked is None and visible.availability is None and offered:
+        # Class: offers with no stock concept (classified ads, auction lots, tickets):
+        # one product offered at the price the page shows, no shopping cart anywhere in
+        # the page and no stock wording against it; being offered is being available.
+        prov["availability"] = "visible"
+        return "InStock"
     return marked
 
 
-def _range_end(
-    price: Any, source: str | None, offer: Any, visible: VisiblePage
-) -> bool:
+def _range_end(price: Any, source: str | None, offer: Any, visible: VisiblePage) -> bool:
     """The price read is one end of a range the page shows instead of one price: an
     amount within the visible price box's range ("$19.95 – $24.95"), or an
     ``AggregateOffer``'s ``lowPrice`` below its ``highPrice`` while the visible page
@@ -310,8 +359,11 @@ def _range_end(
         low, high = visible.price_range
         return bool(low <= price <= high)
     return bool(
-        offer is not None and offer.price_range is not None and source == offer.source
-        and price == offer.price and not (visible.price is not None and visible.price_clear)
+        offer is not None
+        and offer.price_range is not None
+        and source == offer.source
+        and price == offer.price
+        and not (visible.price is not None and visible.price_clear)
     )
 
 

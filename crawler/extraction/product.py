@@ -92,7 +92,7 @@ def extract(response: TextResponse, profile: SiteProfile | None = None) -> Extra
         lambda: read_structured_data(root, response.text, get_base_url(response)),
         StructuredData,
     )
-    visible = result._guard("visible", lambda: read_visible_page(root), VisiblePage)
+    visible = result._guard("visible", lambda: read_visible_page(root, response.url), VisiblePage)
     attempts = [(structured, visible), (StructuredData(), visible), (structured, VisiblePage())]
     for at, (data, page) in enumerate(attempts):
         try:

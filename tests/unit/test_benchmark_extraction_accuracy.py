@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import gzip
 import json
+from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 from scrapy.http import HtmlResponse
@@ -15,10 +18,17 @@ def _case(name: str, sku_html: str, sku: str | None) -> tuple[str, HtmlResponse,
         "<html><body><h1>Widget</h1><p class='price'>$10.00</p>"
         f"{sku_html}<button>Add to cart</button></body></html>"
     )
-    truth = {"file": f"{name}.html", "name": "Widget", "price": "10.00", "currency": "USD",
-             "availability": "InStock", "sku": sku}
-    response = HtmlResponse(url=f"https://{name}.example/p/widget", body=html.encode(),
-                            encoding="utf-8")
+    truth = {
+        "file": f"{name}.html",
+        "name": "Widget",
+        "price": "10.00",
+        "currency": "USD",
+        "availability": "InStock",
+        "sku": sku,
+    }
+    response = HtmlResponse(
+        url=f"https://{name}.example/p/widget", body=html.encode(), encoding="utf-8"
+    )
     return name, response, truth
 
 
@@ -55,3 +65,98 @@ def test_sku_truth_file_covers_each_page_with_label_and_evidence() -> None:
             assert entry["sku"] == entry["sku"].strip() and entry["sku"], slug
     truth = load_sku_truth()
     assert truth["bestbuy"] == "5577872" and truth["wayfair"] is None
+
+
+# -- the benchmark's F1 rules (benchmarks/extraction_f1.py), on small synthetic truths
+
+
+def test_f1_counts_right_wrong_extra_and_missing_values() -> None:
+    from benchmarks.extraction_f1 import score_pages
+
+    truths = [
+        {"price": ["10.00"]},  # right: tp
+        {"price": ["1.299,00"]},  # the page's own text: compared as a number, tp
+        {"price": ["5"]},  # wrong value: fp and fn
+        {},  # a price where the page shows none: fp
+        {"price": ["7"]},  # no prediction: fn
+    ]
+    products = [
+        {"price": Decimal("10")},
+        {"price": Decimal("1299")},
+        {"price": Decimal("6")},
+        {"price": Decimal("3")},
+        {"price": None},
+    ]
+    pages = [(f"p{i}", p, t) for i, (p, t) in enumerate(zip(products, truths, strict=True))]
+    scores, misses = score_pages(pages, ["price"])
+    s = scores["price"]
+    assert (s.tp, s.fp, s.fn) == (2, 2, 2)
+    assert s.precision == 0.5 and s.recall == 0.5 and s.f1 == 0.5
+    assert [m.split()[2] for m in misses] == ["[wrong]:", "[fp]:", "[fn]:"]
+
+
+def test_f1_availability_maps_states_and_scores_out_of_stock_apart() -> None:
+    from benchmarks.extraction_f1 import score_pages
+
+    pages = [
+        ("a", {"availability": "LimitedAvailability"}, {"availability": ["InStock"]}),
+        ("b", {"availability": "Discontinued"}, {"availability": ["OutOfStock"]}),
+        ("c", {"availability": "OutOfStock"}, {"availability": ["InStock"]}),
+        ("d", {"availability": None}, {"availability": ["OutOfStock"]}),
+        ("e", None, {"availability": ["InStock"]}),  # no product at all: a miss
+    ]
+    scores, _ = score_pages(pages, ["availability"])
+    a, oos = scores["availability"], scores["OutOfStock"]
+    assert (a.tp, a.fp, a.fn) == (2, 1, 3)
+    assert (oos.tp, oos.fp, oos.fn) == (1, 1, 1)
+
+
+def test_f1_sku_is_exact_and_any_acceptable_value_counts() -> None:
+    from benchmarks.extraction_f1 import score_pages
+
+    pages = [
+        ("a", {"sku": "ab-1"}, {"sku": ["AB-1"]}),  # exact: case counts
+        ("b", {"sku": " 7142014 "}, {"sku": ["TE502955", "7142014"]}),
+        ("c", {"sku": None}, {}),  # none shown, none given: nothing counted
+    ]
+    scores, _ = score_pages(pages, ["sku"])
+    s = scores["sku"]
+    assert (s.tp, s.fp, s.fn) == (1, 1, 1)
+
+
+def test_f1_currency_symbols_and_prices_as_shown() -> None:
+    from benchmarks.extraction_f1 import COMPARE, as_decimal
+
+    same = COMPARE["currency"]
+    assert same("EUR", "€") and same("PLN", "zł") and same("KZT", "тг.")
+    assert same("KRW", "원~") and same("SAR", "ر.س") and same("BRL", "BRL")
+    assert same("TWD", "$") and same("USD", "$") and not same("EUR", "$")
+    assert not same("GBP", "€")
+    assert as_decimal("131990 ") == Decimal("131990")
+    assert as_decimal("1,299.00") == Decimal("1299.00") == as_decimal("1.299,00")
+    assert as_decimal("15.99") == Decimal("15.99") and as_decimal("2 433") == 2433
+
+
+def test_jsonl_folder_is_read_from_gzip_pages_under_their_own_url(tmp_path: Path) -> None:
+    from benchmarks.extraction_accuracy import load_folder
+
+    html = (
+        "<html><body><h1>Lamp</h1><p class='price'>12,50 €</p>"
+        "<button>Add to cart</button></body></html>"
+    )
+    (tmp_path / "aa.html.gz").write_bytes(gzip.compress(html.encode()))
+    row = {
+        "id": "aa",
+        "file": "aa.html.gz",
+        "url": "https://shop.example/lamp",
+        "price": ["12,50"],
+        "availability": ["InStock"],
+    }
+    (tmp_path / "truth.jsonl").write_text(json.dumps(row) + "\n", encoding="utf-8")
+    [(name, response, truth)] = load_folder(tmp_path)
+    assert name == "aa" and response.url == "https://shop.example/lamp"
+    assert "Lamp" in response.text and truth == row
+    lines, _ = run([(name, response, truth)], [], repeat=1)
+    assert any(line.startswith("price ") and line.split()[1:4] == ["1", "0", "0"] for line in lines)
+    assert "exceptions: 0" in lines
+    assert any("lxml parse" in line and "discover_links" in line for line in lines)

@@ -111,8 +111,37 @@ _STOCK_RULES: list[tuple[re.Pattern[str], str]] = [
             r"otsas|laost otsas|pole saadaval|"
             r"loppu(?:unmyyty)?|ei varastossa|tilapäisesti loppu|"
             r"slut(?:såld)?(?: i lager)?|ej i lager|finns ej i lager|tillfälligt slut|"
-            r"\(?0 (?:in stock|available|left)\)?)\b",
+            r"\(?0 (?:in stock|available|left)\)?|^\s*sold\s*$|"
+            # an ended listing or auction, a sold item (the word alone: "Vendido por"
+            # is "sold by")
+            r"(?:listing|auction|bidding|sale) (?:has |was )?ended|ended by the seller|"
+            r"angebot (?:wurde )?beendet|annonce expirée|anuncio finalizado|"
+            r"^\s*(?:verkauft|vendu|vendido|venduto|sprzedany|sprzedane|продано|satıldı)\s*!?\s*$|"
+            # "notify me" / "email me when available": offered only when it cannot be bought
+            r"notify me(?: when (?:it'?s |it is )?(?:back in stock|back|available|in stock)|"
+            r" if (?:it'?s |it is )?(?:back in stock|back|available))?|"
+            r"e-?mail me when (?:it'?s )?(?:back in stock|available)|"
+            r"nous consulter|m'alerter|avísame|benachrichtigen|powiadom mnie|"
+            # Russian, Ukrainian, Turkish, Greek, Hungarian, Croatian/Serbian, Latvian,
+            # Lithuanian, Hebrew, Arabic (their words take \b: letters are word characters)
+            r"нет в наличии|нет на складе|распродан[оа]?|товар закончился|"
+            r"немає в наявності|немає на складі|"
+            r"stokta yok|tükendi|mevcut değil|satışta değil|"
+            r"εξαντλήθηκε|μη διαθέσιμο|"
+            r"elfogyott|nincs raktáron|nem elérhető|"
+            r"nije dostupno|nema na (?:zalihi|stanju|skladištu)|rasprodano|"
+            r"nav pieejams|izpārdots|nėra sandėlyje|išparduota|"
+            r"אזל(?: מהמלאי)?|לא במלאי|לא זמין|"
+            r"غير متوفر|غير متاح|نفذت الكمية|نفد من المخزون|نفذ من المخزون)\b",
             re.I,
+        ),
+        "OutOfStock",
+    ),
+    (
+        # Chinese, Japanese, Korean: no word boundaries between their characters
+        re.compile(
+            r"缺貨|缺货|售完|已售完|售罄|已售罄|在庫切れ|在庫なし|売り切れ|品切れ|品切|"
+            r"完売|일시품절|품절"
         ),
         "OutOfStock",
     ),
@@ -134,12 +163,31 @@ _STOCK_RULES: list[tuple[re.Pattern[str], str]] = [
             r"\bop voorraad\b|\bleverbaar\b|\bdostępny\b|\bw magazynie\b|"
             r"\bna (?:skladě|sklade)\b|\bskladem\b|\bna zalogi\b|\bna voljo\b|"
             r"\bîn stoc\b|\bdisponibil\b|\blaos\b|\bsaadaval\b|\bvarastossa\b|"
-            r"\btoimitusvalmis\b|\bi lager\b|\bfinns i lager\b|\bi butik\b)",
+            r"\btoimitusvalmis\b|\bi lager\b|\bfinns i lager\b|\bi butik\b|"
+            # a classified ad's status: "Not sold" is still on offer
+            r"\bnot (?:yet )?sold\b|\bunsold\b|\bstill available\b|"
+            r"\b(?:есть )?в наличии\b|\bна складе\b|\bв наявності\b|\bstokta(?: var)?\b|"
+            r"\bδιαθέσιμο\b|\braktáron\b|\bkészleten\b|\bna (?:zalihi|stanju)\b|"
+            r"\bdostupno\b|\bpieejams\b|\bir noliktavā\b|\byra sandėlyje\b|"
+            r"במלאי|\bזמין\b|\bمتوفر\b|\bمتاح\b|"
+            r"在庫あり|有現貨|現貨|现货|有货|有貨|재고 ?있음)",
             re.I,
         ),
         "InStock",
     ),
 ]
+
+
+def _state_patterns() -> dict[str, re.Pattern[str]]:
+    """One pattern per state: all its rules' phrases (the words that name it)."""
+    by_state: dict[str, list[str]] = {}
+    for pattern, value in _STOCK_RULES:
+        by_state.setdefault(value, []).append(f"(?:{pattern.pattern})")
+    return {state: re.compile("|".join(parts), re.I) for state, parts in by_state.items()}
+
+
+#: State -> the pattern of the phrases that name it (see :func:`availability_states`).
+STATE_PATTERNS = _state_patterns()
 
 
 def availability_from_text(text: str | None) -> str | None:

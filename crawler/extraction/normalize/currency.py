@@ -28,6 +28,9 @@ _SYMBOLS: list[tuple[str, str]] = [
     ("₩", "KRW"), ("₽", "RUB"), ("₺", "TRY"), ("₪", "ILS"), ("₫", "VND"), ("₴", "UAH"),
     ("₱", "PHP"), ("฿", "THB"), ("zł", "PLN"), ("Kč", "CZK"), ("Ft", "HUF"), ("lei", "RON"),
     ("руб", "RUB"), ("лв", "BGN"),
+    # non-Latin symbols of more currencies (class: shops in those countries)
+    ("₸", "KZT"), ("тг", "KZT"), ("원", "KRW"), ("円", "JPY"), ("ر.س", "SAR"), ("د.إ", "AED"),
+    ("грн", "UAH"), ("б.р", "BYN"),
 ]
 _SYMBOL_RE = re.compile("|".join(re.escape(s) for s, _ in _SYMBOLS))
 _SYMBOL_MAP = dict(_SYMBOLS)

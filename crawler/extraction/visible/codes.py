@@ -20,8 +20,12 @@ _BRAND_BLOCK = re.compile(
 )
 _LABEL_TAGS = frozenset({"label", "strong", "b", "span", "em", "dt", "th", "div", "p", "h5", "h6"})
 _CODE_LABELS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"^(?:gtin(?:-?\d+)?|ean(?:-?13)?|upc(?:-?a)?(?: 14)?|barcode|isbn(?:-?13)?|jan)$"),
-     "gtin"),
+    (
+        re.compile(
+            r"^(?:gtin(?:-?\d+)?|ean(?:-?13)?|upc(?:-?a)?(?: 14)?|barcode|isbn(?:-?13)?|jan)$"
+        ),
+        "gtin",
+    ),
     (re.compile(r"^(?:código de barras|codigo de barras)$"), "gtin"),
     (
         re.compile(
@@ -43,18 +47,74 @@ _CODE_LABELS: list[tuple[re.Pattern[str], str]] = [
             r"[šs]ifra(?: proizvoda| izdelka)?|k[óo]d(?: produktu| tovaru)?|"
             r"katalogov[ée] [čc][íi]slo|numer katalogowy|kod produktu|indeks|"
             r"tootekood|kood|tuotekoodi|tuotenumero|artikelnummer|artikelnr|varenummer|"
-            r"item no|style no|product sku)$"
+            r"item no|style no|product sku|"
+            # more languages (class: product-code labels of shops in every language)
+            r"код(?: товара)?|артикул|арт|ürün kodu|stok kodu|ürün no|"
+            r"商品編號|商品编号|商品番号|品番|商品コード|상품번호|상품코드|"
+            r"رمز المنتج|كود المنتج|رقم المنتج|מק\"ט|מקט|"
+            r"produkta kods|prekės kodas|cikkszám|termékkód|κωδικός(?: προϊόντος)?|"
+            r"šifra artikla|kat\. ?č\.|numer produktu)$"
         ),
         "sku",
     ),
-    (re.compile(r"^(?:brand|manufacturer|marca|marke|marque|hersteller|fabricante|made by)$"),
-     "brand"),
+    (
+        re.compile(r"^(?:brand|manufacturer|marca|marke|marque|hersteller|fabricante|made by)$"),
+        "brand",
+    ),
 ]
+# Labels that name the shop's own code after a word of the shop's ("eBay item number").
+_OWN_CODE_LABEL = re.compile(
+    r"^(?:sku|item (?:number|no|code|id)|product (?:code|number|no|id)|article (?:number|no))$"
+)
+_NOT_SHOP_PREFIX = frozenset(
+    {
+        "promo",
+        "promotion",
+        "coupon",
+        "voucher",
+        "discount",
+        "gift",
+        "zip",
+        "postal",
+        "post",
+        "order",
+        "tracking",
+        "your",
+        "invoice",
+        "reference",
+        "manufacturer",
+        "mfr",
+        "mfg",
+        "vendor",
+        "supplier",
+        "model",
+        "part",
+    }
+)
 # "Walmart #", "B&H #": a shop's own number, unless the words name something else.
 _SHOP_NUMBER = re.compile(r"^[^\W\d_][\w&'.\-]*(?: [\w&'.\-]+)?$")
 _NOT_SHOP_NUMBER = frozenset(
-    {"order", "phone", "tel", "fax", "account", "invoice", "ticket", "tracking", "case",
-     "room", "page", "step", "call", "member", "customer", "card", "zip", "po", "store"}
+    {
+        "order",
+        "phone",
+        "tel",
+        "fax",
+        "account",
+        "invoice",
+        "ticket",
+        "tracking",
+        "case",
+        "room",
+        "page",
+        "step",
+        "call",
+        "member",
+        "customer",
+        "card",
+        "zip",
+        "po",
+        "store",
+    }
 )
 # Label, separator, value: "SKU: MH07", "Item # 101095", "Walmart #: 553503329", "REF. 8107".
 _LABEL_VALUE = re.compile(
@@ -85,6 +145,11 @@ def label_kind(label: str) -> str | None:
             return "mpn" if key == "brand" and hashed else key  # "Manufacturer #"
     if hashed and _SHOP_NUMBER.match(base) and base.split()[-1] not in _NOT_SHOP_NUMBER:
         return "shop"
+    # "eBay item number", "Our product code": the shop's own code under its name
+    words = base.split(" ", 2)
+    if 2 <= len(base.split()) <= 4 and words[0] not in _NOT_SHOP_PREFIX:
+        if _OWN_CODE_LABEL.match(base.split(" ", 1)[1]):
+            return "sku"
     return None
 
 
@@ -104,6 +169,13 @@ def read_codes(idx: PageIndex, h1_pos: int = -1) -> dict[str, str]:
                 codes.setdefault("gtin", gtin)
         elif kind in ("sku", "shop", "mpn"):
             ident = _code_value(value)
+            if (
+                ident
+                and kind == "mpn"
+                and _MODEL_LABEL.match(label.strip().lower())
+                and not (any(c.isdigit() for c in ident))
+            ):
+                return True  # "Model: Primrose" names a model; it is no code
             if ident and (kind != "shop" or any(c.isdigit() for c in ident)):
                 codes.setdefault(kind, ident)
         elif kind == "brand":
@@ -138,7 +210,9 @@ def read_codes(idx: PageIndex, h1_pos: int = -1) -> dict[str, str]:
         if not len(el) and not (el.text or "").strip():
             continue
         raw = el.text_content()
-        if len(raw) > 400 or not (":" in raw or "#" in raw or _spaced_label_candidate(raw)):
+        if len(raw) > 400 or not (
+            ":" in raw or "#" in raw or "：" in raw or _spaced_label_candidate(raw)
+        ):
             continue
         if tag in _LABEL_TAGS and not children:
             _adjacent_value(el, idx, add)
@@ -148,6 +222,8 @@ def read_codes(idx: PageIndex, h1_pos: int = -1) -> dict[str, str]:
             if 0 < len(label) <= 30 and not idx.is_excluded(el):
                 add(label, visible_text(children[1]))
         text = visible_text(el) if len(raw) <= 200 else ""
+        # CJK pages: a full-width colon, the row in brackets ("〈商品編號：M67296549〉")
+        text = text.replace("：", ":").strip("〈〉《》【】 ")
         if not 3 < len(text) <= 90:
             continue
         match = _LABEL_VALUE.match(text)
@@ -161,7 +237,7 @@ def read_codes(idx: PageIndex, h1_pos: int = -1) -> dict[str, str]:
                 add(spaced.group(1), spaced.group(2))
         elif h1_pos >= 0 and pos > h1_pos and not children and "hash_code" not in codes:
             hashed = _HASH_CODE.match(text)
-            if hashed and not idx.is_excluded(el):
+            if hashed and not idx.is_excluded(el) and not _is_rank(el):
                 codes["hash_code"] = hashed.group(1)
     if "shop" in codes:
         codes.setdefault("sku", codes.pop("shop"))
@@ -169,6 +245,21 @@ def read_codes(idx: PageIndex, h1_pos: int = -1) -> dict[str, str]:
 
 
 _DIGIT = re.compile(r"\d")
+# An amount of money: "US$11.99", "€ 12", "12,50 €" (a price shown beside a code label).
+_MONEY = re.compile(r"^(?:[A-Z]{0,3}[$€£¥₹₩₽₺₪]|[A-Z]{3}\s?)\s?\d[\d.,]*$|^\d[\d.,]*\s?[$€£¥₹₩₽]$")
+# A model's label: its value is a model name ("Primrose") unless it holds a digit.
+_MODEL_LABEL = re.compile(r"^(?:item )?(?:model|modell|modèle|modelo|modello)\b")
+# A "#4198" that is a rank ("Overall Rank: #4198", "Best Sellers Rank #12"), not a code.
+_RANK = re.compile(r"\brank|\bposition\b|\bplatz\b|\bclassement\b", re.I)
+
+
+def _is_rank(el: HtmlElement) -> bool:
+    parent = el.getparent()
+    previous = el.getprevious()
+    around = " ".join(
+        visible_text(x) for x in (previous, parent) if x is not None and len(x.text_content()) < 200
+    )
+    return bool(_RANK.search(around))
 
 
 def _spaced_label_candidate(raw: str) -> bool:
@@ -226,11 +317,31 @@ def _code_value(text: str, any_label: bool = False) -> str | None:
     ends with ":" is dropped ("Online Inquiries: NMF17_X3U1W")."""
     text = _strip_code_label(text.split("|")[0], any_label).lstrip(":#. ")
     tokens = text.split()
+    if tokens and _MONEY.match(tokens[0]):
+        return None  # "US$11.99" in a code's place: a price, never a code
     if not tokens or len(tokens[0]) > 40:
         return None
     if len(tokens) == 1 or (any(c.isdigit() for c in tokens[0]) and len(tokens[0]) >= 3):
         return normalize_identifier(tokens[0].rstrip(",;"))
     return None
+
+
+def read_code_row(text: str) -> dict[str, str]:
+    """``{kind: code}`` of one code row ("Код: 01245" -> ``{"sku": "01245"}``)."""
+    match = _LABEL_VALUE.match(text)
+    if match:
+        label, value = match.group(1) + match.group(2), match.group(3)
+    elif spaced := _LABEL_SPACE_VALUE.match(text):
+        label, value = spaced.group(1), spaced.group(2)
+    else:
+        return {}
+    kind = label_kind(label)
+    ident = _code_value(value.lstrip(":#. "))
+    if kind in ("sku", "shop") and ident:
+        return {"sku": ident}
+    if kind == "mpn" and ident:
+        return {"mpn": ident}
+    return {}
 
 
 def is_code_row(text: str) -> bool:
@@ -243,13 +354,14 @@ def is_code_row(text: str) -> bool:
     else:
         return False
     return (
-        label_kind(label) in ("sku", "shop", "mpn", "gtin") and len(value.split()) == 1
+        label_kind(label) in ("sku", "shop", "mpn", "gtin")
+        and len(value.split()) == 1
         and _code_value(value) is not None
     )
 
 
 def _strip_code_label(text: str, any_label: bool = False) -> str:
-    """"SKU MH07" -> "MH07": a label written before the code in the same element."""
+    """ "SKU MH07" -> "MH07": a label written before the code in the same element."""
     match = _LABEL_VALUE.match(text)
     if match and (any_label and ":" in match.group(2) or label_kind(match.group(1))):
         return match.group(3)

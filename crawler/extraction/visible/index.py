@@ -25,12 +25,21 @@ _PRICE_PART = re.compile(
 )
 _NOT_PRICE_CLASS = re.compile(
     r"label|unit|per-?(?:kg|item|100|l\b)|excl|excluding|installment|instalment|klarna|"
-    r"afterpay|saving|save|discount|percent|off\b|range|filter|slider|currency-?code|"
+    r"afterpay|saving|save|discount|percent|off\b|range|filter|(?:price|range|ui)-?slider|slider-?range|currency-?code|"
     r"tax-?info|points|shipping|grundpreis|precio-?unit|prix-?unit",
     re.I,
 )
 _NOT_PRICE_CONTEXT = re.compile(
     r"excl|excluding|installment|instalment|klarna|afterpay|saving|unit-?price|price-?per",
+    re.I,
+)
+# Counters in a price box -- units sold, purchase limits, reviews -- are no amounts:
+# "29개 구매", "957 sold", "max 999 per person", "12 reviews", "3 szt." (class: deal and
+# marketplace pages that print a sales counter inside their price block).
+_COUNT_TEXT = re.compile(
+    r"\d[\d.,]*\s*(?:개|件|個|点|명|人|인당|pcs\b|pieces\b|items?\b|sold\b|bought\b|purchased\b|"
+    r"reviews?\b|ratings?\b|szt\b|шт\b|stk\b|unidades\b|units?\b|per person\b)|"
+    r"\b(?:sold|bought|purchased|max(?:imum)?|limit)\b[^\d]{0,12}\d[\d.,]*",
     re.I,
 )
 # A sale price's class: marks a price element here, and the selling price of a price box
@@ -101,10 +110,11 @@ class PageIndex:
             if _NOT_PRICE_CONTEXT.search(parent.get("class") or ""):
                 return False
             parent = parent.getparent()
-        text = el.text_content()
+        text = " ".join(el.text_content().split())
         if len(text) > 80 or not any(ch.isdigit() for ch in text) or "%" in text:
             return False
-        return True
+        # a counter alone is no price; a price beside a counter ("30,000원 29개 구매") is
+        return any(ch.isdigit() for ch in _COUNT_TEXT.sub(" ", text))
 
     def find_grids(self, h1: HtmlElement | None) -> int:
         """Mark prices that sit in repeated priced cards; return the largest grid size."""

@@ -16,12 +16,34 @@ _WIDGET = re.compile(r"BVQA|BVRR|review|question|modal|dialog|popup|tooltip", re
 _LOGO = re.compile(r"logo|site-?title|site-?name|site-?brand|masthead", re.I)
 
 
+def _in_link(el: HtmlElement) -> bool:
+    """Inside an ``<a href>`` to another page (class: listings and carousels whose cards
+    are headed by ``<h1>``)."""
+    for a in el.iterancestors("a"):
+        href = (a.get("href") or "").strip()
+        return bool(href) and not href.startswith(("#", "javascript:"))
+    return False
+
+
 def heading_text(h1: HtmlElement) -> str:
     """The heading's visible text without a product-code row shown inside it
     (``<h1>Desk <small>Item # 101095</small></h1>``: the code is the SKU, not the name)."""
 
-    strings = visible_strings(h1, skip=lambda child: is_code_row(visible_text(child)))
+    strings = visible_strings(
+        h1, skip=lambda child: _is_control(child) or is_code_row(visible_text(child))
+    )
     return normalize_text(" ".join(strings)) or visible_text(h1)
+
+
+# Controls some shops put inside the heading: a favourite/wishlist star, a share or
+# compare link, a "log in needed" prompt (class: marketplaces and classifieds).
+_CONTROL = re.compile(r"fav|wish|login|log-in|signin|sign-in|account|share|compare", re.I)
+
+
+def _is_control(el: HtmlElement) -> bool:
+    if el.tag not in ("a", "button"):
+        return False
+    return bool(_CONTROL.search(classes(el)) or _CONTROL.search(el.get("href") or ""))
 
 
 def _words(text: str) -> set[str]:
@@ -31,27 +53,112 @@ def _words(text: str) -> set[str]:
 def select_h1(idx: PageIndex, title: str = "") -> HtmlElement | None:
     h1s = [h for h in idx.h1s if visible_text(h) and not idx.is_excluded(h)]
     h1s = [h for h in h1s if not _WIDGET.search(classes(h))] or h1s
+    if len(h1s) > 1:  # a heading inside a link to another page is a product card's
+        free = [h for h in h1s if not _in_link(h)]
+        if not free:  # every h1 heads a card: the title-like element the <title> repeats
+            titled = titled_heading(idx, title)
+            if titled is not None:
+                return titled
+        h1s = free or h1s
     if len({visible_text(h).casefold() for h in h1s}) == 1:  # the same heading twice (mobile copy)
         return h1s[0]
     if len(h1s) > 1:  # drop logo headings, then prefer the main content's
         h1s = [h for h in h1s if not _LOGO.search(classes(h))] or h1s
     if len(h1s) > 1 and title:  # the heading the page's <title> repeats
         wanted = _words(title)
+        # (share of the heading's words in the title, how many): "Tommy Jeans OFLEKI"
+        # over a second heading "OFLEKI" that the title repeats as fully
         scored = sorted(
-            ((len(_words(visible_text(h)) & wanted) / max(len(_words(visible_text(h))), 1), i)
-             for i, h in enumerate(h1s)),
+            (
+                (
+                    round(
+                        len(_words(visible_text(h)) & wanted)
+                        / max(len(_words(visible_text(h))), 1),
+                        2,
+                    ),
+                    len(_words(visible_text(h)) & wanted),
+                    -i,
+                )
+                for i, h in enumerate(h1s)
+            ),
             reverse=True,
         )
-        if scored[0][0] >= 0.6 and (len(scored) == 1 or scored[1][0] < scored[0][0]):
-            return h1s[scored[0][1]]
+        if scored[0][0] >= 0.6 and (len(scored) == 1 or scored[1][:2] < scored[0][:2]):
+            return h1s[-scored[0][2]]
     if len(h1s) > 1:
         h1s = [
             h for h in h1s if any(a.tag in ("main", "article") for a in h.iterancestors())
         ] or h1s
     if len(h1s) == 1:
         return h1s[0]
+    if not h1s:
+        return titled_heading(idx, title)
     preferred = [
-        h for h in h1s
+        h
+        for h in h1s
         if h.get("itemprop") == "name" or re.search(r"product|title|name", classes(h), re.I)
     ]
-    return preferred[0] if len(preferred) == 1 else None
+    return preferred[0] if len(preferred) == 1 else titled_heading(idx, title)
+
+
+# Elements that may hold a product title styled without <h1>.
+_TITLE_TAGS = frozenset({"h1", "h2", "h3", "div", "span", "p", "strong", "b"})
+_TITLE_CLASS = re.compile(r"title|name|heading|headline|subject", re.I)
+_NOT_TITLE_CLASS = re.compile(
+    r"modal|dialog|popup|footer|header|menu|nav|banner|item|card|tile|related|brand|"
+    r"seller|shop|store|city|user|sub",
+    re.I,
+)
+
+
+def titled_heading(idx: PageIndex, title: str) -> HtmlElement | None:
+    """A page without one product ``<h1>`` (none, or one per product card): the
+    heading-like element (an ``h2``, or a
+    block whose class says title/name) whose text the page's ``<title>`` repeats.
+
+    Class of pages served: shops whose product title is an ``h2`` or a styled ``div``
+    (``<div class="title">``, ``<h2 class="deal_title_main">``). The title must
+    agree: every word of the element is in the ``<title>`` and the element holds at
+    least half of the title's first part (before " - ", " | "), so a section heading
+    ("Related products") or a card's name (a few words of the title) never qualifies.
+    The longest such element wins; none gives None."""
+    head = re.split(r"\s+[|–—-]\s+|\s*\|\s*", title.strip())
+    wanted = _words(title)
+    first = max((_words(p) for p in head), key=len, default=set())
+    if len(first) < 1:
+        return None
+    best: tuple[int, HtmlElement] | None = None
+    for el in idx.elements:
+        if el.tag not in _TITLE_TAGS:
+            continue
+        cls = classes(el)
+        if el.tag not in ("h1", "h2", "h3") and not _TITLE_CLASS.search(cls):
+            continue
+        if _NOT_TITLE_CLASS.search(cls) or _WIDGET.search(cls) or idx.is_excluded(el):
+            continue
+        text = visible_text(el)
+        words = _words(text)
+        if not words or len(text) > 200 or not words <= wanted:
+            continue
+        if len(words & first) * 2 < len(first):
+            continue
+        if best is None or len(words) > best[0]:
+            best = (len(words), el)
+    return best[1] if best else None
+
+
+def heading_code(idx: PageIndex, name: str | None) -> str | None:
+    """The product code shown inside a product heading (``<h1>Phone X <span>Код:
+    01245</span></h1>``), from any ``<h1>`` whose text without the code is the name,
+    even one in a header the page index leaves out (class: shops printing the code
+    in the title block)."""
+    if not name:
+        return None
+    for h1 in idx.h1s:
+        for child in h1.iter():
+            if child is h1 or not isinstance(child.tag, str):
+                continue
+            text = visible_text(child)
+            if is_code_row(text) and heading_text(h1) == name:
+                return text
+    return None

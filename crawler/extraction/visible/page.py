@@ -7,12 +7,13 @@ from decimal import Decimal
 
 from lxml.html import HtmlElement
 
-from .availability import has_add_to_cart, not_sold_online, read_availability
-from .codes import brand_block, read_codes
+from .availability import not_sold_online, read_availability, read_buy_control
+from .codes import brand_block, read_code_row, read_codes
 from .details import read_breadcrumbs, read_description, read_images, read_rating
 from .index import PageIndex
-from .name import heading_text, select_h1
+from .name import heading_code, heading_text, select_h1
 from .price import range_ends, select_price
+from .url_code import shown_url_code
 
 
 @dataclass
@@ -35,21 +36,26 @@ class VisiblePage:
     description: str | None = None
     rating: dict[str, float | int] | None = None
     add_to_cart: bool = False
+    #: One of the buy controls is enabled (not ``disabled``).
+    buy_enabled: bool = False
     #: The page says the product cannot be bought online ("in-store only").
     not_sold_online: bool = False
     #: Number of cards in the largest grid of priced blocks (0: no grid).
     grid_cards: int = 0
+    #: The item number of the page's address that the page also shows (:mod:`.url_code`).
+    url_code: str | None = None
 
     @property
     def product_signals(self) -> int:
         return sum(
-            (self.add_to_cart, any(self.codes.get(k) for k in ("sku", "mpn", "gtin")),
-             self.availability is not None)
+            (self.add_to_cart, any(self.codes.get(k) for k in ("sku", "mpn", "gtin"))
+             or self.url_code is not None, self.availability is not None)
         )
 
 
-def read_visible_page(root: HtmlElement) -> VisiblePage:
-    """Read the visible product fields of a parsed page."""
+def read_visible_page(root: HtmlElement, url: str | None = None) -> VisiblePage:
+    """Read the visible product fields of a parsed page (``url``: the page's address,
+    for the item number it carries)."""
     page = VisiblePage()
     body = root.find(".//body")
     idx = PageIndex(body if body is not None else root)
@@ -66,6 +72,12 @@ def read_visible_page(root: HtmlElement) -> VisiblePage:
         h1_pos = -1
     page.availability, page.availability_clear = read_availability(idx, h1_pos)
     page.codes = read_codes(idx, h1_pos)
+    if "sku" not in page.codes:
+        row = heading_code(idx, page.name)
+        if row:
+            page.codes.update({k: v for k, v in read_code_row(row).items() if k not in page.codes})
+    if url and "sku" not in page.codes:
+        page.url_code = shown_url_code(idx, url)
     if "brand" not in page.codes:
         brand = brand_block(idx, h1_pos)
         if brand:
@@ -74,6 +86,6 @@ def read_visible_page(root: HtmlElement) -> VisiblePage:
     page.images = read_images(idx, h1)
     page.description = read_description(idx)
     page.rating = read_rating(idx)
-    page.add_to_cart = has_add_to_cart(idx)
+    page.add_to_cart, page.buy_enabled = read_buy_control(idx)
     page.not_sold_online = not_sold_online(idx, h1_pos)
     return page

@@ -45,19 +45,31 @@ _SALE_LABEL = re.compile(
     r"maintenant|ora|nu)\s*:?\s*$",
     re.I,
 )
+# A list-price label right before an amount in running text ("... MSRP $25.").
+_LIST_BEFORE = re.compile(
+    r"(?:\b(?:list price|was|rrp|msrp|srp|uvp|statt|vorher|antes|retail(?: price)?|"
+    r"originally|original price|regular price|compare at|pvp|prix conseillé|"
+    r"cena katalogowa|старая цена)\s*:?|(?:建議售價|建议售价|原價|原价|定價|定价|市價|市价|"
+    r"参考价|希望小売価格|通常価格|정가|시중가)\s*[:：]?)\s*$",
+    re.I,
+)
 _HARD_LIST_TAGS = frozenset({"del", "s", "strike"})
 _HARD_LIST_CLASS = re.compile(
     r"old-?price|price-?old|was-?price|price-?was|\bwas\b|list-?price|price-?list|"
     r"compare-?at|price--?compare|compare-?price|strike|crossed|price-?before|"
     r"original-?price|price--?original|rrp|msrp|retail-?price|"
-    r"precio-?(?:anterior|normal|lista|antes)|streichpreis|alter-?preis|prix-?barr",
+    r"precio-?(?:anterior|normal|lista|antes)|streichpreis|alter-?preis|prix-?barr|"
+    # more shops' names for the struck price (class: list prices in every language)
+    r"prev(?:ious)?[-_]?price|price[-_]?prev|price[-_]?origin|stara[-_]?cena|cena[-_]?przed|"
+    r"eski[-_]?fiyat|prezzo[-_]?(?:barrato|pieno)|pre[çc]o[-_]?(?:antigo|de)\b|"
+    r"precio[-_]?tachado|price[-_]?del\b",
     re.I,
 )
 _SOFT_LIST_CLASS = re.compile(r"regular-?price|price--?regular|price-item--regular", re.I)
 _MONEY_TEXT = re.compile(
     r"(?:[$€£¥₹₩₽₺]|R\$|\b(?:USD|EUR|GBP|CAD|AUD|CLP|BRL|MXN|ARS|COP|JPY|CHF|SEK|NOK|DKK|PLN)\b)"
     r"\s?\d[\d.,\s]*\d|\d(?:[\d.,]|[\s\u00a0\u202f](?=\d{3}))*\s?"
-    r"(?:€|zł|kr|\b(?:EUR|USD|GBP|CHF|SEK|NOK|DKK|PLN|CLP)\b)"
+    r"(?:€|zł|kr|元|円|원|₫|₴|₸|тг|руб|грн|Kč|Ft|\b(?:EUR|USD|GBP|CHF|SEK|NOK|DKK|PLN|CLP)\b)"
 )
 
 _MAX_H1_TO_PRICE = 400  # elements between the heading and the selling price
@@ -80,8 +92,10 @@ def _is_hard_list(el: HtmlElement, box: HtmlElement) -> bool:
         if a is not el and _list_label(a.text):
             return True  # <p>List Price: <span class=price>$1,299.00</span></p>
         previous = a.getprevious()
-        if previous is not None and not len(previous) and _list_label(
-            (previous.text or "") + " " + (previous.tail or "")
+        if (
+            previous is not None
+            and not len(previous)
+            and _list_label((previous.text or "") + " " + (previous.tail or ""))
         ):
             return True  # <span>Was</span> <span class=price>$10</span>
         if a is box:
@@ -124,24 +138,30 @@ def select_price(
     idx: PageIndex, h1: HtmlElement, h1_pos: int
 ) -> tuple[Decimal | None, str | None, bool]:
     usable = [
-        p for p in idx.prices
+        p
+        for p in idx.prices
         if p not in idx.in_grid and not idx.is_excluded(p) and not _in_card(p, h1)
     ]
     candidates = [
-        p for p in usable
+        p
+        for p in usable
         if 0 < idx.order[p] - h1_pos <= _MAX_H1_TO_PRICE and not _in_titled_block(p, h1)
     ]
     if not candidates:
         # Some themes put the price above the heading, in the same small block.
         near = h1.getparent()
         before = [
-            p for p in usable
+            p
+            for p in usable
             if 0 < h1_pos - idx.order[p] <= 30
             and near is not None
             and is_inside(p, near)
             and not _in_titled_block(p, h1)
         ]
         candidates = before[-1:]
+    # not what the shopper pays: a net price beside the gross one, a unit price, an
+    # instalment, a deposit (kept only when nothing else is shown)
+    candidates = [p for p in candidates if not _not_paid(p)] or candidates
     if candidates:
         box = _price_box(candidates[0])
         in_box = [p for p in candidates if p is box or is_inside(p, box)] or candidates[:1]
@@ -156,7 +176,8 @@ def select_price(
             # selling price is the next one, in a block of its own right after it.
             last = idx.order[in_box[-1]]
             after = [
-                p for p in candidates
+                p
+                for p in candidates
                 if p not in boxes and 0 < idx.order[p] - last <= _MAX_LIST_TO_SALE
             ]
             if after:
@@ -165,6 +186,13 @@ def select_price(
                     if p is box2 or is_inside(p, box2):
                         in_box.append(p)
                         boxes[p] = box2
+            else:
+                # no price element after the struck one: a short block right after it
+                # that writes an amount ("<s>$420</s> ... Special 294 元"; class: plain
+                # pages that mark up only the list price)
+                written = _written_after(idx, last, box)
+                if written is not None:
+                    return written[0], written[1], True
         hard = {p for p in in_box if _is_hard_list(p, boxes[p])}
         sale = [p for p in in_box if p not in hard and _has_class(p, boxes[p], SALE_CLASS)]
         regular = [
@@ -194,8 +222,12 @@ def select_price(
             continue
         own = normalize_text(el.text) or ""
         match = _MONEY_TEXT.search(own)
-        if match and not any(a.tag in _HARD_LIST_TAGS for a in el.iterancestors()) and (
-            not _in_card(el, h1)
+        if match and _LIST_BEFORE.search(own[: match.start()]):
+            continue  # "MSRP $25", "Was $40" written in a text: a list price
+        if (
+            match
+            and not any(a.tag in _HARD_LIST_TAGS for a in el.iterancestors())
+            and (not _in_card(el, h1))
         ):
             amount = parse_price(match.group(0))
             if amount is not None:
@@ -211,6 +243,62 @@ def select_price(
         _, text, amount, _ = next((f for f in found if f[3]), found[0])
         return amount, text, True
     return None, None, False
+
+
+# Wording beside an amount that makes it something other than the price paid
+# (classes: B2B shops showing net and gross prices; groceries' unit prices; instalment
+# and deposit offers), in the languages of the stock and buy words.
+_NOT_PAID = re.compile(
+    r"\bexcl\.?(?:uding|usive)?\s*(?:of\s*)?(?:vat|tax|taxes|gst|mwst|btw|iva|tva|moms)\b|"
+    r"\bex\.?\s*(?:vat|gst|tax|moms)\b|\bplus (?:vat|tax)\b|\+\s*(?:vat|mwst|btw|iva|tva)\b|"
+    r"\bzzgl\.?|\bnetto\b|\bnet price\b|\bprix ht\b|\bht\b|\bhors tax|\bsin iva\b|"
+    r"\bbez (?:dph|vat|pdv)\b|\bsans tva\b|\bohne mwst|\bbez nds\b|\bбез ндс\b|"
+    r"\bper (?:kg|g|100 ?g|l|litre|liter|100 ?ml|ml|m|m2|m²|unit|piece|each|item)\b|"
+    r"/\s*(?:kg|100 ?g|l|100 ?ml|m²|m2|m|st|stk|szt|шт|ud)\b|\bje (?:kg|liter|100 ?g|stück)\b|"
+    r"\bza (?:1 )?(?:kg|l|szt)\b|\bза (?:1 )?(?:кг|л|шт)\b|"
+    r"\bpayments? of\b|/\s*mo(?:nth)?\b|\bper month\b|\bmonthly\b|\ba month\b|\bmtl\.|"
+    r"\bmonatlich\b|\bcuotas?\b|\bparcelas?\b|\bmensualit|\bpar mois\b|\binstal+ments?\b|"
+    r"\braty\b|\brate da\b|\ben \d+ fois\b|\bdeposit\b|\banzahlung\b|\bacompte\b|"
+    r"\bdown payment\b",
+    re.I,
+)
+
+
+def _not_paid(price: HtmlElement) -> bool:
+    """The amount's own words say it is not the price paid: its text, its tail, and
+    the short labels just before and after it ("€10.00 <small>excl. VAT</small>",
+    "<span>Net:</span>" is no label of this kind; "4 payments of $12.50")."""
+    parts = [visible_text(price), price.tail or ""]
+    for sibling in (price.getprevious(), price.getnext()):
+        if sibling is not None and isinstance(sibling.tag, str):
+            text = visible_text(sibling)
+            if len(text) <= 40:
+                parts.append(text)
+    parent = price.getparent()
+    if parent is not None and len(parent) == 1:
+        text = visible_text(parent)
+        if len(text) <= 80:
+            parts.append(text)
+    return bool(_NOT_PAID.search(" ".join(parts)))
+
+
+def _written_after(idx: PageIndex, last: int, box: HtmlElement) -> tuple[Decimal, str] | None:
+    """The first amount written in a short block (≤ 60 characters) among the elements
+    right after a struck list price, outside its box."""
+    for el in idx.elements[last + 1 : last + 1 + _MAX_LIST_TO_SALE]:
+        if el is box or is_inside(el, box) or idx.is_excluded(el):
+            continue
+        if el.tag in _HARD_LIST_TAGS or any(a.tag in _HARD_LIST_TAGS for a in el.iterancestors()):
+            continue
+        text = text_without(el, [])
+        if not text or len(text) > 60:
+            continue
+        match = _MONEY_TEXT.search(text)
+        if match and not _LIST_BEFORE.search(text[: match.start()]) and not _NOT_PAID.search(text):
+            amount = parse_price(match.group(0))
+            if amount is not None and amount > 0:
+                return amount, match.group(0)
+    return None
 
 
 def range_ends(text: str | None) -> tuple[Decimal, Decimal] | None:

@@ -8,12 +8,10 @@ import re
 from lxml.html import HtmlElement
 
 from ..normalize.text import normalize_text
-from .dom import SKIPPED_TAGS, visible_text
+from .dom import SKIPPED_TAGS, is_hidden, visible_strings, visible_text
 
 _PRICE_WHOLE = re.compile(r"(?:^|[-_\s])(?:whole|integer|entero|entier|intero)(?:$|\s)", re.I)
-_PRICE_FRACTION = re.compile(
-    r"(?:^|[-_\s])(?:fraction|decimals?|decimales|cents)(?:$|\s)", re.I
-)
+_PRICE_FRACTION = re.compile(r"(?:^|[-_\s])(?:fraction|decimals?|decimales|cents)(?:$|\s)", re.I)
 # Screen-reader copies of a price: the full amount, in one string.
 _SCREEN_READER = re.compile(
     r"(?:^|\s)(?:a-offscreen|sr-only|visually-?hidden|visuallyhidden|screen-?reader-?text|"
@@ -80,4 +78,6 @@ def price_text(el: HtmlElement) -> str:
         return f"{symbol or ''}{whole}.{fraction}" if fraction else f"{symbol or ''}{whole}"
     if el.find(".//sup") is not None:
         return text_without(el, [])  # "115<sup>,99</sup> €": the parts glued back
-    return visible_text(el)
+    # a hidden machine copy inside ("<span style=display:none itemprop=price>1679")
+    # is not part of what the shopper reads
+    return normalize_text(" ".join(visible_strings(el, skip=is_hidden))) or ""

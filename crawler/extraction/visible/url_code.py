@@ -1,0 +1,73 @@
+"""The item number a page both lives at and shows: ``/itm/302474151804`` with
+"Item number: 302474151804" (or the number alone in its own element) on the page.
+
+Class of pages served: marketplaces, classified ads, auction lots, deal and
+ticket pages, and shops whose product address carries the shop's own item
+number and whose page prints it beside a label of the shop's language ("eBay
+item number:", "post id:", "商品編號：", "딜번호 :", "Produkta kods"). Two pieces of
+evidence must agree -- the address and the visible page -- so an id only in the
+address (a tracking or session parameter) or only in scripts is never taken.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qsl, urlsplit
+
+from .codes import label_kind
+from .index import PageIndex
+
+_OTHER_KINDS = frozenset({"gtin", "mpn", "brand"})
+
+# A code: letters and digits with at least one digit, at least 5 characters.
+_TOKEN = re.compile(r"[A-Za-z0-9]*\d[A-Za-z0-9]*")
+# A code holds a run of 4 digits or more (not "13ftx17ft", "158x198cm": sizes).
+_DIGITS = re.compile(r"\d{4,}")
+# Query parameters that name the product (not tracking, sessions or pages).
+_ID_PARAMS = re.compile(r"^(?:p?id|pid|product_?id|products_id|item_?id|sku|code|art)$", re.I)
+# The text of one element: the code alone, or a short label, a separator and the code.
+_SHOWN = r"^\s*(?:([^\d\n]{{1,30}}?)\s*[:：#]\s*)?[〈<(\[]?\s*{code}\s*[〉>)\]]?\s*$"
+
+
+def url_codes(url: str) -> list[str]:
+    """Candidate item numbers of an address: digit-bearing tokens (5 characters or
+    more) of the last two path segments and of product-id query parameters."""
+    parts = urlsplit(url)
+    segments = [s for s in parts.path.split("/") if s][-2:]
+    found: list[str] = []
+    for segment in reversed(segments):
+        for token in _TOKEN.findall(segment):
+            if _DIGITS.search(token) and len(token) >= 5:
+                found.append(token)
+                # the number inside a token ("c7200a278526196": ad 278526196)
+                found += [d for d in _DIGITS.findall(token) if len(d) >= 5 and d != token]
+    found += [
+        v
+        for k, v in parse_qsl(parts.query)
+        if _ID_PARAMS.match(k) and _TOKEN.fullmatch(v) and _DIGITS.search(v) and len(v) >= 5
+    ]
+    return list(dict.fromkeys(found))
+
+
+def shown_url_code(idx: PageIndex, url: str) -> str | None:
+    """The first of the address's item numbers (:func:`url_codes`) that an element of
+    the visible page shows alone or after a short label; None when none is shown."""
+    codes = url_codes(url)
+    if not codes:
+        return None
+    if not idx.elements:
+        return None
+    root = idx.elements[0]
+    for code in codes:  # the address's own order: the last path segment first
+        pattern = re.compile(_SHOWN.format(code=re.escape(code)), re.I)
+        # lxml finds the few texts holding the code; each is checked as shown
+        for text in root.xpath(".//text()[contains(., $code)]", code=code):
+            owner = text.getparent()
+            if len(text) > 60 or owner is None or owner not in idx.order or idx.is_excluded(owner):
+                continue
+            match = pattern.match(str(text))
+            # a label naming another kind of code ("UPC: 805...", "Model: ...") is not
+            # the shop's item number
+            if match and label_kind(match.group(1) or "") not in _OTHER_KINDS:
+                return code
+    return None
