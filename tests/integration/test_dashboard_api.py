@@ -108,6 +108,32 @@ def test_seed_answers_as_the_command_does(
     assert api.post("/seeds", json={"url": "x"}).status_code == 415
 
 
+def test_seed_strategy_and_scope_through_the_api(
+    api: httpx.Client, redis_client: redis.Redis
+) -> None:
+    """The form's strategy and scope fields travel as seed meta, validated as by the command."""
+    lines = "\n".join(
+        [
+            '{"url": "http://127.0.0.1:8001/", "meta": {"strategy": "sitemap", "max_pages": 50}}',
+            '{"url": "http://127.0.0.1:8001/c/", "meta": {"strategy": "pagination", '
+            '"allow": "/c/", "deny": ["\\\\?sort="], "max_depth": 2}}',
+            '{"url": "http://127.0.0.1:8001/x", "meta": {"strategy": "everything"}}',
+            '{"url": "http://127.0.0.1:8001/y", "meta": {"allow": "("}}',
+        ]
+    )
+    answer = api.post("/seeds", content=lines, headers={"Content-Type": "application/x-ndjson"})
+    assert answer.status_code == 200, answer.text
+    summary = answer.json()
+    assert (summary["accepted"], summary["rejected"]) == (2, 2)
+    reasons = {r["line"]: r["reason"] for r in summary["rejected_lines"]}
+    assert "strategy" in reasons[3] and "everything" in reasons[3]
+    assert "regex" in reasons[4]
+    queued = [json.loads(raw) for raw in redis_client.lrange(KEYS.start_urls, 0, -1)]
+    metas = sorted((seed["meta"] for seed in queued), key=lambda meta: meta["strategy"])
+    assert metas[0]["strategy"] == "pagination" and metas[0]["max_depth"] == 2
+    assert metas[1] == {"strategy": "sitemap", "max_pages": 50}
+
+
 def test_status_pause_resume(api: httpx.Client, redis_client: redis.Redis) -> None:
     status = api.get("/status").json()
     expected = gather_status(redis_client, KEYS)
