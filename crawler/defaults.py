@@ -68,6 +68,9 @@ LEASE_FINISH_INTERVAL = 0.5  # finished leases are deleted in batches this often
 # --- Worker identity, stats and report ----------------------------------------
 WORKER_ID = ""  # default: <hostname>-<pid>-<4 random hex digits>, unique per process
 WORKERSTATS_INTERVAL = 5  # seconds between two records in Redis
+# Minutes of pages/items per minute kept in <spider>:series (the dashboard's chart);
+# older minutes are trimmed by the workers that write it. 0 disables the series.
+SERIES_MINUTES = 60
 
 # --- Pause / resume -----------------------------------------------------------
 PAUSE_POLL_INTERVAL = 1.0  # seconds between two looks at <spider>:paused
@@ -127,9 +130,21 @@ STORE_CLOSE_TIMEOUT = 60  # seconds a closing worker keeps retrying an absent da
 VALIDATION_KEEP_INVALID = True  # keep rejected items in <spider>:invalid
 
 # --- Extraction ------------------------------------------------------------------
-# Folder of site profiles (*.json), selected by domain; see README "Site profiles".
+# Folder of site profiles (*.json), selected by domain; see docs/products.md "Site profiles".
 # Empty: the profiles shipped in crawler/profiles/.
 SITE_PROFILES_DIR = ""
+
+# --- Sitemaps, strategies and scope (crawler/sitemaps.py, crawler/scope.py) ------
+# Read the sitemaps of every site the crawl reaches (robots.txt "Sitemap:" lines,
+# else /sitemap.xml) when a seed's strategy is auto or sitemap (needs ROBOTSTXT_OBEY).
+SITEMAPS_ENABLED = True
+SITEMAP_MAX_SIZE = 50 * 1024 * 1024  # bytes of one sitemap once decompressed (the protocol's 50 MB)
+SITEMAP_MAX_URLS = 50_000  # entries read from one sitemap file (the protocol's limit)
+SITEMAP_MAX_DEPTH = 3  # levels of sitemap indexes below the first sitemap
+# Request priorities within the shared queue (higher first): sitemaps, then product
+# pages (from sitemaps, or links that look like product URLs), then listings (0).
+PRIORITY_SITEMAP = 20
+PRIORITY_PRODUCT = 10
 
 # --- The master -------------------------------------------------------------------
 # Keys asked for per SCAN round trip when the master walks the crawl's keys.

@@ -21,6 +21,9 @@ key                           type    content
 ``<s>:dead``                  list    dead letters: JSON of requests that failed for good
 ``<s>:invalid``               list    JSON of items rejected by the schema, with errors
 ``<s>:polite:<site>``         string  next time (Redis clock, ms) a request to the site may start
+``<s>:series``                hash    pages and items per minute, last ``SERIES_MINUTES`` minutes
+``<s>:seedpages``             hash    seed id -> requests made for it (seeds with max_pages)
+``<s>:sites``                 hash    "<counter> <site>" -> count (pages, products, sitemaps)
 ============================  ======  =====================================================
 """
 
@@ -101,8 +104,20 @@ class CrawlKeys:
     def invalid(self) -> str:
         return f"{self.spider}:invalid"
 
+    @property
+    def series(self) -> str:
+        return f"{self.spider}:series"
+
     def polite(self, site: str) -> str:
         return f"{self.spider}:polite:{site}"
+
+    @property
+    def seed_pages(self) -> str:
+        return f"{self.spider}:seedpages"
+
+    @property
+    def sites(self) -> str:
+        return f"{self.spider}:sites"
 
     @property
     def polite_pattern(self) -> str:

@@ -6,7 +6,9 @@ a :class:`Seed` or a :class:`SeedError` that says, with its line number, why it
 was refused; nothing invalid is ever pushed to Redis.
 
 ``meta`` is an allow-list (:data:`SEED_META_KEYS`): labels that travel with the
-request and can change neither where nor how it is sent. Scrapy reads many meta
+request and can change neither where nor how it is sent, and the seed's
+strategy and scope (``strategy``, ``max_pages``, ``max_depth``, ``allow``,
+``deny``: :mod:`crawler.scope`), whose values are validated here too. Scrapy reads many meta
 keys (``proxy``, ``download_timeout``, ``download_maxsize``, ``dont_filter``,
 ``handle_httpstatus_list``, ``cookiejar``, ``bindaddress``, ``dont_redirect``,
 ``depth`` ...); whoever can seed must not be able to set them, so a seed with
@@ -24,12 +26,16 @@ from urllib.parse import urlsplit
 
 from w3lib.url import canonicalize_url
 
+from crawler.scope import SCOPE_KEYS, scope_error
+
 MAX_URL_LENGTH = 2048
 MAX_META_BYTES = 4096
 ALLOWED_SCHEMES = ("http", "https")
 #: The only keys a seed's ``meta`` may hold: labels, kept with the request (and
-#: with its dead letter), read by no downloader component.
-SEED_META_KEYS = frozenset({"category", "label", "note", "source", "tags"})
+#: with its dead letter), read by no downloader component; and how the seed is
+#: crawled (:mod:`crawler.scope`).
+SEED_LABEL_KEYS = frozenset({"category", "label", "note", "source", "tags"})
+SEED_META_KEYS = SEED_LABEL_KEYS | SCOPE_KEYS
 _HOST_RE = re.compile(r"^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._~%!$&'()*+,;=-]+)$")
 _SCHEME_RE = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 _SPACE_OR_CONTROL_RE = re.compile(r"[\s\x00-\x1f\x7f]")  # str.isspace() is \s
@@ -207,9 +213,12 @@ def parse_seed(text: str, lineno: int = 0) -> Seed:
         if forbidden:
             raise InvalidSeed(
                 f"meta key(s) {', '.join(forbidden)} not allowed: seed meta may only hold "
-                f"{', '.join(sorted(SEED_META_KEYS))} (labels that cannot change where or how "
-                "the request is sent)"
+                f"{', '.join(sorted(SEED_LABEL_KEYS))} (labels that cannot change where or how "
+                "the request is sent) and strategy, max_pages, max_depth, allow, deny"
             )
+        problem = scope_error(meta)
+        if problem is not None:
+            raise InvalidSeed(problem)
         if len(json.dumps(meta)) > MAX_META_BYTES:
             raise InvalidSeed(f"'meta' larger than {MAX_META_BYTES} bytes")
     elif text.startswith("["):

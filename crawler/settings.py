@@ -94,6 +94,8 @@ RANDOM_UA_PER_PROXY = False
 
 DOWNLOADER_MIDDLEWARES = {
     "crawler.middlewares.network.PrivateNetworkMiddleware": 50,
+    # after RobotsTxtMiddleware (100), before the politeness budget: a seed's max_pages
+    "crawler.middlewares.seedbudget.SeedBudgetMiddleware": 110,
     # after RobotsTxtMiddleware (100): a forbidden URL spends no slot of the budget
     "crawler.middlewares.politeness.SharedPolitenessMiddleware": 120,
     "scrapy.downloadermiddlewares.useragent.UserAgentMiddleware": None,
@@ -121,6 +123,7 @@ EXTENSIONS = {
     "crawler.politeness.SiteWaits": 20,
     "crawler.leasing.tracker.LeaseTracker": 100,
     "crawler.extensions.workerstats.WorkerStats": 200,
+    "crawler.extensions.sitestats.SiteStats": 210,
     "crawler.extensions.pause.PauseControl": 300,
     "crawler.extensions.metrics.PrometheusMetrics": 400,
 }

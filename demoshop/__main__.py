@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import math
 import signal
 import sys
 import time
@@ -90,6 +91,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="seconds of 'Crawl-delay:' in robots.txt (0: none)",
     )
     parser.add_argument(
+        "--no-sitemaps", action="store_true",
+        help="serve no sitemaps (robots.txt names none; /sitemap_index.xml is a 404)",
+    )
+    parser.add_argument(
+        "--sitemap-only", type=_non_negative(int), default=0, metavar="N",
+        help="the last N products are linked from no page: only the sitemaps list them",
+    )
+    parser.add_argument(
+        "--changed-at", metavar="ISO_TIME", default=None,
+        help="sitemap lastmod of the products changed by --price-version "
+        "(default: when the shop starts)",
+    )
+    parser.add_argument(
         "--access-log", metavar="PATH", default=None,
         help="append one tab-separated line per request to PATH: "
         "epoch_seconds, METHOD, path_with_query, status, user_agent",
@@ -101,6 +115,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.page_size < 1:
         build_parser().error("--page-size must be at least 1")
+    if args.sitemap_only > args.products:
+        build_parser().error("--sitemap-only must not exceed --products")
+    if args.sitemap_only and args.no_sitemaps:
+        build_parser().error("--sitemap-only needs the sitemaps (drop --no-sitemaps)")
 
     from twisted.internet import reactor
 
@@ -112,7 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.monotonic()
     catalog = Catalog.build(
         products=args.products, seed=args.seed, price_version=args.price_version,
-        page_size=args.page_size,
+        page_size=args.page_size, sitemap_only=args.sitemap_only,
     )
     site = ShopSite(catalog, crawl_delay=args.crawl_delay)
     access_log = AccessLogWriter(args.access_log) if args.access_log else None
@@ -133,12 +151,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         signal.signal(signum, lambda *_: reactor.callFromThread(reactor.stop))  # type: ignore[attr-defined]
     host = f"[{args.host}]" if ":" in args.host else args.host
     url = f"http://{host}:{port.getHost().port}/"
+    if not args.no_sitemaps:
+        changed_at = args.changed_at or time.strftime(
+            "%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(math.ceil(time.time()))
+        )
+        site.publish_sitemaps(url, changed_at)
     print(
         LISTENING_FORMAT.format(url=url, products=len(catalog.products), pages=site.page_count),
         flush=True,
     )
     print(
         f"demoshop: {len(catalog.categories)} categories, {len(catalog.leaves())} leaves, "
+        f"{site.sitemap_count} sitemaps, {args.sitemap_only} products only in them, "
         f"rendered in {time.monotonic() - started:.2f}s; "
         f"access log: {args.access_log or 'off'}",
         file=sys.stderr,

@@ -17,8 +17,13 @@ Site map (every path below is a page a correct crawler fetches exactly once):
   ``/c/<top>/<sub>/?page=N`` for N >= 2 (never ``?page=1``);
 * ``/p/<slug>-<id>.html`` a product page (plain ones in several languages and
   currencies: :data:`PLAIN_LANGUAGES`);
-* ``/x/picks/<n>/`` listings of 1, 2 and 3 products in another markup
-  (:mod:`demoshop.traps`): pages a crawler fetches that hold no product.
+* ``/x/picks/<n>/`` listings of 1, 2 and 3 products in another markup, and
+  ``/x/shelf/<markup>/<n>/`` category grids headed "Products in <category>" of 1, 2
+  and 3 cards, each card marked up as a Product (:mod:`demoshop.traps`): pages a
+  crawler fetches that hold no product.
+
+Products whose id ends in 44 have the model number "404" ("Norvik Eco Kettle 404"):
+a heading that looks like an error page's, on a product page.
 """
 
 from __future__ import annotations
@@ -41,6 +46,9 @@ PLAIN_LANGUAGES = (
     ("en", "USD"), ("de", "EUR"), ("fr", "EUR"), ("es", "EUR"), ("pl", "PLN"), ("sv", "SEK"),
 )
 LANGUAGE_CURRENCY = dict(PLAIN_LANGUAGES)
+#: Products whose id ends in these two digits have the model number "404", which looks
+#: like an error code in their heading ("Norvik Eco Kettle 404"): they are products.
+ERROR_CODE_MODEL_EVERY = 44
 
 
 def language_of(pid: int) -> str:
@@ -226,8 +234,13 @@ class Catalog:
         seed: int,
         price_version: int,
         page_size: int,
+        sitemap_only: int = 0,
     ) -> None:
         self.products = products
+        # the last ``sitemap_only`` products are linked from no page: only the
+        # sitemaps lead to them (new arrivals not yet in any category listing)
+        self.sitemap_only = sitemap_only
+        self.listed = products[: len(products) - sitemap_only]
         self.categories = categories  # top-level, in display order
         self.seed = seed
         self.price_version = price_version
@@ -242,16 +255,23 @@ class Catalog:
 
     @classmethod
     def build(
-        cls, products: int = 200, seed: int = 1, price_version: int = 0, page_size: int = 12
+        cls,
+        products: int = 200,
+        seed: int = 1,
+        price_version: int = 0,
+        page_size: int = 12,
+        sitemap_only: int = 0,
     ) -> Catalog:
         if products < 0:
             raise ValueError("products must be >= 0")
         if page_size < 1:
             raise ValueError("page_size must be >= 1")
+        if not 0 <= sitemap_only <= products:
+            raise ValueError("sitemap_only must be from 0 to products")
         tops = cls._build_tree(seed)
         leaves = [sub for top in tops for sub in top.children]
         items = [cls._build_product(i, seed, price_version, leaves) for i in range(1, products + 1)]
-        for product in items:
+        for product in items[: products - sitemap_only]:
             product.category.products.append(product)
         return cls(
             products=items,
@@ -259,6 +279,7 @@ class Catalog:
             seed=seed,
             price_version=price_version,
             page_size=page_size,
+            sitemap_only=sitemap_only,
         )
 
     @staticmethod
@@ -283,6 +304,8 @@ class Catalog:
         brand = _pick(_BRANDS, seed, "brand", pid)
         adjective = _pick(_ADJECTIVES, seed, "adj", pid)
         model = f"{chr(65 + int(_unit(seed, 'model', pid) * 26))}{pid * 7 % 1000 + 100}"
+        if pid % 100 == ERROR_CODE_MODEL_EVERY:
+            model = "404"  # a model number that looks like an error code ("Peugeot 404")
         name = f"{brand} {adjective} {noun} {model}"
         brand_code = slugify(brand).replace("-", "")[:3].upper()
 
@@ -358,7 +381,7 @@ class Catalog:
 
     def featured(self, count: int = 8) -> list[Product]:
         """The products shown on the home page."""
-        ranked = sorted(self.products, key=lambda p: _unit(self.seed, "featured", p.id))
+        ranked = sorted(self.listed, key=lambda p: _unit(self.seed, "featured", p.id))
         return ranked[:count]
 
     def related(self, product: Product, count: int = 4) -> list[Product]:
@@ -366,6 +389,8 @@ class Catalog:
         siblings = product.category.products
         if len(siblings) <= 1:
             return []
+        if product.id not in self._position:  # sitemap-only: not in its category's listing
+            return siblings[:count]
         at = self._position[product.id]
         return [siblings[(at + k) % len(siblings)] for k in range(1, min(count + 1, len(siblings)))]
 
@@ -373,6 +398,10 @@ class Catalog:
 
     def product_paths(self) -> set[str]:
         return set(self._by_path)
+
+    def sitemap_only_paths(self) -> set[str]:
+        """Product pages that no page links to: only the sitemaps list them."""
+        return {p.path for p in self.products[len(self.listed) :]}
 
     def listing_paths(self) -> set[str]:
         """Home, every category page, every pagination page of the leaves and the

@@ -148,6 +148,11 @@ class PageRenderer:
             f'<li><a href="{traps.pick_path(n)}">{n} staff pick{"s" if n > 1 else ""}</a></li>'
             for n in traps.PICK_SIZES if len(self.catalog.products) >= n
         )
+        shelves = traps.shelf_paths(self.catalog)
+        picks += "".join(
+            f'<li><a href="{traps.shelf_path(m, n)}">Shelf {m} {n}</a></li>'
+            for m, n in traps.SHELVES if traps.shelf_path(m, n) in shelves
+        )
         if picks:
             body += f'<section class="picks"><h2>Staff picks</h2><ul>{picks}</ul></section>\n'
         return self._layout("Home", body, canonical="/")
@@ -155,6 +160,10 @@ class PageRenderer:
     def picks(self, size: int) -> str:
         return self._layout("Staff picks", traps.picks_body(self.catalog, size),
                             canonical=traps.pick_path(size))
+
+    def shelf(self, markup: str, size: int) -> str:
+        body, head = traps.shelf_body(self.catalog, markup, size)
+        return self._layout("Products", body, canonical=traps.shelf_path(markup, size), head=head)
 
     def search(self, words: str) -> str:
         body, _ = traps.search_results(self.catalog, words)
@@ -191,7 +200,8 @@ class PageRenderer:
 
         def href(n: int) -> str:
             if not variant:
-                return category.path if n == 1 else f"?page={n}"
+                # the pager links page 1 as ?page=1 (menus link the bare URL): one page
+                return f"?page={n}"
             query = "&".join(variant + ([f"page={n}"] if n > 1 else []))
             return f"{category.path}?{query}"
 

@@ -62,8 +62,14 @@ class ShopProcess:
         port: int = 0,
         startup_timeout: float = 10.0,
         crawl_delay: float = 0,
+        sitemaps: bool = True,
+        sitemap_only: int = 0,
+        changed_at: str | None = None,
     ) -> None:
         self.crawl_delay = crawl_delay
+        self.sitemaps = sitemaps
+        self.sitemap_only = sitemap_only
+        self.changed_at = changed_at
         self.products = products
         self.seed = seed
         self.price_version = price_version
@@ -79,7 +85,8 @@ class ShopProcess:
             access_log = Path(self._tmpdir) / "access.log"
         self.access_log = Path(access_log)
         self.catalog = Catalog.build(
-            products=products, seed=seed, price_version=price_version, page_size=page_size
+            products=products, seed=seed, price_version=price_version, page_size=page_size,
+            sitemap_only=sitemap_only,
         )
         self.process: subprocess.Popen[str] | None = None
         self.url = ""
@@ -100,6 +107,9 @@ class ShopProcess:
             "--jitter-ms", str(self.jitter_ms),
             "--crawl-delay", str(self.crawl_delay),
             "--access-log", str(self.access_log),
+            "--sitemap-only", str(self.sitemap_only),
+            *([] if self.sitemaps else ["--no-sitemaps"]),
+            *(["--changed-at", self.changed_at] if self.changed_at else []),
         ]
 
     def start(self) -> ShopProcess:
@@ -195,6 +205,16 @@ class ShopProcess:
             if len(entries) >= count or time.monotonic() > deadline:
                 return entries
             time.sleep(0.02)
+
+    def page_fetches(self) -> list[str]:
+        """Paths requested so far, robots.txt and sitemaps aside (the pages), in order."""
+        from demoshop.sitemaps import is_sitemap_path
+
+        return [
+            entry.path
+            for entry in self.read_access_log()
+            if entry.path != "/robots.txt" and not is_sitemap_path(entry.path)
+        ]
 
     def expected_products(self) -> dict[str, dict[str, Any]]:
         """``Catalog.expected_products`` keyed by absolute URL on this shop."""

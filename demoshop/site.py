@@ -9,15 +9,19 @@ Routes:
 
 =================================  =========================================================
 ``/``                              home (query ignored)
-``/robots.txt``                    disallows ``/cart``, ``/account`` and ``/search``
+``/robots.txt``                    disallows ``/cart``, ``/account`` and ``/search``; names
+                                   the sitemap index (:mod:`demoshop.sitemaps`)
+``/sitemap_index.xml``             sitemap index; ``/sitemaps/products-<n>.xml.gz`` children
 ``/c/<top>/``                      top-level category (``?page=`` other than 1 is a 404)
 ``/c/<top>/<sub>/``                leaf listing; ``?page=N`` (2..last), ``?sort=``, ``?view=``;
-                                   ``?page=1`` redirects (301) to the bare URL
+                                   ``?page=1`` is page 1 too (200, as the pager links it);
+                                   with ``sort``/``view`` it redirects (301)
 ``/p/<slug>-<id>.html``            product page (query ignored)
 ``/cart``, ``/cart/add``           tiny pages, 200
 ``/account/login``                 tiny page, 200
 ``/search?q=``                      search results (:mod:`demoshop.traps`), 200
 ``/x/picks/<n>/``                  staff picks: a listing of n = 1, 2, 3 products
+``/x/shelf/<markup>/<n>/``         "Products in <category>": n marked-up cards (query ignored)
 ``/img/...``                       a 1x1 PNG
 anything else                      404
 =================================  =========================================================
@@ -75,6 +79,7 @@ class ShopSite:
     def __init__(self, catalog: Catalog, crawl_delay: float = 0) -> None:
         self.catalog = catalog
         self.crawl_delay = crawl_delay
+        self.sitemap_count = 0
         self.pages = PageRenderer(catalog)
         self._static: dict[str, Response] = {}
         self._variants: dict[tuple[str, int, str, str], Response] = {}
@@ -106,8 +111,24 @@ class ShopSite:
         for size in traps.PICK_SIZES:
             if len(catalog.products) >= size:
                 static[traps.pick_path(size)] = self._html(200, pages.picks(size))
+        shelves = traps.shelf_paths(catalog)
+        for markup, size in traps.SHELVES:
+            if traps.shelf_path(markup, size) in shelves:
+                static[traps.shelf_path(markup, size)] = self._html(200, pages.shelf(markup, size))
         static["/cart"] = self._html(200, pages.simple("Your cart", "Your cart is empty."))
         static["/account/login"] = self._html(200, pages.login())
+
+    def publish_sitemaps(self, base_url: str, changed_at: str) -> None:
+        """Serve the sitemaps (their URLs are absolute: known once the shop listens)."""
+        from demoshop import sitemaps
+
+        for path, body in sitemaps.render(self.catalog, base_url, changed_at).items():
+            kind = "application/gzip" if path.endswith(".gz") else "application/xml"
+            self._static[path] = Response(200, body, kind)
+        self.sitemap_count = len(sitemaps.sitemap_paths(self.catalog))
+        robots = self._static["/robots.txt"].body.decode()
+        robots += f"Sitemap: {base_url.rstrip('/')}{sitemaps.INDEX_PATH}\n"
+        self._static["/robots.txt"] = Response(200, robots.encode(), "text/plain; charset=utf-8")
 
     @property
     def page_count(self) -> int:
@@ -139,6 +160,8 @@ class ShopSite:
             return page if page is not None and path.endswith(".html") else self.not_found
         if path.startswith("/img/") and len(path) > 5:
             return self.image
+        if path.startswith("/x/") and path in self._static:
+            return self._static[path]  # the trap pages ignore their query (?page=1)
         if path in ("/", "/cart", "/account/login"):
             return self._static[path]
         if path == "/cart/add":
@@ -165,6 +188,8 @@ class ShopSite:
             if raw_page is not None and page == 1:
                 return self._html(301, "", location=category.path)
             return self._static[category.path]
+        if raw_page is not None and page == 1 and not sort and not view:
+            return self._static[category.path]  # ?page=1 is the first page, as linked
         if raw_page is not None and page == 1:
             query = "&".join(f"{k}={v}" for k, v in (("sort", sort), ("view", view)) if v)
             location = category.path + (f"?{query}" if query else "")

@@ -6,6 +6,12 @@ None of these pages is a product page, yet each shows what a product page shows:
   markup other than the shop's own cards (a table: name link, price, stock
   wording, an add-to-cart button per row) holding exactly ``n`` products. With
   one row it has one heading, one price, one stock word and one buy button.
+* ``/x/shelf/<markup>/<n>/`` (markup ``md`` with n = 1, 2, 3; ``ld`` with n = 1):
+  a category grid headed "Products in <category>", ``n`` cards each with its
+  product marked up as a schema.org Product (microdata on the card, or one JSON-LD
+  Product per card), a linked name, a price, stock wording and a buy button, and a
+  pager whose "1" links ``?page=1`` (the same page: the shop serves it too). With
+  one card, the page holds exactly one structured product: the card's.
 * ``/search?q=...``: search results (``<ol>`` of results with prices); the
   crawler never follows search links (and robots.txt disallows them), but the
   extractor must not take a one-result search for a product either.
@@ -16,12 +22,16 @@ prices, stock wording and buy buttons (:func:`carousel`).
 
 from __future__ import annotations
 
+import json
 from html import escape
 from weakref import WeakKeyDictionary
 
 from demoshop.catalog import Catalog, Product, format_price
 
 PICK_SIZES = (1, 2, 3)
+#: (markup, cards) of the shelf pages: microdata cards, JSON-LD cards.
+SHELVES = (("md", 1), ("md", 2), ("md", 3), ("ld", 1))
+SCHEMA = "https://schema.org/"
 STOCK_WORDS = {"InStock": "Available", "OutOfStock": "Sold out", "PreOrder": "Coming soon"}
 
 
@@ -35,13 +45,83 @@ def pick_path(size: int) -> str:
 
 def picks(catalog: Catalog, size: int) -> list[Product]:
     """The ``size`` products of the picks page of that size (deterministic)."""
-    ranked = sorted(catalog.products, key=lambda p: (p.id * 7919 + size * 104729) % 1009)
+    ranked = sorted(catalog.listed, key=lambda p: (p.id * 7919 + size * 104729) % 1009)
     return ranked[:size]
+
+
+def shelf_path(markup: str, size: int) -> str:
+    return f"/x/shelf/{markup}/{size}/"
+
+
+def shelf_paths(catalog: Catalog) -> set[str]:
+    return {shelf_path(m, n) for m, n in SHELVES if len(shelf(catalog, m, n)) == n}
 
 
 def trap_paths(catalog: Catalog) -> set[str]:
     """The crawlable trap pages (listings a correct crawler fetches, with no product)."""
-    return {pick_path(n) for n in PICK_SIZES if len(catalog.products) >= n}
+    return {pick_path(n) for n in PICK_SIZES if len(catalog.products) >= n} | shelf_paths(catalog)
+
+
+def shelf(catalog: Catalog, markup: str, size: int) -> list[Product]:
+    """The ``size`` products of a shelf: the first English pages of one leaf category."""
+    leaves = [leaf for leaf in catalog.leaves() if leaf.products]
+    if not leaves:
+        return []
+    leaf = leaves[(size * 7 + len(markup)) % len(leaves)]
+    return [p for p in leaf.products if p.language == "en"][:size]
+
+
+def shelf_body(catalog: Catalog, markup: str, size: int) -> tuple[str, str]:
+    """(body, head) of a shelf page (see the module doc)."""
+    shown = shelf(catalog, markup, size)
+    cards = []
+    head = ""
+    for p in shown:
+        md = markup == "md"
+        item = f' itemscope itemtype="{SCHEMA}Product"' if md else ""
+        offer = f' itemprop="offers" itemscope itemtype="{SCHEMA}Offer"' if md else ""
+        meta = (
+            f'<meta itemprop="price" content="{p.price:.2f}">'
+            f'<meta itemprop="priceCurrency" content="{p.currency}">'
+            f'<link itemprop="availability" href="{SCHEMA}{p.availability}">'
+            if md
+            else ""
+        )
+        cards.append(
+            f'<div class="card"{item}><a href="{_e(p.path)}"><img src="{_e(p.images[0])}" '
+            f'alt=""></a><h2 class="card-title"><a href="{_e(p.path)}"'
+            f"{' itemprop=url' if md else ''}>"
+            f"<span{' itemprop=name' if md else ''}>{_e(p.name)}</span></a></h2>"
+            f'<div class="card-offer"{offer}>{meta}<span class="card-price">'
+            f'{format_price(p.price)}</span> <span class="stock">{STOCK_WORDS[p.availability]}'
+            f'</span></div><button class="add-to-cart" data-id="{p.id}">Add to cart</button>'
+            "</div>\n"
+        )
+        if not md:
+            data = {
+                "@context": "https://schema.org",
+                "@type": "Product",
+                "name": p.name,
+                "url": p.path,
+                "sku": p.sku,
+                "image": p.images[0],
+                "offers": {
+                    "@type": "Offer",
+                    "price": f"{p.price:.2f}",
+                    "priceCurrency": p.currency,
+                    "availability": SCHEMA + p.availability,
+                },
+            }
+            text = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
+            head += f'<script type="application/ld+json">{text}</script>\n'
+    category = shown[0].category.name if shown else "this category"
+    body = (
+        f"<h1>Products in {_e(category)}</h1>\n"
+        f'<p class="count">{len(shown)} {"product" if len(shown) == 1 else "products"}</p>\n'
+        f'<div class="cards">\n{"".join(cards)}</div>\n'
+        '<nav class="pagination">Page <a href="?page=1" aria-current="page">1</a></nav>\n'
+    )
+    return body, head
 
 
 def picks_body(catalog: Catalog, size: int) -> str:
@@ -68,9 +148,9 @@ def picks_body(catalog: Catalog, size: int) -> str:
 def search_results(catalog: Catalog, words: str) -> tuple[str, list[Product]]:
     """(body, results): products whose name holds every word of the query."""
     wanted = [w for w in words.casefold().split() if w]
-    found = [
-        p for p in catalog.products if wanted and all(w in p.name.casefold() for w in wanted)
-    ][:10]
+    found = [p for p in catalog.products if wanted and all(w in p.name.casefold() for w in wanted)][
+        :10
+    ]
     items = "".join(
         f'<li class="result"><h2><a href="{_e(p.path)}">{_e(p.name)}</a></h2>'
         f"<p>{_e(p.description[:80])}…</p>"
@@ -78,9 +158,8 @@ def search_results(catalog: Catalog, words: str) -> tuple[str, list[Product]]:
         f'<button class="add-to-cart" data-id="{p.id}">Add to cart</button></li>\n'
         for p in found
     )
-    body = (
-        f"<h1>{_e(words)}</h1>\n<p>{len(found)} result{'s' if len(found) != 1 else ''}</p>\n"
-        + (f'<ol class="search-results">\n{items}</ol>\n' if found else "<p>Nothing found.</p>\n")
+    body = f"<h1>{_e(words)}</h1>\n<p>{len(found)} result{'s' if len(found) != 1 else ''}</p>\n" + (
+        f'<ol class="search-results">\n{items}</ol>\n' if found else "<p>Nothing found.</p>\n"
     )
     return body, found
 
@@ -98,7 +177,7 @@ def _carousel_picks(catalog: Catalog, product: Product, count: int) -> list[Prod
     groups = _by_residue.get(catalog)
     if groups is None:
         groups = {}
-        for other in catalog.products:
+        for other in catalog.listed:
             groups.setdefault(other.id % _CAROUSEL_MODULUS, []).append(other)
         _by_residue[catalog] = groups
     picks: list[Product] = []

@@ -2,7 +2,7 @@
 
 Each command lives in its own module of :mod:`master.commands` (``seed``, ``status``,
 ``pause``, ``resume``, ``report``, ``reset``, ``dead``, ``metrics``, ``invalid``,
-``export``, ``recrawl``, ``bench``), which registers its sub-parser and holds its
+``export``, ``recrawl``, ``bench``, ``serve``), which registers its sub-parser and holds its
 handler; :mod:`master.commands.base` has what they share.
 
 Exit codes (every command):
@@ -42,6 +42,7 @@ from master.commands import (
     reset,
     resume,
     seed,
+    serve,
     status,
 )
 from master.commands.base import (
@@ -73,6 +74,7 @@ COMMANDS: dict[str, ModuleType] = {
     "export": export,
     "recrawl": recrawl,
     "bench": bench,
+    "serve": serve,
 }
 
 

@@ -17,7 +17,8 @@ kept so the site's problem can be seen. Both are listed as their records' fields
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -63,12 +64,47 @@ def _page(client: redis.Redis, key: str, limit: int, start: int) -> tuple[int, l
 
 
 def list_dead(
-    client: redis.Redis, keys: CrawlKeys, limit: int = 50, start: int = 0
+    client: redis.Redis,
+    keys: CrawlKeys,
+    limit: int = 50,
+    start: int = 0,
+    reason: str | None = None,
 ) -> dict[str, Any]:
-    """Dead letters from position ``start`` (``limit`` 0: all), as dicts with their ``index``."""
-    total, raws = _page(client, keys.dead, limit, start)
-    records = [_record(start + i, r, DeadLetter.decode) for i, r in enumerate(raws)]
-    return {"total": total, "records": records}
+    """Dead letters from position ``start`` (``limit`` 0: all), as dicts with their ``index``;
+    with ``reason``, only those of that reason (``start`` and ``limit`` count those)."""
+    if reason is None:
+        total, raws = _page(client, keys.dead, limit, start)
+        records = [_record(start + i, r, DeadLetter.decode) for i, r in enumerate(raws)]
+        return {"total": total, "records": records}
+    matching = [(i, raw) for i, raw in _scan(client, keys.dead) if _reason(raw) == reason]
+    chosen = matching[start:] if limit <= 0 else matching[start : start + limit]
+    records = [_record(i, raw, DeadLetter.decode) for i, raw in chosen]
+    return {"total": len(matching), "reason": reason, "records": records}
+
+
+def _scan(client: redis.Redis, key: str) -> Iterator[tuple[int, bytes]]:
+    """Every record of a list with its position, read ``BATCH`` at a time."""
+    start = 0
+    while True:
+        raws = cast("list[bytes]", client.lrange(key, start, start + BATCH - 1))
+        yield from enumerate(raws, start=start)
+        if len(raws) < BATCH:
+            return
+        start += BATCH
+
+
+def _reason(raw: bytes) -> str:
+    try:
+        return DeadLetter.decode(raw).reason or "(no reason)"
+    except MalformedRecord:
+        return "(malformed record)"
+
+
+def dead_reasons(client: redis.Redis, keys: CrawlKeys) -> dict[str, Any]:
+    """The dead letters grouped by reason, largest group first: the crawl's error analysis."""
+    counts = Counter(_reason(raw) for _, raw in _scan(client, keys.dead))
+    groups = [{"reason": reason, "count": n} for reason, n in counts.most_common()]
+    return {"total": sum(counts.values()), "reasons": groups}
 
 
 def list_invalid(
@@ -130,12 +166,19 @@ def _target(letter: DeadLetter | None) -> tuple[str, str] | str:
         return f"url is not a valid seed: {exc}"
 
 
-def requeue(client: redis.Redis, keys: CrawlKeys, limit: int = 0) -> RequeueResult:
-    """Move dead letters back to work (``limit`` 0: all of them), one atomic call each."""
+def requeue(
+    client: redis.Redis, keys: CrawlKeys, limit: int = 0, reason: str | None = None
+) -> RequeueResult:
+    """Move dead letters back to work (``limit`` 0: all of them; ``reason``: only those of
+    that reason), one atomic call each."""
     script = client.register_script(REQUEUE_LUA)
     result = RequeueResult()
-    stop = -1 if limit <= 0 else limit - 1
-    raws = cast("list[bytes]", client.lrange(keys.dead, 0, stop))  # decode_responses=False
+    if reason is None:
+        stop = -1 if limit <= 0 else limit - 1
+        raws = cast("list[bytes]", client.lrange(keys.dead, 0, stop))  # decode_responses=False
+    else:
+        raws = [raw for _, raw in _scan(client, keys.dead) if _reason(raw) == reason]
+        raws = raws if limit <= 0 else raws[:limit]
     script_keys = [keys.dead, keys.requests, keys.start_urls]
     for offset in range(0, len(raws), BATCH):
         chunk = list(enumerate(raws[offset : offset + BATCH], start=offset))
@@ -165,8 +208,15 @@ def requeue(client: redis.Redis, keys: CrawlKeys, limit: int = 0) -> RequeueResu
     return result
 
 
-def clear_dead(client: redis.Redis, keys: CrawlKeys) -> int:
-    """Delete the dead-letter list; return how many records it held."""
+def clear_dead(client: redis.Redis, keys: CrawlKeys, reason: str | None = None) -> int:
+    """Delete the dead-letter list (``reason``: only the records of that reason, each
+    removed by value); return how many records were deleted."""
+    if reason is not None:
+        raws = [raw for _, raw in _scan(client, keys.dead) if _reason(raw) == reason]
+        pipe = client.pipeline(transaction=False)
+        for raw in raws:
+            pipe.lrem(keys.dead, 1, raw)  # type: ignore[arg-type]
+        return sum(int(n) for n in pipe.execute()) if raws else 0
     pipe = client.pipeline(transaction=True)
     pipe.llen(keys.dead)
     pipe.delete(keys.dead)

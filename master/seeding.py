@@ -22,7 +22,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import redis
 
@@ -212,3 +212,32 @@ class SeedLoader:
                 # reported in line order, with the lines read before it
                 self._checking.append(SeedError(lineno, reason, text))
                 yield ""
+
+
+def seed_summary(counts: SeedCounts, refused: list[SeedError], dry_run: bool) -> dict[str, Any]:
+    """``seed --json`` and ``POST /api/v1/seeds``: the counts, and every refused line with
+    its reason."""
+    return {
+        "accepted": counts.accepted,
+        "already_seeded": counts.already_seeded,
+        "rejected": counts.rejected,
+        "lines": counts.lines,
+        "dry_run": dry_run,
+        "rejected_lines": [
+            {"line": error.lineno, "reason": error.reason, "text": error.text} for error in refused
+        ],
+    }
+
+
+def seed_stream(
+    client: redis.Redis | None,
+    keys: CrawlKeys,
+    stream: BinaryIO,
+    rule: NetworkRule,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+) -> dict[str, Any]:
+    """Seed every line of ``stream`` (``client=None``: a dry run) and answer the summary
+    (``seed_summary``): what the dashboard's form and ``POST /api/v1/seeds`` do."""
+    refused: list[SeedError] = []
+    counts = SeedLoader(client, keys, batch_size, refused.append, rule=rule).load_stream(stream)
+    return seed_summary(counts, refused, client is None)

@@ -16,6 +16,7 @@ import argparse
 import datetime as dt
 import json
 import os
+import re
 import sqlite3
 from collections.abc import Callable, Iterator
 from decimal import Decimal
@@ -26,6 +27,7 @@ import psycopg2
 
 from crawler import defaults
 from crawler.config import redact_dsn
+from master.catalog import _HISTORY_SQL, _PAGE_SQL, _PG_PAGE_SQL, ProductQuery
 
 DEFAULT_BATCH_SIZE = 1000
 
@@ -57,7 +59,25 @@ class ProductStore(Protocol):
 
     def urls_seen_before(self, before: dt.datetime) -> Iterator[str]: ...
 
+    def page(self, query: ProductQuery) -> list[dict[str, Any]]: ...
+
+    def history(self, url: str) -> list[dict[str, Any]]: ...
+
+    def last_seen(self) -> Iterator[tuple[str, dt.datetime]]: ...
+
     def close(self) -> None: ...
+
+
+def _history_row(
+    price: Any, currency: Any, availability: Any, worker: Any, seen_at: Any
+) -> dict[str, Any]:
+    return {
+        "price": None if price is None else float(price),
+        "currency": currency,
+        "availability": availability,
+        "worker": worker,
+        "seen_at": _utc(seen_at).isoformat(),
+    }
 
 
 def _utc(value: Any) -> dt.datetime:
@@ -120,6 +140,31 @@ class PostgresStore:
             for (url,) in cur:
                 yield url
 
+    def page(self, query: ProductQuery) -> list[dict[str, Any]]:
+        if not self._exists():
+            return []
+        with self.conn, self.conn.cursor() as cur:
+            cur.execute(_PG_PAGE_SQL, query.sql_params())
+            return [_with_times(*row) for row in cur.fetchall()]
+
+    def history(self, url: str) -> list[dict[str, Any]]:
+        with self.conn, self.conn.cursor() as cur:
+            cur.execute("SELECT to_regclass('product_price_history') IS NOT NULL")
+            if not cur.fetchone()[0]:
+                return []
+            cur.execute(_HISTORY_SQL.format(url="%s"), (url,))
+            return [_history_row(*row) for row in cur.fetchall()]
+
+    def last_seen(self) -> Iterator[tuple[str, dt.datetime]]:
+        """Every product's URL and ``last_seen`` (UTC), streamed."""
+        if not self._exists():
+            return
+        with self.conn, self.conn.cursor(name="last_seen") as cur:
+            cur.itersize = self.batch_size
+            cur.execute("SELECT url, last_seen FROM products ORDER BY url")
+            for url, last_seen in cur:
+                yield url, _utc(last_seen)
+
     def close(self) -> None:
         self.conn.close()
 
@@ -164,6 +209,42 @@ class MongoStore:
         for document in cursor.sort("url", 1).batch_size(self.batch_size):
             yield document["url"]
 
+    def page(self, query: ProductQuery) -> list[dict[str, Any]]:
+        conditions: list[dict[str, Any]] = []
+        if query.after is not None:
+            conditions.append({"url": {"$gt": query.after}})
+        if query.q:
+            conditions.append({"name": {"$regex": re.escape(query.q), "$options": "i"}})
+        if query.site:
+            conditions.append({"url": {"$regex": f"^https?://{re.escape(query.site)}/"}})
+        if query.availability:
+            conditions.append({"availability": query.availability})
+        found = self.collection.find({"$and": conditions} if conditions else {}, {"_id": 0})
+        products = []
+        for document in found.sort("url", 1).limit(query.limit):
+            data = _plain(document)
+            products.append(_with_times(data, data.pop("first_seen"), data.pop("last_seen")))
+        return products
+
+    def history(self, url: str) -> list[dict[str, Any]]:
+        history = self.collection.database["price_history"]
+        found = history.find({"url": url}, {"_id": 0}).sort("seen_at", 1)
+        return [
+            _history_row(
+                _plain(d.get("price")),
+                d.get("currency"),
+                d.get("availability"),
+                d.get("worker"),
+                d["seen_at"],
+            )
+            for d in found
+        ]
+
+    def last_seen(self) -> Iterator[tuple[str, dt.datetime]]:
+        cursor = self.collection.find({}, {"_id": 0, "url": 1, "last_seen": 1})
+        for document in cursor.sort("url", 1).batch_size(self.batch_size):
+            yield document["url"], _utc(document["last_seen"])
+
     def close(self) -> None:
         self.client.close()
 
@@ -174,7 +255,10 @@ class EmbeddedStore:
         self.location = f"sqlite:{self.path}"
         if not self.path.exists():
             raise StoreError(f"no embedded store at {self.path} (set --store-path)")
-        self.conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=30)
+        # read in turn by the threads of one dashboard request (its dependency, route,
+        # streamed export), never at once
+        uri = f"file:{self.path}?mode=ro"
+        self.conn = sqlite3.connect(uri, uri=True, timeout=30, check_same_thread=False)
 
     def _exists(self) -> bool:
         row = self.conn.execute(
@@ -216,6 +300,27 @@ class EmbeddedStore:
         )
         for (url,) in rows:
             yield url
+
+    def page(self, query: ProductQuery) -> list[dict[str, Any]]:
+        if not self._exists():
+            return []
+        rows = self.conn.execute(_PAGE_SQL.format(like="LIKE"), query.sql_params())
+        return [_with_times(json.loads(data), first, last) for data, first, last in rows]
+
+    def history(self, url: str) -> list[dict[str, Any]]:
+        found = self.conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'product_price_history'"
+        ).fetchone()
+        if found is None:
+            return []
+        rows = self.conn.execute(_HISTORY_SQL.format(url="?"), (url,))
+        return [_history_row(*row) for row in rows]
+
+    def last_seen(self) -> Iterator[tuple[str, dt.datetime]]:
+        if not self._exists():
+            return
+        for url, last_seen in self.conn.execute("SELECT url, last_seen FROM products ORDER BY url"):
+            yield url, _utc(last_seen)
 
     def close(self) -> None:
         self.conn.close()

@@ -36,6 +36,11 @@ def main() -> int:
                 f"{' and '.join(missing)} not installed: the Prometheus tests need Debian's "
                 "`prometheus` package.\n  scripts/bootstrap-services installs it (as root)."
             )
+        if not os.access("/usr/bin/chromium", os.X_OK):
+            problems.append(
+                "/usr/bin/chromium not installed: the dashboard's browser test needs Debian's "
+                "`chromium` package.\n  scripts/bootstrap-services installs it (as root)."
+            )
     for problem in problems:
         print(f"check_services: {problem}", file=sys.stderr)
     return 1 if problems else 0

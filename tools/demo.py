@@ -7,22 +7,32 @@ seeds the crawl with ``python -m master seed``, runs ``--workers`` real
 ``python -m master report``. Products go to PostgreSQL or MongoDB when
 ``POSTGRES_DSN``/``MONGO_URI`` are set, else to the embedded SQLite store.
 Everything it writes lives in ``.demo/``. Ctrl-C stops the workers gracefully.
+
+``--dashboard`` also starts ``python -m master serve`` and prints its address; the
+demo then seeds nothing itself (paste the shop's address into the dashboard's form),
+its workers wait for work instead of closing when idle (``--idle`` 0), and it runs
+until Ctrl-C, which stops the workers gracefully and prints the report.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
+import urllib.request
 
 import redis
 
 from crawler.keys import CrawlKeys
 from crawler.records import StatsFields
+from crawler.scope import STRATEGIES
 from demoshop.process import ShopProcess
+from demoshop.sitemaps import is_sitemap_path
 from tools.redis_server import RedisServer
 from tools.workers import ROOT, WorkerProcess
 
@@ -45,6 +55,20 @@ def progress_line(client: redis.Redis, keys: CrawlKeys, started: float) -> str:
     )
 
 
+def requests_line(shop: ShopProcess) -> str:
+    """What the shop served, by kind: the difference a strategy makes."""
+    paths = [entry.path for entry in shop.read_access_log()]
+    products = shop.catalog.product_paths()
+    robots = paths.count("/robots.txt")
+    sitemaps = sum(1 for path in paths if is_sitemap_path(path))
+    product_pages = sum(1 for path in paths if path in products)
+    others = len(paths) - robots - sitemaps - product_pages
+    return (
+        f"demo: the shop served {len(paths)} requests: {product_pages} product pages, "
+        f"{others} other pages, {sitemaps} sitemaps, {robots} robots.txt"
+    )
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="scripts/demo",
@@ -63,13 +87,75 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="use this Redis instead of starting a private one (its crawl state is not reset)",
     )
     parser.add_argument(
-        "--idle", type=int, default=3, help="MAX_IDLE_TIME_BEFORE_CLOSE (default 3 s)"
+        "--idle",
+        type=int,
+        default=None,
+        help="MAX_IDLE_TIME_BEFORE_CLOSE (default 3 s; with --dashboard 0: never close)",
     )
-    return parser.parse_args(argv)
+    parser.add_argument(
+        "--dashboard",
+        action="store_true",
+        help="also serve the dashboard (python -m master serve) and seed from it; "
+        "runs until Ctrl-C",
+    )
+    parser.add_argument(
+        "--dashboard-port",
+        type=int,
+        default=8800,
+        help="the dashboard's port on 127.0.0.1 (default 8800)",
+    )
+    parser.add_argument(
+        "--strategy",
+        choices=STRATEGIES,
+        default="auto",
+        help="the seed's crawl strategy (default auto: sitemaps and links); compare the "
+        "requests the shop served with --strategy sitemap",
+    )
+    parser.add_argument(
+        "--sitemap-only",
+        type=int,
+        default=0,
+        metavar="N",
+        help="N of the products are linked from no page, only listed in the shop's sitemaps "
+        "(default 0)",
+    )
+    args = parser.parse_args(argv)
+    if args.idle is None:
+        args.idle = 0 if args.dashboard else 3
+    return args
+
+
+def dashboard_ready(process: subprocess.Popen[bytes], port: int, timeout: float = 60) -> bool:
+    """Whether ``/healthz`` answers before ``timeout`` (False once the process exited)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as answer:
+                return bool(answer.status == 200)
+        except OSError:
+            time.sleep(0.2)
+    return False
+
+
+def start_dashboard(port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """``python -m master serve`` on 127.0.0.1 (its log in .demo/dashboard.log)."""
+    log = open(DEMO_DIR / "dashboard.log", "wb")  # noqa: SIM115 (the child holds it)
+    return subprocess.Popen(
+        [sys.executable, "-m", "master", "serve", "--port", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt  # SIGTERM (kill, a container stop) ends the demo as Ctrl-C does
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    signal.signal(signal.SIGTERM, _stop)
     DEMO_DIR.mkdir(exist_ok=True)
     for stale in [*DEMO_DIR.glob("worker-*.log"), DEMO_DIR / "shop-access.log"]:
         stale.unlink(missing_ok=True)
@@ -97,18 +183,32 @@ def main(argv: list[str] | None = None) -> int:
             stale.unlink()
         env["EMBEDDED_STORE_PATH"] = str(store)
     workers: list[WorkerProcess] = []
+    dashboard: subprocess.Popen[bytes] | None = None
     try:
         with ShopProcess(
             products=args.products,
             latency_ms=args.latency_ms,
             access_log=DEMO_DIR / "shop-access.log",
+            sitemap_only=args.sitemap_only,
         ) as shop:
             print(f"demo: demo shop at {shop.url} ({args.products} products)")
-            seeds = DEMO_DIR / "urls.txt"
-            seeds.write_text(f"# the demo shop's home page\n{shop.url}\n")
-            print(f"demo: $ python -m master seed {seeds.relative_to(ROOT)}")
-            if master("seed", str(seeds), env=env) != 0:
-                return 1
+            if args.dashboard:
+                dashboard = start_dashboard(args.dashboard_port, env)
+                if not dashboard_ready(dashboard, args.dashboard_port):
+                    log = (DEMO_DIR / "dashboard.log").read_text(errors="replace")
+                    print(f"demo: the dashboard did not start:\n{log[-3000:]}")
+                    return 1
+                print(f"demo: dashboard at http://127.0.0.1:{args.dashboard_port}/")
+                print(f'demo: submit {shop.url} in its form "Submit URLs"; Ctrl-C ends the demo')
+            else:
+                seeds = DEMO_DIR / "urls.txt"
+                seed = shop.url
+                if args.strategy != "auto":
+                    seed = json.dumps({"url": shop.url, "meta": {"strategy": args.strategy}})
+                seeds.write_text(f"# the demo shop's home page\n{seed}\n")
+                print(f"demo: $ python -m master seed {seeds.relative_to(ROOT)}")
+                if master("seed", str(seeds), env=env) != 0:
+                    return 1
             print(f"demo: starting {args.workers} workers (logs in .demo/worker-N.log)")
             started = time.monotonic()
             workers = [
@@ -130,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
                         print("  " + line.split("] ", 1)[-1])
             print("demo: $ python -m master report")
             master("report", env=env)
-            print(f"demo: the shop served {len(shop.read_access_log())} requests")
+            print(requests_line(shop))
             if "EMBEDDED_STORE_PATH" in env:
                 shown = store.relative_to(ROOT)
                 print(
@@ -142,11 +242,18 @@ def main(argv: list[str] | None = None) -> int:
         print("\ndemo: stopping the workers gracefully (Ctrl-C again to force)")
         for worker in workers:
             worker.stop()
-        return 130
+        if dashboard is None:
+            return 130
+        print("demo: $ python -m master report")
+        master("report", env=env)
+        return 0
     finally:
         for worker in workers:
             if worker.running:
                 worker.stop()
+        if dashboard is not None:
+            dashboard.terminate()
+            dashboard.wait(30)
         if redis_server is not None:
             redis_server.stop()
 

@@ -197,7 +197,7 @@ def run_kill_test(
     run.rows, stored = postgres_rows(postgres_dsn)
     run.distinct_urls = len(stored)
     run.missing_products = sorted(product_urls - stored)
-    fetched = Counter(e.path for e in shop.read_access_log() if e.path != "/robots.txt")
+    fetched = Counter(shop.page_fetches())  # robots.txt and sitemaps aside
     run.missing_pages = sorted(expected_pages - set(fetched))
     product_paths = set(shop.catalog.product_paths())
     twice = {path: n for path, n in fetched.items() if path in product_paths and n > 1}

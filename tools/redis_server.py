@@ -48,7 +48,7 @@ class RedisServer:
     """One redis-server on 127.0.0.1, with its own port and data directory.
 
     ``appendonly=True`` gives the persistence a crawl needs to survive a Redis
-    restart (``appendfsync everysec``, as the README recommends).
+    restart (``appendfsync everysec``, as docs/running.md recommends).
     """
 
     def __init__(

@@ -21,6 +21,10 @@ time, so runs with 1 and N workers compare fairly. The record, a
 ``worker, host, pid, state (running|paused|finished), started_at, updated_at,
 finished_at, store, finish_reason, elapsed, idle_tail, pages, items,
 pages_per_min``.
+
+At each beat it also adds the pages and items since the previous beat to the
+crawl's per-minute series ``<spider>:series`` (:mod:`crawler.series`, bounded to
+``SERIES_MINUTES`` minutes; 0 disables it), which the dashboard charts.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from crawler.config import worker_id
 from crawler.flow import FlowControl
 from crawler.keys import SPIDER_NAME, CrawlKeys
 from crawler.records import WorkerRecord
+from crawler.series import SeriesWriter
 
 logger = logging.getLogger(__name__)
 
@@ -55,6 +60,11 @@ class WorkerStats:
         )
         self.server = get_redis_from_settings(crawler.settings)
         self.keys = CrawlKeys(getattr(crawler.spidercls, "name", None) or SPIDER_NAME)
+        self.series = SeriesWriter(
+            self.server,
+            self.keys,
+            crawler.settings.getint("SERIES_MINUTES", defaults.SERIES_MINUTES),
+        )
         self.started_at = time.time()
         self._loop: task.LoopingCall | None = None
         self._closed = False
@@ -107,6 +117,7 @@ class WorkerStats:
     def publish(self, record: WorkerRecord) -> None:
         try:
             self.server.hset(self.keys.workers, self.worker_id, record.encode())
+            self.series.add(record.pages, record.items)
         except Exception as exc:  # Redis away: the next beat tries again
             logger.warning("Could not publish worker stats (%r)", exc)
 

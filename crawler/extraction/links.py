@@ -21,7 +21,9 @@ order, without duplicates, and only those that can lead to new products:
 * tracking parameters (``utm_*``, ``gclid``, ``fbclid``...) and Shopify's
   ``variant`` are removed, so a product is reached under one URL.
 
-Pagination (``page``, ``p``, ``pg``, ``paged``, ``/page/N/``) is kept. A
+Pagination (``page``, ``p``, ``pg``, ``paged``, ``/page/N/``) is kept, except a
+first-page parameter (``page=1``, ``p=1``...: the bare listing, see
+:mod:`crawler.firstpage`), which is dropped. A
 :class:`~crawler.extraction.profiles.SiteProfile` may restrict the parts of the
 page links are taken from (``follow.restrict_css`` / ``restrict_xpath``) and
 add ``follow.allow`` / ``follow.deny`` regexes, tested on the final URL.
@@ -31,17 +33,22 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Literal
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
+from lxml import etree
 from parsel import Selector
 from scrapy.http import HtmlResponse, TextResponse
 from scrapy.linkextractors import IGNORED_EXTENSIONS
 from scrapy.utils.response import get_base_url
 from w3lib.url import canonicalize_url
 
+from ..firstpage import PAGE_PARAMS, is_first_page_param, without_first_page
+from ..seeds import seed_fingerprint
 from ..sites import site_key
 from .profiles import SiteProfile
 
+# fmt: off
 _IGNORED_EXTENSIONS = frozenset(IGNORED_EXTENSIONS) | {
     "json", "xml", "txt", "csv", "avif", "woff", "woff2", "ttf", "eot", "map", "atom", "gz",
 }
@@ -74,6 +81,7 @@ _TRACKING_PARAMS = frozenset(
      "_ga", "_gl", "srsltid", "_pos", "_sid", "_ss", "_psq", "_fid", "variant", "sessionid",
      "phpsessid", "sid"}
 )
+# fmt: on
 #: Distinct absolute links whose canonical form is kept (about 0.5 KB each).
 LINK_CACHE_SIZE = 4096
 _SKIPPED_SCHEMES = re.compile(r"^\s*(?:mailto|tel|javascript|data|sms|callto|whatsapp|ftp):", re.I)
@@ -130,21 +138,142 @@ def _clean_absolute(joined: str, site: str) -> str | None:
                 return None  # OpenCart-style ?route=checkout/cart, ?route=product/search
             if lowered in _TRACKING_PARAMS or lowered.startswith("utm_"):
                 continue
+            if is_first_page_param(lowered, value):
+                continue  # ?page=1 is the bare listing (crawler/firstpage.py)
             kept.append((key, value))
         query = urlencode(kept)
     url = urlunsplit((parts.scheme, parts.netloc, path or "/", query, ""))
     try:
-        return canonicalize_url(url, keep_fragments=False)
+        # w3lib's canonicalize_url, cheaply for URLs of the common shape (no fragment here)
+        return seed_fingerprint(url)
     except ValueError:
         return None
 
 
+#: A path w3lib's canonical form keeps as it is: unreserved characters only, no
+#: query, no fragment, no %-escape, no dot segment (checked apart).
+_PLAIN_PATH = re.compile(r"/[A-Za-z0-9_~./-]*")
+#: A relative reference of such characters ("p/1.html", "shoes-st-34.php").
+_PLAIN_SEGMENT = re.compile(r"[A-Za-z0-9_~-][A-Za-z0-9_~./-]*")
+#: A query of plain pairs, which w3lib only sorts.
+_PLAIN_QUERY = re.compile(
+    r"[A-Za-z0-9._~-]+=[A-Za-z0-9._~-]*(?:&[A-Za-z0-9._~-]+=[A-Za-z0-9._~-]*)*"
+)
+#: A host w3lib and site_key() read as written: lower-case ASCII labels, no port.
+_PLAIN_HOST = re.compile(r"[a-z0-9-]+(?:\.[a-z0-9-]+)*")
+
+
+def _plain_pair_key(key: str) -> bool:
+    """A query key the full path would keep as it is (no search, action, permutation,
+    tracking or first-page parameter: those take the full path)."""
+    lowered = key.lower()
+    return not (
+        lowered in _SEARCH_PARAMS
+        or lowered in _ACTION_PARAMS
+        or lowered in _PERMUTATION_PARAMS
+        or lowered.startswith(_PERMUTATION_PREFIXES)
+        or lowered in _TRACKING_PARAMS
+        or lowered.startswith("utm_")
+        or lowered == "route"
+        or lowered in PAGE_PARAMS
+    )
+
+
+class _PlainLinks:
+    """The fast path of link cleaning for one page, for the hrefs most links of a shop
+    are: a plain path (``/c/shoes/``, ``https://shop.example/p/1.html``, ``p/1.html``)
+    on the page's own origin, with no query or a query of plain pairs that are kept as
+    they are, is cleaned by the same checks as :func:`_clean_absolute` with no URL
+    parsing; a link to a plain host of another site is dropped. Anything else takes the
+    full path. ``tests/unit/test_links.py`` holds both paths to the same answers on
+    every link of the saved pages."""
+
+    def __init__(self, base_url: str, site: str) -> None:
+        self.origin = self.directory = ""
+        self.site = site
+        parts = urlsplit(base_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            return
+        if site_key(base_url) != site or parts.username or parts.password:
+            return
+        origin = f"{parts.scheme}://{parts.netloc}"
+        # the origin as w3lib writes it (host lower-cased...): used only if it is unchanged
+        if seed_fingerprint(origin + "/") != origin + "/":
+            return
+        self.origin = origin
+        base_path = parts.path or "/"
+        if _PLAIN_PATH.fullmatch(base_path) and "/." not in base_path:
+            self.directory = base_path.rsplit("/", 1)[0] + "/"
+
+    def clean(self, href: str) -> str | None | Literal[False]:
+        """The canonical URL, None when not worth a request, False: take the full path."""
+        origin = self.origin
+        if not origin:
+            return False
+        if href.startswith(origin):
+            rest = href[len(origin) :]
+        elif href[:1] == "/":
+            if href[1:2] == "/":  # protocol-relative: another site's link is dropped here
+                return self._other_site(href[2:])
+            rest = href
+        elif href[:7] == "http://" or href[:8] == "https://":
+            return self._other_site(href.split("//", 1)[1])
+        elif self.directory and _PLAIN_SEGMENT.match(href):
+            rest = self.directory + href
+        else:
+            return False
+        path, _, query = rest.partition("?")
+        if not path.startswith("/") or "/." in path or not _PLAIN_PATH.fullmatch(path):
+            return False
+        if query and not (
+            _PLAIN_QUERY.fullmatch(query)
+            and all(_plain_pair_key(pair.split("=", 1)[0]) for pair in query.split("&"))
+        ):
+            return False
+        last = path.rsplit("/", 1)[-1]
+        if "." in last and last.rsplit(".", 1)[-1].lower() in _IGNORED_EXTENSIONS:
+            return None
+        if _DENIED_PATH.search(path):
+            return None
+        return origin + path if not query else seed_fingerprint(origin + rest)
+
+    def _other_site(self, rest: str) -> None | Literal[False]:
+        """None for a link to a plain host of another site, else False (full path)."""
+        host = rest.split("/", 1)[0].split("?", 1)[0].split("#", 1)[0]
+        if not _PLAIN_HOST.fullmatch(host):
+            return False
+        key = host[4:] if host.startswith("www.") else host
+        return None if key != self.site else False
+
+
+_HREFS = etree.XPath("//a/@href | //area/@href | //link[@rel='next']/@href", smart_strings=False)
+
+
+def clean_url(url: str, site: str) -> str | None:
+    """The followable canonical form of an absolute URL on ``site`` (a sitemap's
+    ``<loc>``), by the same rules as a page's links; None when not worth a request."""
+    return _clean_absolute((url or "").strip(), site)
+
+
+_PRODUCT_URL = re.compile(
+    r"/(?:p|product|products|produkt|produit|producto|item|items|itm|dp|gp/product|shop/p)/"
+    r"[^/]+|[-_/]p?\d{3,}\.html?$|/p-\d+|[?&](?:product_id|productid|pid)=\w",
+    re.I,
+)
+
+
+def looks_like_product(url: str) -> bool:
+    """Does the URL have the shape of a product page's? (``/p/…``, ``/product/…``,
+    ``/products/…``, ``/dp/…``, ``/item/…``, ``…-1234.html``, ``?product_id=``): a
+    heuristic that only orders the queue (products first) and picks the URLs a
+    ``sitemap`` strategy fetches."""
+    return _PRODUCT_URL.search(url) is not None
+
+
 def _hrefs(response: TextResponse, profile: SiteProfile | None) -> list[str]:
     restricted = profile is not None and (profile.restrict_css or profile.restrict_xpath)
-    if not restricted:
-        return response.xpath(
-            "//a[@href]/@href | //area[@href]/@href | //link[@rel='next']/@href"
-        ).getall()
+    if not restricted:  # lxml's own XPath over the page's one tree: strings, no Selectors
+        return [str(h) for h in _HREFS(response.selector.root)]
     assert profile is not None
     scopes: list[Selector] = []
     for css in profile.restrict_css:
@@ -172,7 +301,7 @@ def discover_links(response: TextResponse, profile: SiteProfile | None = None) -
         return []
     base_url = get_base_url(response)
     try:
-        own = canonicalize_url(response.url, keep_fragments=False)
+        own = canonicalize_url(without_first_page(response.url), keep_fragments=False)
     except ValueError:
         own = response.url
     try:
@@ -182,11 +311,13 @@ def discover_links(response: TextResponse, profile: SiteProfile | None = None) -
     seen = {own}
     done: set[str] = set()
     links: list[str] = []
+    plain = _PlainLinks(base_url, site)
     for href in _hrefs(response, profile):
         if href in done:
             continue
         done.add(href)
-        url = _clean(href, base_url, site)
+        fast = plain.clean(href)
+        url = _clean(href, base_url, site) if fast is False else fast
         if url is None or url in seen:
             continue
         if profile is not None and not profile.allows(url):

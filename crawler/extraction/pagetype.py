@@ -6,15 +6,24 @@ In the order :func:`crawler.extraction.product.extract_product` asks:
 
 * :func:`typed_by_profile` -- a site profile's ``is_product`` selector decides
   alone when there is one;
-* :func:`is_negative_page` -- a cart, checkout, search, account or error page,
-  by its heading or its path: never a product, whatever its markup says;
+* :func:`is_negative_page` -- a cart, checkout, search or account page, by its
+  heading or its path: never a product, whatever its markup says;
 * several unrelated structured products are a listing
   (:func:`crawler.extraction.main_product.choose_products` gives None);
+* :func:`is_error_page` -- an error page is known by what the server or the page
+  says (an HTTP error status; "page not found", "404", "error" in the heading or
+  the title) AND the page lacking product evidence (no structured product, no
+  ``og:type`` product, no product shown): a number in a heading is no error
+  ("Memory Foam Pillow 404", "Peugeot 404 model car", "Error 500 T-shirt" are
+  products when the page shows them as products);
 * :func:`is_product_page` -- without a structured product, the page must list
   no products and either say ``og:type`` product (:func:`og_says_product`) or
   show one (:func:`shows_product`); a page with a grid of priced cards and no
   price of its own is a listing unless its structured product is the page's
-  (its URL, its heading, or most words of its title).
+  (its URL, its heading, or most words of its title); a page whose one
+  structured product is a card linking away (:func:`is_card_of_listing`: its name
+  is a link to another page, and the heading names something else, "Products in
+  Fiction") is a listing of one card.
 """
 
 from __future__ import annotations
@@ -27,7 +36,7 @@ from scrapy.http import TextResponse
 from .main_product import MainProduct
 from .nodes import as_list, name_key
 from .normalize.text import normalize_text
-from .pageurl import same_page
+from .pageurl import same_page, same_path
 from .profiles import SiteProfile
 from .structured import StructuredData
 from .visible.page import VisiblePage
@@ -35,8 +44,14 @@ from .weigh import page_title
 
 _NEGATIVE_HEADING = re.compile(
     r"shopping (?:cart|bag|basket)|your (?:cart|bag|basket)|^(?:cart|basket|bag|checkout)$|"
-    r"checkout|search results|results for|wish ?list|sign in|log ?in|my account|"
-    r"page not found|\b404\b",
+    r"checkout|search results|results for|wish ?list|sign in|log ?in|my account",
+    re.I,
+)
+#: What an error page says of itself in its heading or <title>, in a few languages.
+_ERROR_WORDING = re.compile(
+    r"\b(?:404|410|500|503)\b|\berror\b|not found|no longer (?:exists|available)|"
+    r"nicht gefunden|introuvable|no (?:se ha )?encontrad|non trovat|nie znaleziono|"
+    r"n[aã]o encontrad|niet gevonden|hittades inte",
     re.I,
 )
 _NEGATIVE_PATH = re.compile(
@@ -55,8 +70,27 @@ def typed_by_profile(response: TextResponse, profile: SiteProfile | None) -> boo
 
 
 def is_negative_page(heading: str | None, url_path: str) -> bool:
-    """A cart, checkout, search, account or error page, by its heading or its path."""
+    """A cart, checkout, search or account page, by its heading or its path."""
     return bool((heading and _NEGATIVE_HEADING.search(heading)) or _NEGATIVE_PATH.search(url_path))
+
+
+def is_error_page(
+    status: int,
+    texts: tuple[str | None, ...],
+    structured: StructuredData,
+    visible: VisiblePage,
+    main: MainProduct,
+) -> bool:
+    """An error page: an HTTP error status or error wording in ``texts`` (the heading,
+    the title), on a page with no product evidence (see the module doc)."""
+    says_error = status >= 400 or any(t and _ERROR_WORDING.search(t) for t in texts)
+    if not says_error:
+        return False
+    nodes, variants, _ = main
+    evidence = (
+        bool(nodes or variants) or og_says_product(structured.opengraph) or (shows_product(visible))
+    )
+    return not evidence
 
 
 def og_says_product(og: dict[str, str]) -> bool:
@@ -80,6 +114,8 @@ def is_product_page(
         if structured.has_product_list:
             return False
         return og_says_product(og) or shows_product(visible)
+    if is_card_of_listing(response, nodes + variants, visible.name, canonical):
+        return False
     if visible.grid_cards >= 3 and visible.price is None:
         # A listing that marks up one Product (e.g. for a rich snippet): the
         # heading must name it, or the page must be its URL.
@@ -87,10 +123,42 @@ def is_product_page(
             t for t in (page_title(response), normalize_text(og.get("og:title"))) if t
         )
         return any(
-            _refers_to(n, url, canonical) or name_key(n.get("name")) == (visible.name or "")
-            .casefold() or _named_in(name_key(n.get("name")), titles) for n in nodes + variants
+            _refers_to(n, url, canonical)
+            or name_key(n.get("name")) == (visible.name or "").casefold()
+            or _named_in(name_key(n.get("name")), titles)
+            for n in nodes + variants
         )
     return True
+
+
+def is_card_of_listing(
+    response: TextResponse, nodes: list[dict[str, Any]], heading: str | None, canonical: str | None
+) -> bool:
+    """The structured product is a card of a listing, not the page: the heading names
+    something else (neither name holds the other) and the product's name is the text of
+    a link to another page of the site (outside the breadcrumb trail), as a listing's
+    card links its product. The class: category grids, shelves and search results of one
+    (or a few) cards, whose cards carry the product markup (microdata or JSON-LD)."""
+    names = {name_key(n.get("name")) for n in nodes} - {""}
+    if len(names) != 1:
+        return False
+    name = names.pop()
+    head = (heading or "").casefold()
+    if not head or name in head or head in name:
+        return False
+    own = [u for u in (response.url, canonical) if u]
+    for a in response.selector.root.iter("a"):
+        href = a.get("href")
+        if not href or href.startswith("#") or normalize_text(a.text_content()) is None:
+            continue
+        if (normalize_text(a.text_content()) or "").casefold() != name:
+            continue
+        if any("breadcrumb" in (el.get("class") or "").lower() for el in a.iterancestors()):
+            continue
+        target = response.urljoin(href)
+        if not any(same_path(target, u) for u in own):
+            return True
+    return False
 
 
 def _refers_to(node: dict[str, Any], url: str, canonical: str | None) -> bool:

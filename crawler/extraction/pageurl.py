@@ -10,9 +10,13 @@ from w3lib.url import canonicalize_url
 from ..sites import site_key
 
 
-def same_page(a: str | None, b: str) -> bool:
-    """Both URLs are one page once canonicalised (query parameters sorted...)."""
-    if not a:
+def same_page(a: object, b: object) -> bool:
+    """Both URLs are one page once canonicalised (query parameters sorted...).
+
+    Either may come straight from structured data, where a URL is as often a list,
+    a node, a number or null as a string: anything but a non-empty string names
+    no page (w3lib raises ``TypeError`` on it)."""
+    if not (isinstance(a, str) and a and isinstance(b, str) and b):
         return False
     try:
         return canonicalize_url(a) == canonicalize_url(b)
@@ -20,9 +24,15 @@ def same_page(a: str | None, b: str) -> bool:
         return False
 
 
-def same_path(a: str | None, b: str) -> bool:
-    """Both URLs have one path (a trailing slash aside), whatever their queries."""
-    return bool(a) and urlsplit(str(a)).path.rstrip("/") == urlsplit(b).path.rstrip("/")
+def same_path(a: object, b: str) -> bool:
+    """Both URLs have one path (a trailing slash aside), whatever their queries; a
+    value that is not a string (see :func:`same_page`) has none."""
+    if not (isinstance(a, str) and a):
+        return False
+    try:
+        return urlsplit(a).path.rstrip("/") == urlsplit(b).path.rstrip("/")
+    except ValueError:
+        return False
 
 
 def canonical_url(response: TextResponse) -> str | None:
@@ -40,4 +50,3 @@ def canonical_url(response: TextResponse) -> str | None:
     except ValueError:
         return None
     return absolute.split("#", 1)[0]
-

@@ -13,7 +13,10 @@ fields that have a value.
 
 from __future__ import annotations
 
-from typing import Any
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from scrapy.http import HtmlResponse, TextResponse
@@ -24,15 +27,86 @@ from crawler.items import PAGE_FIELDS
 from .links import is_html_response
 from .main_product import choose_products
 from .merge import merge_sources
-from .pagetype import is_negative_page, is_product_page, typed_by_profile
+from .pagetype import is_error_page, is_negative_page, is_product_page, typed_by_profile
 from .pageurl import canonical_url
 from .profile_overrides import apply_profile
 from .profiles import SiteProfile
-from .structured import read_structured_data
-from .visible.page import read_visible_page
+from .structured import StructuredData, read_structured_data
+from .visible.page import VisiblePage, read_visible_page
+from .weigh import page_title
+
+logger = logging.getLogger(__name__)
 
 #: The fields read from a product page (derived from :class:`crawler.items.Product`).
 PRODUCT_FIELDS = PAGE_FIELDS
+
+#: Why a page gave no product (:attr:`Extraction.rejected`), each with what it means.
+REJECTED_REASONS = {
+    "not_html": "not an HTML page",
+    "profile": "the site profile's is_product selector does not match",
+    "cart_or_account": "a cart, checkout, search, wish list or account page (heading or path)",
+    "error_page": "an error page (HTTP status or wording) with no product evidence",
+    "listing": "a listing: several unrelated products, a product list or a grid of cards",
+    "no_product": "no product evidence (no structured product, og:type or product shown)",
+    "no_name": "a product page without a name",
+    "failed": "merging the sources raised and no source alone gave a product (see errors)",
+}
+_T = TypeVar("_T")
+
+
+@dataclass
+class Extraction:
+    """What :func:`extract` made of a page: the product, or why there is none, and the
+    sources that failed on the way (the product is then read from the others)."""
+
+    product: dict[str, Any] | None = None
+    #: A key of :data:`REJECTED_REASONS` when there is no product, else None.
+    rejected: str | None = None
+    #: (source, "ExceptionType: message") for each source that raised: ``structured``,
+    #: ``visible``, ``merge`` (the typing and merging of the sources), ``profile``.
+    errors: list[tuple[str, str]] = field(default_factory=list)
+
+    def _reject(self, reason: str) -> None:
+        self.product, self.rejected = None, reason
+
+    def _guard(self, source: str, read: Callable[[], _T], fallback: Callable[[], _T]) -> _T:
+        try:
+            return read()
+        except Exception as exc:  # one broken source must not cost the others
+            self.errors.append((source, f"{type(exc).__name__}: {exc}"))
+            return fallback()
+
+
+def extract(response: TextResponse, profile: SiteProfile | None = None) -> Extraction:
+    """The product of a page with the reason when there is none, never raising for a
+    source that fails: the structured data and the visible page are read apart, and
+    when typing or merging them raises, the product is read again from the visible
+    page alone, then from the structured data alone (the failures are in ``errors``)."""
+    result = Extraction()
+    if not is_html_response(response):
+        result._reject("not_html")
+        return result
+    root = response.selector.root
+    structured = result._guard(
+        "structured",
+        lambda: read_structured_data(root, response.text, get_base_url(response)),
+        StructuredData,
+    )
+    visible = result._guard("visible", lambda: read_visible_page(root, response.url), VisiblePage)
+    attempts = [(structured, visible), (StructuredData(), visible), (structured, VisiblePage())]
+    for at, (data, page) in enumerate(attempts):
+        try:
+            _assemble(result, response, data, page, profile)
+        except Exception as exc:
+            if not at:
+                result.errors.append(("merge", f"{type(exc).__name__}: {exc}"))
+            continue
+        if not at or result.product is not None:
+            return result
+    # the sources together raised and neither alone gives a product: the page may hold
+    # one, lost to the error (a dead letter, to replay once fixed), not a rejection
+    result._reject("failed")
+    return result
 
 
 def extract_product(
@@ -44,38 +118,55 @@ def extract_product(
     unknown): ``price`` is a ``Decimal`` (the current selling price),
     ``currency`` an ISO 4217 code (None without a price), ``availability`` one
     of the schema.org short names, ``rating`` ``{"value": float, "count": int}``.
+    A source that fails is logged (WARNING) and the product read from the others;
+    :func:`extract` also says why a page gave none.
     """
-    if not is_html_response(response):
-        return None
-    html = response.text
-    root = response.selector.root
-    url = response.url
-    base_url = get_base_url(response)
-    structured = read_structured_data(root, html, base_url)
-    visible = read_visible_page(root, url)
+    result = extract(response, profile)
+    for source, error in result.errors:
+        logger.warning("Extraction: %s failed on %s (%s)", source, response.url, error)
+    return result.product
 
+
+def _assemble(
+    result: Extraction,
+    response: TextResponse,
+    structured: StructuredData,
+    visible: VisiblePage,
+    profile: SiteProfile | None,
+) -> None:
+    """Type the page and merge its sources into ``result`` (may raise)."""
+    url = response.url
     by_profile = typed_by_profile(response, profile)
     if by_profile is False:
-        return None
+        return result._reject("profile")
     forced = by_profile is True  # the profile says it is a product page
     if not forced and is_negative_page(visible.name, urlsplit(url).path):
-        return None
+        return result._reject("cart_or_account")
     canonical = canonical_url(response)
     main = choose_products(structured, visible, url, canonical)
     if main is None:  # several unrelated products: a listing
         if not forced:
-            return None
+            return result._reject("listing")
         main = ([], [], None)
-    if not forced and not is_product_page(response, structured, visible, main, canonical):
-        return None
+    if not forced:
+        texts = (visible.name, page_title(response))
+        if is_error_page(response.status, texts, structured, visible, main):
+            return result._reject("error_page")
+        if not is_product_page(response, structured, visible, main, canonical):
+            listing = structured.has_product_list or visible.grid_cards >= 2 or bool(main[0])
+            return result._reject("listing" if listing else "no_product")
 
     item = merge_sources(response, structured, visible, profile, main, canonical)
     if profile is not None and profile.fields:
-        apply_profile(item, response, profile)
+        try:
+            apply_profile(item, response, profile)
+        except Exception as exc:  # the generic fields stay
+            result.errors.append(("profile", f"{type(exc).__name__}: {exc}"))
     _finish(item)
     if not item["name"]:
-        return None
-    return item
+        return result._reject("no_name")
+    result.product, result.rejected = item, None
+    return None
 
 
 def extract_product_from_html(

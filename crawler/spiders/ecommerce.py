@@ -13,7 +13,11 @@ with their reason and a WARNING; nothing refused is dropped silently.
 
 From each page the spider yields at most one product (product detail pages
 only; see :mod:`crawler.extraction`) and the links that lead to more products on
-the seed's own site. Everything about parsing lives in :mod:`crawler.extraction`.
+the seed's own site, product links first (``PRIORITY_PRODUCT``). Everything
+about parsing lives in :mod:`crawler.extraction`. A seed's ``strategy`` and
+scope (:mod:`crawler.scope`) travel with every request made for it; sitemaps
+are read by :class:`crawler.sitemaps.SitemapReader`, from the robots.txt each
+worker fetches (signal ``robots_parsed``).
 
 A worker closes after ``MAX_IDLE_TIME_BEFORE_CLOSE`` seconds during which the
 whole crawl had nothing to do (no queued request, no seed, no request held by
@@ -25,10 +29,12 @@ waits the full time, however long its start-up took.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 import redis
 from scrapy import Request, signals
@@ -40,15 +46,20 @@ from scrapy_redis.utils import bytes_to_str
 
 from crawler import defaults
 from crawler.config import redact_dsn, worker_id
-from crawler.extraction import ProfileRegistry, discover_links, extract_product
+from crawler.extraction import ProfileRegistry, discover_links, extract
+from crawler.extraction.links import looks_like_product
+from crawler.firstpage import without_first_page
 from crawler.flow import FlowControl
 from crawler.keys import SPIDER_NAME, CrawlKeys
 from crawler.leasing.meta import LEASE_META_KEY, lease_of
 from crawler.leasing.tracker import LeaseTracker
 from crawler.middlewares.network import RefusedRequest
+from crawler.network import NetworkRule
 from crawler.scheduling import serializer
 from crawler.scheduling.scheduler import wake_engine
-from crawler.seeds import InvalidSeed, parse_seed
+from crawler.scope import Scope
+from crawler.seeds import SEED_LABEL_KEYS, InvalidSeed, parse_seed
+from crawler.sitemaps import SitemapReader, robots_sitemap_urls
 from crawler.sites import site_key
 from crawler.startup import StartupError
 
@@ -92,6 +103,9 @@ class EcommerceSpider(RedisSpider):
             ProfileRegistry.from_dir(profiles_dir) if profiles_dir else ProfileRegistry.from_dir()
         )
         crawler.signals.connect(spider._note_activity, signal=signals.response_received)
+        crawler.signals.connect(spider.robots_parsed, signal=signals.robots_parsed)
+        spider.sitemaps = SitemapReader(spider, settings, NetworkRule.from_settings(settings))
+        spider.product_priority = settings.getint("PRIORITY_PRODUCT", defaults.PRIORITY_PRODUCT)
         return spider
 
     # Extensions are built after the spider: look them up when needed.
@@ -126,8 +140,49 @@ class EcommerceSpider(RedisSpider):
             reason = f"invalid seed {text[:200]!r}: {exc}"
             self.leases.dead_letter(url=None, reason=reason, lease=lease, refused=True)
             return None
-        meta = {**seed.meta, "site": site_key(seed.url), LEASE_META_KEY: lease}
-        return Request(seed.url, callback=self.parse, errback=self.errback, meta=meta)
+        scope = Scope.from_seed_meta(seed.url, seed.meta)
+        labels = {key: value for key, value in seed.meta.items() if key in SEED_LABEL_KEYS}
+        meta = {**labels, "site": site_key(seed.url), LEASE_META_KEY: lease, **scope.to_meta()}
+        if scope.max_pages:  # for master status --sites: whose budget this is
+            info = {"url": seed.url, "strategy": scope.strategy, "max_pages": scope.max_pages}
+            self.server.hset(self.keys.seed_pages, f"{scope.seed_id} seed", json.dumps(info))
+        if scope.strategy == "sitemap":
+            return self._sitemap_seed(seed.url, scope, meta)
+        priority = self.product_priority if scope.strategy == "direct" else 0
+        # one first page of a listing: a seed's ?page=1 is its bare URL, as in links
+        url = without_first_page(seed.url)
+        return Request(url, callback=self.parse, errback=self.errback, meta=meta, priority=priority)
+
+    def _sitemap_seed(self, url: str, scope: Scope, meta: dict[str, Any]) -> Request:
+        """A ``sitemap`` seed fetches the site's robots.txt (or the sitemap it names)."""
+        path = urlsplit(url).path.lower()
+        if path.endswith((".xml", ".xml.gz")) or "sitemap" in path:
+            request = self.sitemaps.sitemap_request(url, scope)
+            request.meta.update(meta)
+            return request
+        parts = urlsplit(url)
+        robots = f"{parts.scheme}://{parts.netloc}/robots.txt"
+        meta.update({"dont_obey_robotstxt": True, "handle_httpstatus_list": [403, 404, 410]})
+        return Request(robots, callback=self.parse_robots, errback=self.errback, meta=meta)
+
+    # -- sitemaps ------------------------------------------------------------------------
+    def robots_parsed(self, robotparser: Any, request: Request) -> None:
+        """A worker read a site's robots.txt: queue its sitemaps (the shared dupefilter
+        lets one worker of the crawl read each)."""
+        if not self.sitemaps.enabled:
+            return
+        parts = urlsplit(request.url)
+        robots = f"{parts.scheme}://{parts.netloc}/robots.txt"
+        scope = Scope.of(request.meta)
+        urls = robots_sitemap_urls(robotparser, robots)
+        for sitemap in self.sitemaps.from_robots(urls, request.url, scope):
+            self.crawler.engine.crawl(sitemap)
+
+    def parse_robots(self, response: Any) -> Iterator[Request]:
+        yield from self.sitemaps.from_robots_response(response, Scope.of(response.meta))
+
+    def parse_sitemap(self, response: Any) -> Iterator[Request]:
+        yield from self.sitemaps.parse(response)
 
     # -- idleness ------------------------------------------------------------------------
     def _note_activity(self, response: Any = None, request: Any = None, spider: Any = None) -> None:
@@ -180,24 +235,73 @@ class EcommerceSpider(RedisSpider):
             product["crawled_at"] = datetime.now(UTC).isoformat(timespec="seconds")
             product["worker"] = self.worker_id
             yield product
-        for url in discover_links(response, profile):
-            yield Request(url, callback=self.parse, errback=self.errback, meta={"site": site})
+        scope = Scope.of(response.meta)
+        if not scope.follows_links:
+            return
+        if scope.max_depth and response.meta.get("depth", 0) >= scope.max_depth:
+            self.crawler.stats.inc_value("scope/max_depth")
+            return
+        listing = scope.listing
+        if listing and urlsplit(response.url).path != listing:
+            return  # pagination: a product of the listing; its links are not followed
+        meta: dict[str, Any] = {"site": site, **scope.to_meta()}
+        try:
+            links = discover_links(response, profile)
+        except Exception as exc:  # the product is out already; count and say it
+            self.crawler.stats.inc_value("extraction/errors/links")
+            self.logger.warning("Link discovery failed on %s (%r)", response.url, exc)
+            links = []
+        for url in links:
+            is_product = looks_like_product(url)
+            if listing and not is_product and urlsplit(url).path != listing:
+                continue
+            if not scope.allows(url):
+                self.crawler.stats.inc_value("scope/filtered")
+                continue
+            yield Request(
+                url,
+                callback=self.parse,
+                errback=self.errback,
+                meta=meta,
+                priority=self.product_priority if is_product else 0,
+            )
 
     def _extract(self, response: TextResponse, profile: Any) -> dict[str, Any] | None:
-        """The page's product; an extraction error becomes a replayable dead letter
-        (the page's links are still followed), a stat and a WARNING."""
+        """The page's product. A page that gives none is counted by its reason
+        (``extraction/rejected/<reason>``, a DEBUG line); a source of the extractor that
+        raised is counted (``extraction/errors/<source>``) and logged (WARNING) while
+        the product comes from the other sources; an error that costs the whole
+        extraction becomes a replayable dead letter (the page's links are still followed)."""
+        stats = self.crawler.stats
         try:
-            return extract_product(response, profile)
+            result = extract(response, profile)
         except Exception as exc:
-            self.crawler.stats.inc_value("extraction/errors")
-            self.logger.warning("Extraction failed on %s", response.url, exc_info=True)
-            request = response.request or Request(response.url, callback=self.parse)
-            self.leases.dead_letter(
-                url=response.url,
-                reason=f"extraction failed: {type(exc).__name__}: {exc}",
-                payload=serializer.encode_request(serializer.requeueable(request), self),
-            )  # no lease: the page's own lease ends with its output, as usual
+            self._extraction_failed(response, f"{type(exc).__name__}: {exc}", exc)
             return None
+        for source, error in result.errors:
+            stats.inc_value(f"extraction/errors/{source}")
+            self.logger.warning("Extraction: %s failed on %s (%s)", source, response.url, error)
+        if result.rejected == "failed":
+            self._extraction_failed(response, result.errors[0][1] if result.errors else "")
+            return None
+        if result.rejected is not None:
+            stats.inc_value(f"extraction/rejected/{result.rejected}")
+            self.logger.debug("No product on %s: %s", response.url, result.rejected)
+        return result.product
+
+    def _extraction_failed(
+        self, response: TextResponse, reason: str, exc: Exception | None = None
+    ) -> None:
+        self.crawler.stats.inc_value("extraction/errors")
+        self.logger.warning(
+            "Extraction failed on %s: %s", response.url, reason, exc_info=exc is not None
+        )
+        request = response.request or Request(response.url, callback=self.parse)
+        self.leases.dead_letter(
+            url=response.url,
+            reason=f"extraction failed: {reason}",
+            payload=serializer.encode_request(serializer.requeueable(request), self),
+        )  # no lease: the page's own lease ends with its output, as usual
 
     def errback(self, failure: Any) -> None:
         request = failure.request

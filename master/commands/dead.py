@@ -32,11 +32,20 @@ def cmd_dead(ctx: Context, args: argparse.Namespace) -> int:
     if args.limit is None:
         args.limit = LIST_LIMIT if args.action == "list" else 0
     if args.action == "list":
-        listing = deadletters.list_dead(ctx.client, ctx.keys, args.limit, args.start)
+        listing = deadletters.list_dead(ctx.client, ctx.keys, args.limit, args.start, args.reason)
         if args.json:
             print_json(listing)
         else:
             out(render.render_dead(listing))
+        return EXIT_OK
+    if args.action == "reasons":
+        groups = deadletters.dead_reasons(ctx.client, ctx.keys)
+        if args.json:
+            print_json(groups)
+        else:
+            for group in groups["reasons"]:
+                out(f"{group['count']:>8}  {group['reason']}")
+            out(f"{groups['total']:>8}  dead letters in all")
         return EXIT_OK
     if args.action == "requeue":
         return requeue(ctx, args)
@@ -44,7 +53,7 @@ def cmd_dead(ctx: Context, args: argparse.Namespace) -> int:
 
 
 def requeue(ctx: Context, args: argparse.Namespace) -> int:
-    result = deadletters.requeue(ctx.client, ctx.keys, args.limit)
+    result = deadletters.requeue(ctx.client, ctx.keys, args.limit, args.reason)
     for skipped in result.skipped:
         err(
             f"dead letter #{skipped['index']} ({skipped['url'] or 'no url'}) left in place: "
@@ -71,16 +80,21 @@ def requeue(ctx: Context, args: argparse.Namespace) -> int:
 
 
 def clear(ctx: Context, args: argparse.Namespace) -> int:
-    count = int(ctx.client.llen(ctx.keys.dead))
+    if args.reason is None:
+        count = int(ctx.client.llen(ctx.keys.dead))
+        which = f"all {count} dead letters"
+    else:
+        count = deadletters.list_dead(ctx.client, ctx.keys, 1, 0, args.reason)["total"]
+        which = f"the {count} dead letters of reason {args.reason!r}"
     if not count:
         out("no dead letters; nothing to clear.")
         return EXIT_OK
-    question = f"Delete all {count} dead letters of crawl {ctx.keys.spider!r}? [y/N] "
+    question = f"Delete {which} of crawl {ctx.keys.spider!r}? [y/N] "
     if not args.yes and not confirmed(
         question, "clear dead letters", "cancelled; nothing was deleted."
     ):
         return EXIT_FAILED
-    removed = deadletters.clear_dead(ctx.client, ctx.keys)
+    removed = deadletters.clear_dead(ctx.client, ctx.keys, args.reason)
     out(f"cleared {removed} dead letters.")
     return EXIT_OK
 
@@ -90,19 +104,27 @@ def register(commands: Subcommands) -> None:
         "dead",
         help="list, requeue or clear dead letters (requests that failed for good)",
         description=(
-            "list (default): show dead letters. requeue: put each back to work (its request "
+            "list (default): show dead letters. reasons: their reasons with counts, largest "
+            "first. requeue: put each back to work (its request "
             "into the request queue, or its URL into the start URLs), removing it from the "
             "list atomically; exit 1 when some could not be requeued. clear: delete them all "
             "(asks first)."
         ),
-        examples=["dead", "dead list --limit 0 --json", "dead requeue", "dead clear --yes"],
+        examples=[
+            "dead",
+            "dead list --limit 0 --json",
+            "dead reasons",
+            "dead requeue",
+            "dead requeue --reason 'HTTP 500'",
+            "dead clear --yes",
+        ],
     )
     parser.add_argument(
         "action",
         nargs="?",
-        choices=("list", "requeue", "clear"),
+        choices=("list", "reasons", "requeue", "clear"),
         default="list",
-        help="list (default), requeue or clear",
+        help="list (default), reasons (counts per reason), requeue or clear",
     )
     parser.add_argument(
         "--limit",
@@ -118,6 +140,13 @@ def register(commands: Subcommands) -> None:
         default=0,
         metavar="I",
         help="list: first position shown (default 0)",
+    )
+    parser.add_argument(
+        "--reason",
+        metavar="TEXT",
+        default=None,
+        help="only the dead letters of this exact reason (list, requeue, clear); "
+        "`dead reasons` lists the reasons with their counts",
     )
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--yes", "-y", action="store_true", help="clear: do not ask")

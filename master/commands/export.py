@@ -48,33 +48,55 @@ def _cell(value: Any) -> Any:
     return value
 
 
-def write_products(
-    products: Iterable[dict[str, Any]], fmt: str, out: TextIO, fields: list[str] | None
-) -> int:
-    """Write every product in ``fmt``; returns how many were written."""
-    count = 0
+class _Line:
+    """A file-like object for :mod:`csv` that hands back the row it was given."""
+
+    def write(self, text: str) -> str:
+        return text
+
+
+def format_products(
+    products: Iterable[dict[str, Any]], fmt: str, fields: list[str] | None = None
+) -> Iterator[str]:
+    """The products in ``fmt``, one chunk of text at a time (a row, a line): what the
+    command writes to its file and ``GET /api/v1/export`` streams."""
     if fmt == "csv":
-        writer = csv.writer(out)
+        writer = csv.writer(_Line())
         columns = fields or list(CSV_FIELDS)
-        writer.writerow(columns)
+        yield writer.writerow(columns)
         for product in products:
-            writer.writerow([_cell(product.get(name)) for name in columns])
-            count += 1
-        return count
+            yield writer.writerow([_cell(product.get(name)) for name in columns])
+        return
 
     def dump(product: dict[str, Any]) -> str:
         return json.dumps(_pick(product, fields), ensure_ascii=False, default=json_default)
 
     if fmt == "jsonl":
         for product in products:
-            out.write(dump(product) + "\n")
-            count += 1
-        return count
-    out.write("[")
+            yield dump(product) + "\n"
+        return
+    count = 0
+    yield "["
     for product in products:
-        out.write(("\n" if count == 0 else ",\n") + dump(product))
+        yield ("\n" if count == 0 else ",\n") + dump(product)
         count += 1
-    out.write("\n]\n" if count else "]\n")
+    yield "\n]\n" if count else "]\n"
+
+
+def write_products(
+    products: Iterable[dict[str, Any]], fmt: str, out: TextIO, fields: list[str] | None
+) -> int:
+    """Write every product in ``fmt``; returns how many were written."""
+    count = 0
+
+    def counted() -> Iterator[dict[str, Any]]:
+        nonlocal count
+        for product in products:
+            count += 1
+            yield product
+
+    for chunk in format_products(counted(), fmt, fields):
+        out.write(chunk)
     return count
 
 

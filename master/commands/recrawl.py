@@ -1,4 +1,6 @@
-"""``python -m master recrawl --older-than 6h``: fetch again the products not seen lately.
+"""``python -m master recrawl --older-than 6h`` / ``--changed``: fetch again the products
+not seen lately, or those the shop's sitemaps say changed since they were last seen
+(``lastmod`` newer than ``last_seen``; :mod:`master.freshness`).
 
 The product URLs whose ``last_seen`` is older than the limit are read from the
 store (:mod:`master.stores`) and pushed straight into the shared request queue
@@ -82,28 +84,45 @@ def queue_again(client: redis.Redis, keys: CrawlKeys, urls: Iterable[str]) -> tu
     return seen, queued
 
 
+def _changed(store: Any, args: argparse.Namespace) -> tuple[Iterator[str], str, Any]:
+    import os
+
+    from crawler.network import SETTING, NetworkRule
+    from master.freshness import SitemapFetcher, changed_products
+
+    rule = NetworkRule(os.environ.get(SETTING, ""))
+    fetcher = SitemapFetcher(rule, lambda text: print(f"warning: {text}", file=sys.stderr))
+    return changed_products(store.last_seen(), fetcher), "whose sitemap lastmod is newer", fetcher
+
+
 def cmd_recrawl(ctx: Context, args: argparse.Namespace) -> int:
-    try:
-        age = parse_duration(args.older_than)
-    except ValueError as exc:
-        print(f"error: --older-than: {exc}", file=sys.stderr)
-        return 2
-    cutoff = dt.datetime.now(dt.UTC) - age
+    cutoff = dt.datetime.now(dt.UTC)
+    if not args.changed:
+        try:
+            age = parse_duration(args.older_than)
+        except ValueError as exc:
+            print(f"error: --older-than: {exc}", file=sys.stderr)
+            return 2
+        cutoff -= age
     try:
         store = open_store(args)
     except StoreError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    what = f"last seen before {cutoff:%Y-%m-%d %H:%M:%S} UTC"
     try:
-        urls = store.urls_seen_before(cutoff)
+        if args.changed:
+            urls, what, fetcher = _changed(store, args)
+            what += " than their last_seen"
+        else:
+            urls = store.urls_seen_before(cutoff)
         if args.dry_run:
             count = 0
             for url in urls:
                 print(url)
                 count += 1
             print(
-                f"dry run: {count} products last seen before {cutoff:%Y-%m-%d %H:%M:%S} UTC "
-                f"in {store.location}; nothing was queued",
+                f"dry run: {count} products {what} in {store.location}; nothing was queued",
                 file=sys.stderr,
             )
             return 0
@@ -114,18 +133,25 @@ def cmd_recrawl(ctx: Context, args: argparse.Namespace) -> int:
     finally:
         store.close()
     print(
-        f"queued {queued} of {seen} products last seen before {cutoff:%Y-%m-%d %H:%M:%S} UTC "
+        f"queued {queued} of {seen} products {what} "
         f"({seen - queued} were queued already) into {ctx.keys.requests}"
     )
     return 0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument(
         "--older-than",
-        required=True,
         metavar="DURATION",
         help="queue products whose last_seen is older than this: 90s, 30m, 6h, 2d, 1w",
+    )
+    which.add_argument(
+        "--changed",
+        action="store_true",
+        help="queue products whose sitemap lastmod is newer than their last_seen (the "
+        "sitemaps of the stored products' sites are read again; ALLOW_PRIVATE_NETWORKS "
+        "applies to every sitemap fetched)",
     )
     parser.add_argument(
         "--dry-run",
@@ -138,15 +164,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def register(commands: Subcommands) -> None:
     parser = commands.add(
         "recrawl",
-        help="queue again the products not seen for longer than DURATION",
+        help="queue again the products not seen for longer than DURATION, or changed "
+        "according to their sitemaps",
         description=(
-            "Queue the product URLs whose last_seen is older than DURATION straight into "
+            "Queue the product URLs whose last_seen is older than DURATION (--older-than), or "
+            "whose sitemap lastmod is newer than their last_seen (--changed), straight into "
             "<spider>:requests (past the dupefilter, for those URLs only), so the workers "
             "refetch them and record price changes. Run it from cron to keep prices fresh."
         ),
         examples=[
             "recrawl --older-than 6h",
             "recrawl --older-than 2d --dry-run",
+            "recrawl --changed",
             "recrawl --older-than 12h --postgres-dsn postgresql://crawler@db/crawler",
         ],
     )

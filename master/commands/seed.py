@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import redis
 
@@ -31,7 +31,7 @@ from master.commands.base import (
 )
 from master.connection import explain
 from master.progress import ProgressLine
-from master.seeding import DEFAULT_BATCH_SIZE, SeedCounts, SeedLoader
+from master.seeding import DEFAULT_BATCH_SIZE, SeedCounts, SeedLoader, seed_summary
 
 if TYPE_CHECKING:
     from master.cli import Context
@@ -103,20 +103,6 @@ def cmd_seed(ctx: Context, args: argparse.Namespace) -> int:
         err(f"error: no valid seed in {name}")
         return EXIT_FAILED
     return EXIT_OK
-
-
-def seed_summary(counts: SeedCounts, refused: list[SeedError], dry_run: bool) -> dict[str, Any]:
-    """``seed --json``: the counts, and every refused line with its reason."""
-    return {
-        "accepted": counts.accepted,
-        "already_seeded": counts.already_seeded,
-        "rejected": counts.rejected,
-        "lines": counts.lines,
-        "dry_run": dry_run,
-        "rejected_lines": [
-            {"line": error.lineno, "reason": error.reason, "text": error.text} for error in refused
-        ],
-    }
 
 
 def register(commands: Subcommands) -> None:

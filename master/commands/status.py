@@ -12,7 +12,7 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from master import inspection, render
+from master import inspection, render, sites
 from master.commands.base import EXIT_OK, Subcommands, _seconds, out, print_json
 
 if TYPE_CHECKING:
@@ -22,10 +22,15 @@ if TYPE_CHECKING:
 def cmd_status(ctx: Context, args: argparse.Namespace) -> int:
     if args.watch is None:
         status = inspection.gather_status(ctx.client, ctx.keys)
+        if args.sites:
+            status["sites"] = sites.gather_sites(ctx.client, ctx.keys)
         if args.json:
             print_json(status)
         else:
             out(render.render_status(status, ctx.shown_url))
+            if args.sites:
+                out()
+                out(sites.render_sites(status["sites"]))
         return EXIT_OK
     clear = sys.stdout.isatty() and not args.json
     try:
@@ -54,9 +59,15 @@ def register(commands: Subcommands) -> None:
             "workers with their pages/min, items stored and invalid, dead letters, and the "
             "crawl's state: paused, running, idle or finished."
         ),
-        examples=["status", "status --json", "status --watch 2"],
+        examples=["status", "status --json", "status --watch 2", "status --sites"],
     )
     parser.add_argument("--json", action="store_true", help="print a JSON object")
+    parser.add_argument(
+        "--sites",
+        action="store_true",
+        help="also the pages, products and sitemaps of each site, and each seed's max_pages "
+        'budget and use (--json: under "sites")',
+    )
     parser.add_argument(
         "--watch",
         type=_seconds,

@@ -16,6 +16,7 @@ import redis
 
 from crawler.keys import CrawlKeys
 from demoshop.process import ShopProcess
+from demoshop.sitemaps import sitemap_paths
 from tools.workers import ROOT, WorkerProcess
 
 KEYS = CrawlKeys()
@@ -150,8 +151,14 @@ def shop_factory(tmp_path) -> Iterator[Callable[..., ShopProcess]]:  # type: ign
 
 
 def page_fetches(shop: ShopProcess) -> Counter[str]:
-    """How many times each page (not robots.txt) was requested, from the shop's access log."""
-    return Counter(entry.path for entry in shop.read_access_log() if entry.path != "/robots.txt")
+    """How many times each page (not robots.txt, not a sitemap) was requested, from the
+    shop's access log."""
+    return Counter(shop.page_fetches())
+
+
+def parsed_pages(shop: ShopProcess) -> int:
+    """The pages the workers parse in a full crawl of the shop: its pages and its sitemaps."""
+    return len(shop.catalog.crawlable_paths()) + len(sitemap_paths(shop.catalog))
 
 
 def wait_until(predicate: Callable[[], bool], timeout: float, message: str) -> None:

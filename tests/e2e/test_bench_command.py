@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from demoshop.catalog import Catalog
+from demoshop.sitemaps import sitemap_paths
 from tools.workers import ROOT
 
 pytestmark = pytest.mark.workers
@@ -43,7 +44,8 @@ def test_bench_writes_table_json_and_chart(tmp_path: Path) -> None:
         timeout=400,
     )
     assert result.returncode == 0, result.stderr[-3000:]
-    pages = len(Catalog.build(products=PRODUCTS).crawlable_paths())
+    catalog = Catalog.build(products=PRODUCTS)
+    pages = len(catalog.crawlable_paths()) + len(sitemap_paths(catalog))  # sitemaps are pages
 
     data = json.loads((output / "bench.json").read_text())
     assert data["setup"]["products"] == PRODUCTS

@@ -89,7 +89,11 @@ def test_master_rejects_every_hostile_seed_and_the_worker_refuses_the_redirect(c
 
     assert worker.process.returncode == 0, worker.log()[-4000:]
     crawl.assert_clean_logs()
-    assert site_requests == ["/robots.txt", redirect.removeprefix(site.url.rstrip("/"))]
+    # robots.txt, the sitemap guessed when it names none, and the seed
+    assert site_requests[0] == "/robots.txt"
+    assert sorted(site_requests[1:]) == sorted(
+        ["/sitemap.xml", redirect.removeprefix(site.url.rstrip("/"))]
+    )
     assert stored_products(crawl) == 24
 
     # the redirect target was refused at the worker: a dead letter with its reason

@@ -28,7 +28,7 @@ import yaml
 from tests.support.net import free_port, wait_for_port
 from tools.workers import ROOT
 
-from .conftest import wait_until
+from .conftest import parsed_pages, wait_until
 
 pytestmark = pytest.mark.workers
 
@@ -164,7 +164,7 @@ def test_prometheus_scrapes_two_workers_and_the_master_during_a_crawl(
 ):
     shop = shop_factory(products=60, latency_ms=20)
     products = len(shop.catalog.product_paths())
-    pages = len(shop.catalog.crawlable_paths())
+    pages = parsed_pages(shop)  # its pages and its sitemaps
     ports = {"w1": free_port(), "w2": free_port()}
     master_port = free_port()
 

@@ -30,7 +30,8 @@ OPTIONS = {
     "resume": [],
     "report": ["--json"],
     "reset": ["--yes", "--force"],
-    "dead": ["list,requeue,clear", "--limit", "--start", "--json", "--yes"],
+    "dead": ["list,reasons,requeue,clear", "--limit", "--start", "--json", "--yes", "--reason"],
+    "serve": ["--host", "--port", "--max-body-mb", "--postgres-dsn", "--store-path"],
     "invalid": ["--limit", "--start", "--json"],
     "metrics": ["--port", "--address", "--once"],
     "export": [

@@ -165,3 +165,25 @@ def test_a_missing_embedded_store_is_an_error(tmp_path, capsys, monkeypatch):  #
     code = main(["export", "--store-path", str(tmp_path / "none.sqlite3")])
     assert code == 1
     assert "no embedded store" in capsys.readouterr().err
+
+
+def test_each_store_gives_every_url_and_its_last_seen(store):  # type: ignore[no-untyped-def]
+    """What ``recrawl --changed`` compares with the sitemaps' lastmod (master/freshness.py)."""
+    import argparse
+
+    from master.stores import add_store_options, open_store
+
+    parser = argparse.ArgumentParser()
+    add_store_options(parser)
+    urls = sorted(item["url"] for item in products())
+    store.age(urls[:2], hours=5)
+    opened = open_store(parser.parse_args(store.args))
+    try:
+        seen = dict(opened.last_seen())
+    finally:
+        opened.close()
+    assert sorted(seen) == urls
+    now = dt.datetime.now(dt.UTC)
+    assert all(when.tzinfo is not None for when in seen.values())
+    assert [round((now - seen[url]).total_seconds() / 3600) for url in urls[:2]] == [5, 5]
+    assert all(now - seen[url] < dt.timedelta(minutes=10) for url in urls[2:])

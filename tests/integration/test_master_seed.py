@@ -132,6 +132,26 @@ def test_seed_from_stdin_in_small_batches(redis_url: str, redis_client: redis.Re
     ]
 
 
+def test_strategy_and_scope_are_validated(redis_url: str, redis_client: redis.Redis) -> None:
+    good = {"strategy": "pagination", "max_pages": 100, "max_depth": 3, "allow": "/c/|/p/"}
+    lines = [
+        json.dumps({"url": "https://shop.example.com/c/shoes/", "meta": good}),
+        json.dumps({"url": "https://shop.example.com/", "meta": {"strategy": "all"}}),
+        json.dumps({"url": "https://shop.example.com/a", "meta": {"max_pages": -1}}),
+        json.dumps({"url": "https://shop.example.com/b", "meta": {"deny": "[a-"}}),
+        json.dumps({"url": "https://shop.example.com/c", "meta": {"scope": {"s": "auto"}}}),
+    ]
+    result = run_master(["seed", "-"], redis_url, stdin="\n".join(lines) + "\n")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "accepted 1, already seeded 0, rejected 4"
+    errors = result.stderr.splitlines()
+    assert errors[0].startswith("line 2: 'strategy' must be one of auto, sitemap, navigation")
+    assert errors[1].startswith("line 3: 'max_pages' must be a whole number from 1")
+    assert errors[2].startswith("line 4: 'deny' pattern '[a-' is not a valid regex")
+    assert errors[3].startswith("line 5: meta key(s) scope not allowed")
+    assert start_urls(redis_client) == [{"url": "https://shop.example.com/c/shoes/", "meta": good}]
+
+
 @pytest.mark.parametrize(
     "content",
     ["", "# only a comment\n\n", "ftp://x\nnot a url\n"],

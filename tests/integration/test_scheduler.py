@@ -5,6 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
+import redis
 from scrapy import Request, Spider
 from scrapy.utils.test import get_crawler
 
@@ -12,6 +13,7 @@ from crawler.flow import FlowControl
 from crawler.keys import CrawlKeys
 from crawler.leasing.tracker import LeaseTracker
 from crawler.scheduling.scheduler import ReliableScheduler
+from tools.redis_server import RedisServer
 
 KEYS = CrawlKeys("ecommerce")
 
@@ -45,6 +47,23 @@ def scheduler(request, redis_url):
     scheduler.open(spider)
     yield scheduler
     scheduler.close("finished")
+
+
+@pytest.fixture(scope="module")
+def _own_server():
+    """A redis-server of this module's own: the tests that count commands read the
+    server-wide ``INFO commandstats``, which anything else using the server would swell."""
+    server = RedisServer(appendonly=False).start()
+    yield server
+    server.cleanup()
+
+
+@pytest.fixture
+def redis_url(_own_server):
+    client = redis.Redis.from_url(_own_server.url)
+    client.flushall()
+    client.close()
+    return _own_server.url
 
 
 def _calls(client, command="evalsha"):

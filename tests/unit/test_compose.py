@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -116,7 +117,7 @@ def test_compose_file_has_the_five_services_and_no_version_key(compose: dict[str
     assert "version" not in compose, "the Compose Specification has no `version:` key"
     core = {name for name, svc in compose["services"].items() if "profiles" not in svc}
     assert core == {"redis", "master", "worker"}
-    assert set(compose["services"]) == core | {"postgres", "mongo"} | MONITORING
+    assert set(compose["services"]) == core | {"postgres", "mongo", "dashboard"} | MONITORING
 
 
 def test_monitoring_profile_adds_prometheus_and_grafana(
@@ -283,6 +284,7 @@ def test_no_password_placeholder_can_run() -> None:
         "POSTGRES_PASSWORD",
         "MONGO_ROOT_PASSWORD",
         "GRAFANA_ADMIN_PASSWORD",
+        "DASHBOARD_TOKEN",
     }
     assert "${REDIS_PASSWORD:-" not in text
     assert set(re.findall(r"\$\{([A-Za-z_][A-Za-z0-9_]*):\?", text)) == {"REDIS_PASSWORD"}
@@ -638,3 +640,31 @@ def test_compose_builds_the_workers_dsn_from_the_env_file(tmp_path: Path) -> Non
     assert environment(worker)["POSTGRES_DSN"] == "postgresql://crawler:pg-pw@postgres:5432/crawler"
     assert environment(worker)["REDIS_URL"] == "redis://:r3dis@redis:6379/0"
     assert "depends_on" not in worker or set(depends_on(worker)) == {"redis"}
+
+
+def test_dashboard_needs_a_token_and_is_published_on_loopback(
+    services: dict[str, Any],
+) -> None:
+    dashboard = services["dashboard"]
+    assert dashboard["profiles"] == ["dashboard"]
+    assert dashboard["image"] == services["master"]["image"]
+    assert command(dashboard) == ["serve", "--host", "0.0.0.0", "--port", "8800"]
+    assert dashboard["ports"] == ["127.0.0.1:${DASHBOARD_PORT:-8800}:8800"]
+    env = environment(dashboard)
+    assert env["DASHBOARD_TOKEN"] == "${DASHBOARD_TOKEN:-}"
+    assert env["REDIS_URL"] == environment(services["worker"])["REDIS_URL"]
+    assert env["POSTGRES_DSN"] == environment(services["worker"])["POSTGRES_DSN"]
+    assert depends_on(dashboard) == {"redis": "service_healthy"}
+    assert "/healthz" in " ".join(dashboard["healthcheck"]["test"])
+    # the image's entrypoint is `python -m master`: with the token of .env.example (empty)
+    # the command refuses to listen on all addresses, in one line, exit 2
+    result = subprocess.run(
+        [sys.executable, "-m", "master", *command(dashboard)],
+        cwd=ROOT,
+        env={**os.environ, "DASHBOARD_TOKEN": env_example()["DASHBOARD_TOKEN"]},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2, result
+    assert "DASHBOARD_TOKEN" in result.stderr and result.stderr.count("\n") == 1

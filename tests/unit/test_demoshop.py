@@ -32,7 +32,7 @@ from demoshop.catalog import (
 )
 from demoshop.localized import TEXTS, local_price
 from demoshop.site import ShopSite
-from demoshop.traps import PICK_SIZES, pick_path, picks, search_results
+from demoshop.traps import PICK_SIZES, pick_path, picks, search_results, shelf_paths
 
 REPO = Path(__file__).resolve().parents[2]
 ROBOTS_DISALLOWED = ("/cart", "/account", "/search")
@@ -67,8 +67,11 @@ def crawler_should_follow(base: str, href: str) -> str | None:
         return None
     if parts.path.startswith(ROBOTS_DISALLOWED):
         return None
-    if any(key != "page" for key, _ in parse_qsl(parts.query, keep_blank_values=True)):
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    if any(key != "page" for key, _ in query):
         return None  # sort and view variants of listings
+    if query == [("page", "1")]:
+        return url.split("?", 1)[0]  # page 1 is the bare listing
     return url
 
 
@@ -220,9 +223,11 @@ def test_product_pages_of_each_markup_show_name_price_stock_breadcrumbs() -> Non
 def test_listing_pages_carry_no_product_data_and_trap_links() -> None:
     catalog = Catalog.build(120, seed=1)
     site = ShopSite(catalog)
+    shelves = shelf_paths(catalog)  # their cards carry product markup, on purpose
     for path in catalog.listing_paths():
         html = site.resolve("GET", path).body.decode()
-        assert "application/ld+json" not in html and "itemscope" not in html
+        if path not in shelves:
+            assert "application/ld+json" not in html and "itemscope" not in html
         hrefs = links_of(html)
         assert {"/cart", "/account/login", "https://example.com/",
                 "mailto:shop@example.com"} <= set(hrefs)
@@ -280,7 +285,8 @@ def test_robots_txt(shop: ShopProcess) -> None:
     status, body, _ = get(shop.url + "robots.txt")
     assert status == 200
     assert body.decode().splitlines() == [
-        "User-agent: *", "Disallow: /cart", "Disallow: /account", "Disallow: /search"
+        "User-agent: *", "Disallow: /cart", "Disallow: /account", "Disallow: /search",
+        f"Sitemap: {shop.url}sitemap_index.xml",
     ]
 
 
@@ -291,11 +297,15 @@ def test_unknown_pages_and_bad_pagination(shop: ShopProcess) -> None:
     for path in ("nothing", "p/nothing-99999.html", "c/nothing/", f"{base}?page={last + 1}",
                  f"{base}?page=0", f"{base}?page=x"):
         assert get(shop.url + path)[0] == 404, path
-    # ?page=1 is never linked; asked for anyway, it redirects to the bare URL.
+    # ?page=1 is page 1, as the pager links it (a crawler must make it one URL); with a
+    # sort or view it redirects to that variant's bare URL.
     status, _, final = get(shop.url + leaf.path[1:] + "?page=1")
-    assert status == 200 and final == shop.url + leaf.path[1:]
-    entries = shop.wait_for_requests(1)
-    assert (leaf.path + "?page=1", 301) in {(e.path, e.status) for e in entries}
+    assert status == 200 and final == shop.url + leaf.path[1:] + "?page=1"
+    status, _, final = get(shop.url + leaf.path[1:] + "?page=1&sort=name")
+    assert status == 200 and final == shop.url + leaf.path[1:] + "?sort=name"
+    entries = shop.wait_for_requests(3)
+    statuses = {(e.path, e.status) for e in entries}
+    assert {(leaf.path + "?page=1", 200), (leaf.path + "?page=1&sort=name", 301)} <= statuses
 
 
 def test_access_log_lines(shop: ShopProcess) -> None:
@@ -449,3 +459,43 @@ def test_search_results_of_one_or_many_products_are_no_product() -> None:
     assert len(search_results(catalog, many)[1]) > 3
     for words in (one, many):
         assert _extract(site, "/search?q=" + words.replace(" ", "+")) is None
+
+
+def test_sitemaps_list_every_product_with_its_lastmod(tmp_path) -> None:
+    import gzip as _gzip
+
+    from scrapy.utils.sitemap import Sitemap
+
+    from demoshop.sitemaps import BASE_LASTMOD, changed_products, sitemap_paths
+
+    changed_at = "2030-05-06T07:08:09+00:00"
+    with ShopProcess(
+        products=130,
+        sitemap_only=7,
+        price_version=1,
+        changed_at=changed_at,
+        access_log=tmp_path / "log",
+    ) as shop:
+        status, body, _ = get(shop.url + "sitemap_index.xml")
+        assert status == 200
+        children = [entry["loc"] for entry in Sitemap(body)]
+        assert {shop.url.rstrip("/") + p for p in sitemap_paths(shop.catalog)} == {
+            *children,
+            shop.url + "sitemap_index.xml",
+        }
+        listed = {}
+        for child in children:
+            status, data, _ = get(child)
+            assert status == 200 and data[:2] == b"\x1f\x8b"
+            listed.update({e["loc"]: e["lastmod"] for e in Sitemap(_gzip.decompress(data))})
+        assert set(listed) == set(shop.expected_products())
+        base = shop.url.rstrip("/")
+        moved = {base + shop.catalog.product(i).path for i in changed_products(shop.catalog)}
+        assert moved and {u for u, m in listed.items() if m == changed_at} == moved
+        assert {m for u, m in listed.items() if u not in moved} == {BASE_LASTMOD}
+        # the sitemap-only products are linked from no page
+        hidden = shop.catalog.sitemap_only_paths()
+        assert len(hidden) == 7
+        for path in shop.catalog.listing_paths() | (shop.catalog.product_paths() - hidden):
+            _, page, _ = get(base + path)
+            assert not any(h.encode() in page for h in hidden), path

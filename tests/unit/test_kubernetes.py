@@ -282,3 +282,23 @@ def test_prometheus_kubernetes_config_keeps_the_alert_job_names() -> None:
         re.sub(rewrite["regex"], rewrite["replacement"].replace("$", "\\"), "10.1.2.3:8080;9410")
         == "10.1.2.3:9410"
     )
+
+
+def test_the_dashboard_is_a_deployment_and_a_cluster_ip_service_with_the_token() -> None:
+    dashboard = find("Deployment", "crawler-dashboard")
+    spec = pod_spec(dashboard)
+    (container,) = spec["containers"]
+    assert container["image"] == "ecommerce-crawler-master:latest"
+    assert container["args"] == ["serve", "--host", "0.0.0.0", "--port", "8800"]
+    env = {item["name"]: item for item in container["env"]}
+    assert env["DASHBOARD_TOKEN"]["valueFrom"]["secretKeyRef"] == {
+        "name": "crawler-credentials",
+        "key": "DASHBOARD_TOKEN",
+    }
+    for probe in ("readinessProbe", "livenessProbe"):
+        assert container[probe]["httpGet"]["path"] == "/healthz"
+    assert "crawler-dashboard" in dict(check_scripts())
+    service = find("Service", "crawler-dashboard")
+    assert service["spec"]["type"] == "ClusterIP"
+    assert service["spec"]["selector"] == dashboard["spec"]["selector"]["matchLabels"]
+    assert service["spec"]["ports"][0]["targetPort"] == "http"

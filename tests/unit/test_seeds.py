@@ -5,6 +5,7 @@ import json
 import pytest
 
 from crawler.seeds import (
+    SEED_LABEL_KEYS,
     SEED_META_KEYS,
     InvalidSeed,
     Seed,
@@ -47,9 +48,10 @@ def test_good_lines():
 
 
 def test_fingerprint_is_canonical():
-    assert parse_seed("http://shop.test/?b=2&a=1#top").fingerprint == parse_seed(
-        "http://shop.test/?a=1&b=2"
-    ).fingerprint
+    assert (
+        parse_seed("http://shop.test/?b=2&a=1#top").fingerprint
+        == parse_seed("http://shop.test/?a=1&b=2").fingerprint
+    )
 
 
 def test_lines_are_numbered_and_blank_and_comment_lines_skipped():
@@ -82,6 +84,10 @@ def test_lines_are_numbered_and_blank_and_comment_lines_skipped():
         "_auth_proxy",
         "download_slot",
         "Category",  # the allow-list is exact
+        "scope",  # the compact scope requests carry: made by the worker only
+        "sitemap",
+        "lastmod",
+        "dont_obey_robotstxt",
     ],
 )
 def test_seed_meta_is_an_allow_list(key):
@@ -94,6 +100,8 @@ def test_seed_meta_is_an_allow_list(key):
 
 
 def test_seed_meta_labels_pass():
-    meta = {key: "x" for key in SEED_META_KEYS}
+    meta = {key: "x" for key in SEED_LABEL_KEYS}
+    meta.update(strategy="sitemap", max_pages=10, max_depth=2, allow="/p/", deny=["/c/"])
+    assert set(meta) == SEED_META_KEYS
     seed = parse_seed(json.dumps({"url": "http://shop.test/", "meta": meta}))
     assert seed.meta == meta

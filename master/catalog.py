@@ -1,0 +1,93 @@
+"""Browsing the products: one page at a time by cursor, and a product's price history.
+
+:class:`ProductQuery` is what a page asks for; each store of :mod:`master.stores`
+answers it (``page``) with one statement (PostgreSQL, SQLite) or one query (MongoDB),
+in URL order. :func:`product_page` is what ``GET /api/v1/products`` answers: the
+products and the cursor of the next page, an opaque token that names the last URL
+shown. Paging by the unique URL (keyset) keeps pages stable while workers insert:
+a product is never shown twice nor skipped because others were added before it.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from master.stores import ProductStore
+
+MAX_LIMIT = 500
+
+
+@dataclass(frozen=True)
+class ProductQuery:
+    """One page of products in URL order: those after ``after`` (the cursor), whose name
+    contains ``q`` (any case), on host ``site``, with ``availability``. Keyset paging on
+    the unique URL, so a page never repeats nor skips a product when others are inserted."""
+
+    q: str | None = None
+    site: str | None = None
+    availability: str | None = None
+    limit: int = 50
+    after: str | None = None
+
+    def sql_params(self) -> dict[str, Any]:
+        def like(text: str) -> str:
+            return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+        return {
+            "after": self.after,
+            "q": self.q,
+            "q_like": f"%{like(self.q)}%" if self.q else None,
+            "site": self.site,
+            "http": f"http://{like(self.site)}/%" if self.site else None,
+            "https": f"https://{like(self.site)}/%" if self.site else None,
+            "availability": self.availability,
+            "limit": self.limit,
+        }
+
+
+# one statement for PostgreSQL (%(name)s) and SQLite (:name, LIKE: any case for ASCII)
+_PAGE_SQL = (
+    "SELECT data, first_seen, last_seen FROM products WHERE (:after IS NULL OR url > :after) "
+    "AND (:q IS NULL OR name {like} :q_like ESCAPE '\\') "
+    "AND (:site IS NULL OR url LIKE :http ESCAPE '\\' OR url LIKE :https ESCAPE '\\') "
+    "AND (:availability IS NULL OR availability = :availability) ORDER BY url LIMIT :limit"
+)
+_HISTORY_SQL = (
+    "SELECT price, currency, availability, worker, seen_at FROM product_price_history "
+    "WHERE url = {url} ORDER BY seen_at, id"
+)
+_PG_PAGE_SQL = re.sub(r":(\w+)", r"%(\1)s", _PAGE_SQL.format(like="ILIKE")).replace(
+    "%(after)s IS NULL", "%(after)s::text IS NULL"
+)
+for _name in ("q", "site", "availability"):
+    _PG_PAGE_SQL = _PG_PAGE_SQL.replace(f"%({_name})s IS NULL", f"%({_name})s::text IS NULL")
+
+
+def encode_cursor(url: str) -> str:
+    return base64.urlsafe_b64encode(url.encode("utf-8")).decode("ascii").rstrip("=")
+
+
+def decode_cursor(cursor: str) -> str:
+    """The URL a cursor names; ``ValueError`` when it is not one of ours."""
+    try:
+        raw = base64.b64decode(cursor + "=" * (-len(cursor) % 4), altchars=b"-_", validate=True)
+        if not raw:
+            raise ValueError("empty")
+        return raw.decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        raise ValueError(f"not a cursor: {cursor!r}") from None
+
+
+def product_page(
+    store: ProductStore, query: ProductQuery
+) -> tuple[list[dict[str, Any]], str | None]:
+    """The products of one page and the cursor of the next (``None``: this is the last)."""
+    rows = store.page(replace(query, limit=query.limit + 1))
+    more = len(rows) > query.limit
+    rows = rows[: query.limit]
+    return rows, encode_cursor(rows[-1]["url"]) if more and rows else None

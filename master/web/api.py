@@ -1,0 +1,220 @@
+"""The JSON API under ``/api/v1``: thin routes over the functions the commands call.
+
+=====================================  =================================================
+route                                  answer (the same function as the command)
+=====================================  =================================================
+``GET /status``                        ``master status --json`` (inspection.gather_status)
+``GET /workers``                       ``master report --json`` (inspection.gather_report)
+``GET /series``                        pages and items per minute, last hour (crawler.series)
+``POST /seeds``                        ``master seed --json`` (seeding.seed_stream)
+``POST /pause``, ``POST /resume``      control.pause / control.resume
+``GET /dead``                          ``master dead list --json`` (deadletters.list_dead)
+``GET /dead/reasons``                  ``master dead reasons --json``
+``POST /dead/requeue``                 ``master dead requeue --json`` (deadletters.requeue)
+``POST /dead/clear``                   ``master dead clear`` (deadletters.clear_dead)
+``GET /invalid``                       ``master invalid --json`` (deadletters.list_invalid)
+``GET /products``                      one page of products by cursor (catalog.product_page)
+``GET /products/history``              a product's price history (the store's ``history``)
+``GET /export``                        ``master export`` streamed (export.format_products)
+=====================================  =================================================
+"""
+
+from __future__ import annotations
+
+import io
+import socket
+from dataclasses import asdict
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Body, Depends, HTTPException, Query, Request
+from fastapi.responses import JSONResponse, StreamingResponse
+from pydantic import BaseModel
+from starlette.concurrency import run_in_threadpool
+
+from crawler.items import Availability
+from crawler.network import NetworkRule, resolve
+from crawler.series import read_series
+from master import control, deadletters, inspection
+from master.catalog import MAX_LIMIT, ProductQuery, decode_cursor, product_page
+from master.commands.export import format_products
+from master.seeding import seed_stream
+from master.stores import ProductStore, StoreError, open_store, read_errors
+from master.web.config import DashboardConfig, get_config, get_store
+from master.web.security import require_api
+
+router = APIRouter(prefix="/api/v1", dependencies=[Depends(require_api)])
+Config = Annotated[DashboardConfig, Depends(get_config)]
+Store = Annotated[ProductStore, Depends(get_store)]
+EXPORT_CHUNK = 64 * 1024  # characters of export sent at once
+SEED_TYPES = ("text/plain", "application/x-ndjson", "application/jsonl", "application/json-lines")
+
+
+@router.get("/status", summary="The crawl at a glance (master status --json)")
+def status(config: Config) -> dict[str, Any]:
+    return inspection.gather_status(config.client, config.keys)
+
+
+@router.get("/workers", summary="Every worker's record and the totals (master report --json)")
+def workers(config: Config) -> dict[str, Any]:
+    return inspection.gather_report(config.client, config.keys)
+
+
+@router.get("/series", summary="Pages and items per minute over the last minutes")
+def series(config: Config, minutes: Annotated[int, Query(ge=1, le=1440)] = 60) -> dict[str, Any]:
+    return read_series(config.client, config.keys, minutes)
+
+
+@router.post(
+    "/seeds",
+    summary="Validate and push seeds (master seed --json)",
+    description='The body: one URL per line, or JSON lines {"url": ..., "meta": {...}} '
+    "(text/plain or application/x-ndjson). Every line is validated as `master seed` "
+    "validates it; 422 when no line was valid (the answer still lists why).",
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {kind: {"schema": {"type": "string"}} for kind in SEED_TYPES},
+        }
+    },
+)
+async def seeds(request: Request, config: Config, dry_run: bool = False) -> Any:
+    kind = request.headers.get("content-type", "text/plain").split(";")[0].strip().lower()
+    if kind not in SEED_TYPES:
+        raise HTTPException(415, f"send seeds as one of {', '.join(SEED_TYPES)}, not {kind}")
+    body = await request.body()
+
+    def run() -> dict[str, Any]:
+        try:
+            rule = NetworkRule(config.allow_private_networks, resolve)
+        except ValueError as exc:
+            raise HTTPException(500, f"ALLOW_PRIVATE_NETWORKS: {exc}") from None
+        client = None if dry_run else config.client
+        return seed_stream(client, config.keys, io.BytesIO(body), rule)
+
+    summary = await run_in_threadpool(run)
+    if summary["accepted"] + summary["already_seeded"] == 0:
+        return JSONResponse(summary, status_code=422)
+    return summary
+
+
+def _by() -> str:
+    return f"dashboard@{socket.gethostname()}"
+
+
+@router.post("/pause", summary="Pause every worker (master pause)")
+def pause(config: Config) -> dict[str, Any]:
+    return asdict(control.pause(config.client, config.keys, by=_by()))
+
+
+@router.post("/resume", summary="Resume every worker (master resume)")
+def resume(config: Config) -> dict[str, Any]:
+    return asdict(control.resume(config.client, config.keys))
+
+
+Limit = Annotated[int, Query(ge=0, le=10_000, description="records (0: all)")]
+Start = Annotated[int, Query(ge=0)]
+
+
+@router.get("/dead", summary="Dead letters (master dead list --json)")
+def dead(
+    config: Config, limit: Limit = 50, start: Start = 0, reason: str | None = None
+) -> dict[str, Any]:
+    return deadletters.list_dead(config.client, config.keys, limit, start, reason)
+
+
+@router.get("/dead/reasons", summary="Dead letters grouped by reason, with counts")
+def dead_reasons(config: Config) -> dict[str, Any]:
+    return deadletters.dead_reasons(config.client, config.keys)
+
+
+class DeadAction(BaseModel):
+    reason: str | None = None  # only the dead letters of this reason
+    limit: int = 0  # requeue: the first N (0: all)
+
+
+@router.post("/dead/requeue", summary="Requeue dead letters (master dead requeue --json)")
+def dead_requeue(
+    config: Config, action: Annotated[DeadAction | None, Body()] = None
+) -> dict[str, Any]:
+    action = action or DeadAction()
+    result = deadletters.requeue(config.client, config.keys, action.limit, action.reason)
+    return {**asdict(result), "requeued": result.requeued}
+
+
+@router.post("/dead/clear", summary="Delete dead letters (master dead clear --yes)")
+def dead_clear(
+    config: Config, action: Annotated[DeadAction | None, Body()] = None
+) -> dict[str, Any]:
+    reason = (action or DeadAction()).reason
+    return {"cleared": deadletters.clear_dead(config.client, config.keys, reason)}
+
+
+@router.get("/invalid", summary="Items the schema rejected, with their errors")
+def invalid(config: Config, limit: Limit = 50, start: Start = 0) -> dict[str, Any]:
+    return deadletters.list_invalid(config.client, config.keys, limit, start)
+
+
+def _read(store: ProductStore, call: Any) -> Any:
+    try:
+        return call()
+    except read_errors() as exc:
+        raise HTTPException(503, f"reading {store.location} failed: {exc}") from None
+
+
+@router.get(
+    "/products",
+    summary="One page of products, by cursor",
+    description="In URL order; `next` is the URL of the next page (null on the last). "
+    "The cursor names the last URL shown, so pages stay right while workers insert.",
+)
+def products(
+    request: Request,
+    store: Store,
+    q: Annotated[str | None, Query(description="part of the name, any case")] = None,
+    site: Annotated[str | None, Query(description="host, e.g. shop.example:8080")] = None,
+    availability: Annotated[Availability | None, Query()] = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 50,
+    cursor: str | None = None,
+) -> dict[str, Any]:
+    try:
+        after = decode_cursor(cursor) if cursor else None
+    except ValueError as exc:
+        raise HTTPException(400, str(exc)) from None
+    query = ProductQuery(q or None, site or None, availability, limit, after)
+    items, following = _read(store, lambda: product_page(store, query))
+    link = str(request.url.include_query_params(cursor=following)) if following else None
+    return {"items": items, "next": link}
+
+
+@router.get("/products/history", summary="A product's price history, oldest first")
+def history(store: Store, url: str) -> dict[str, Any]:
+    return {"url": url, "history": _read(store, lambda: store.history(url))}
+
+
+@router.get("/export", summary="Every product, streamed (master export)")
+def export(config: Config, format: Literal["csv", "jsonl", "json"] = "jsonl") -> StreamingResponse:
+    try:
+        store = open_store(config.store_args)
+    except StoreError as exc:
+        raise HTTPException(503, f"product store: {exc}") from None
+
+    def chunks() -> Any:
+        # rows gathered into chunks of about EXPORT_CHUNK bytes: one hop to the
+        # thread pool per chunk, not per product
+        buffer: list[str] = []
+        size = 0
+        try:
+            for text in format_products(store.products(), format):
+                buffer.append(text)
+                size += len(text)
+                if size >= EXPORT_CHUNK:
+                    yield "".join(buffer).encode("utf-8")
+                    buffer, size = [], 0
+            if buffer:
+                yield "".join(buffer).encode("utf-8")
+        finally:
+            store.close()
+
+    media = {"csv": "text/csv", "jsonl": "application/x-ndjson", "json": "application/json"}
+    headers = {"Content-Disposition": f'attachment; filename="products.{format}"'}
+    return StreamingResponse(chunks(), media_type=media[format], headers=headers)

@@ -1,0 +1,263 @@
+// The dashboard: reads /api/v1 every few seconds and sends the actions there.
+// No framework, no build step. Every write carries the page's CSRF token.
+"use strict";
+(() => {
+  const csrf = document.querySelector('meta[name="csrf-token"]').content;
+  const refresh = Number(document.querySelector("main").dataset.refresh) || 2000;
+  const $ = (id) => document.getElementById(id);
+  const text = (value) => (value === null || value === undefined ? "" : String(value));
+  const fmt = (n) => (typeof n === "number" ? n.toLocaleString("en") : text(n));
+
+  function showError(message) {
+    const el = $("error");
+    el.textContent = message || "";
+    el.hidden = !message;
+  }
+
+  async function api(path, options = {}) {
+    const headers = { "X-CSRF-Token": csrf, ...(options.headers || {}) };
+    const response = await fetch("/api/v1" + path, { credentials: "same-origin", ...options, headers });
+    if (response.status === 401) { window.location = "/login"; throw new Error("login required"); }
+    const body = (response.headers.get("content-type") || "").includes("json") ? await response.json() : await response.text();
+    if (!response.ok && response.status !== 422) {
+      throw new Error(`${path}: ${response.status} ${body.detail || body}`);
+    }
+    return body;
+  }
+
+  function row(cells, classes = []) {
+    const tr = document.createElement("tr");
+    cells.forEach((cell, i) => {
+      const td = document.createElement("td");
+      if (cell instanceof Node) td.append(cell); else td.textContent = text(cell);
+      if (classes[i]) td.className = classes[i];
+      tr.append(td);
+    });
+    return tr;
+  }
+
+  function fill(tableId, rows) {
+    const body = $(tableId).querySelector("tbody");
+    body.replaceChildren(...rows);
+  }
+
+  function button(label, onclick) {
+    const b = document.createElement("button");
+    b.type = "button"; b.textContent = label; b.addEventListener("click", onclick);
+    return b;
+  }
+
+  // --- status, workers ------------------------------------------------------------
+  const FIGURES = ["queued_requests", "pending_seeds", "in_flight", "seen_fingerprints", "live_workers",
+    "pages_per_min", "items_stored", "items_invalid", "dead_letters"];
+
+  async function loadStatus() {
+    const status = await api("/status");
+    $("state").textContent = status.state;
+    $("state").dataset.state = status.state;
+    $("detail").textContent = status.detail;
+    for (const name of FIGURES) $("f-" + name).textContent = fmt(status[name]);
+    $("pause").disabled = status.state === "paused";
+    $("resume").disabled = status.state !== "paused";
+    return status;
+  }
+
+  async function loadWorkers() {
+    const report = await api("/workers");
+    const now = report.time;
+    fill("workers", report.workers.map((w) => row([
+      w.worker, w.host, w.live ? w.state : `${w.state} (gone)`, fmt(w.pages), fmt(w.items),
+      fmt(w.pages_per_min), w.updated_at ? `${Math.max(0, Math.round(now - w.updated_at))} s ago` : "",
+    ], ["", "", "", "num", "num", "num", ""])));
+  }
+
+  // --- chart ----------------------------------------------------------------------
+  async function loadSeries() {
+    const series = await api("/series?minutes=60");
+    const svg = $("chart");
+    const W = Math.max(300, Math.round(svg.clientWidth || 720)), H = 180, pad = 34;
+    svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+    const points = series.points;
+    const top = Math.max(1, ...points.map((p) => Math.max(p.pages, p.items)));
+    const y = (v) => H - 18 - (v * (H - 30)) / top;
+    const slot = (W - pad - 8) / Math.max(1, points.length);
+    const bar = Math.max(1, slot / 2 - 1);
+    const bars = (key, offset, colour) => points.map((p, i) => p[key] > 0
+      ? `<rect x="${(pad + i * slot + offset).toFixed(1)}" y="${y(p[key]).toFixed(1)}" width="${bar.toFixed(1)}" height="${(y(0) - y(p[key])).toFixed(1)}" fill="${colour}"><title>${p[key]} ${key}</title></rect>`
+      : "").join("");
+    svg.innerHTML = `
+      <line x1="${pad}" y1="${y(0)}" x2="${W - 8}" y2="${y(0)}" stroke="#ccc"/>
+      <line x1="${pad}" y1="${y(top)}" x2="${W - 8}" y2="${y(top)}" stroke="#eee"/>
+      <text x="2" y="${y(top) + 4}" font-size="10" fill="#666">${top}</text>
+      <text x="2" y="${y(0) + 4}" font-size="10" fill="#666">0</text>
+      <text x="${pad}" y="${H - 4}" font-size="10" fill="#666">-60 min</text>
+      <text x="${W - 30}" y="${H - 4}" font-size="10" fill="#666">now</text>
+      ${bars("pages", 0, "#1a73e8")}${bars("items", bar + 1, "#e37400")}`;
+    const last = points[points.length - 1] || { pages: 0, items: 0 };
+    $("chart-now").textContent = `this minute: ${last.pages} pages, ${last.items} items`;
+  }
+
+  // --- dead letters, invalid items ------------------------------------------------
+  async function loadDead() {
+    const groups = await api("/dead/reasons");
+    fill("dead", groups.reasons.map((g) => {
+      const actions = document.createElement("span");
+      actions.append(
+        button("list", () => listDead(g.reason)),
+        button("requeue", () => deadAction("requeue", g.reason)),
+        button("clear", () => { if (confirm(`Delete the ${g.count} dead letters "${g.reason}"?`)) deadAction("clear", g.reason); }),
+      );
+      const tr = row([fmt(g.count), g.reason, actions], ["num", "", ""]);
+      tr.dataset.reason = g.reason;
+      return tr;
+    }));
+  }
+
+  async function listDead(reason) {
+    const listing = await api(`/dead?limit=20&reason=${encodeURIComponent(reason)}`);
+    const list = document.createElement("ul");
+    for (const r of listing.records) {
+      const li = document.createElement("li");
+      li.textContent = `${text(r.url)} (${text(r.worker)})`;
+      list.append(li);
+    }
+    const title = document.createElement("p");
+    title.textContent = `${listing.total} dead letters "${reason}"` + (listing.total > 20 ? ", first 20:" : ":");
+    $("dead-list").replaceChildren(title, list);
+  }
+
+  async function deadAction(action, reason) {
+    const answer = await api(`/dead/${action}`, {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ reason }),
+    });
+    $("dead-list").textContent = action === "requeue"
+      ? `requeued ${answer.requeued} (${answer.requests} requests, ${answer.seeds} seeds); ${answer.remaining} remain`
+      : `cleared ${answer.cleared}`;
+    await Promise.all([loadDead(), loadStatus()]);
+  }
+
+  function errorList(errors) {
+    const ul = document.createElement("ul");
+    ul.className = "errors";
+    for (const e of Array.isArray(errors) ? errors : [errors]) {
+      const li = document.createElement("li");
+      li.textContent = e && typeof e === "object" ? `${e.field || "(item)"}: ${e.message || JSON.stringify(e)}` : text(e);
+      ul.append(li);
+    }
+    return ul;
+  }
+
+  async function loadInvalid() {
+    const listing = await api("/invalid?limit=20");
+    fill("invalid", listing.records.map((r) => row([r.url || (r.item && r.item.url) || "", errorList(r.errors)])));
+  }
+
+  // --- seeds ----------------------------------------------------------------------
+  function seedMeta() {
+    const meta = {};
+    for (const name of ["strategy", "allow", "deny", "category", "label"]) {
+      const value = $("seed-" + name).value.trim();
+      if (value) meta[name] = value;
+    }
+    for (const name of ["max_pages", "max_depth"]) {
+      const value = $("seed-" + name).value.trim();
+      if (value) meta[name] = Number(value);
+    }
+    return meta;
+  }
+
+  // plain URL lines get the form's meta as JSON lines; JSON lines and comments pass as they are
+  function seedBody(raw, meta) {
+    if (!Object.keys(meta).length) return { body: raw, type: "text/plain" };
+    const lines = raw.split("\n").map((line) => {
+      const t = line.trim();
+      if (!t || t.startsWith("#") || t.startsWith("{")) return line;
+      return JSON.stringify({ url: t, meta });
+    });
+    return { body: lines.join("\n"), type: "application/x-ndjson" };
+  }
+
+  $("seed-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const file = $("seed-file").files[0];
+    const raw = file ? await file.text() : $("seed-text").value;
+    const { body, type } = seedBody(raw, seedMeta());
+    try {
+      const answer = await api("/seeds", { method: "POST", headers: { "Content-Type": type }, body });
+      const lines = [`accepted ${answer.accepted}, already seeded ${answer.already_seeded}, rejected ${answer.rejected}`];
+      for (const r of answer.rejected_lines) lines.push(`line ${r.line}: ${r.reason}`);
+      $("seed-answer").textContent = lines.join("\n");
+      showError("");
+      await loadStatus();
+    } catch (error) { $("seed-answer").textContent = String(error.message); }
+  });
+
+  // --- pause, resume --------------------------------------------------------------
+  for (const action of ["pause", "resume"]) {
+    $(action).addEventListener("click", async () => {
+      try { await api("/" + action, { method: "POST" }); await loadStatus(); } catch (error) { showError(error.message); }
+    });
+  }
+
+  // --- products -------------------------------------------------------------------
+  let nextPage = null;
+  let onFirstPage = true;  // the first page follows the crawl; a later one stays put
+
+  function productQuery() {
+    const params = new URLSearchParams({ limit: "20" });
+    for (const name of ["q", "site", "availability"]) {
+      const value = $("p-" + name).value.trim();
+      if (value) params.set(name, value);
+    }
+    return "/products?" + params;
+  }
+
+  async function loadProducts(path) {
+    let page;
+    try { page = await api(path); } catch (error) {
+      $("products-note").textContent = error.message; $("products-note").hidden = false;
+      return;
+    }
+    $("products-note").hidden = true;
+    fill("products", page.items.map((p) => {
+      const link = document.createElement("a");
+      link.className = "product"; link.textContent = p.name; link.title = p.url;
+      link.addEventListener("click", () => loadHistory(p));
+      const price = p.price === null || p.price === undefined ? "" : `${p.price} ${text(p.currency)}`;
+      let site = ""; try { site = new URL(p.url).host; } catch (e) { site = ""; }
+      return row([link, price, text(p.availability), site, text(p.last_seen).slice(0, 19).replace("T", " ")]);
+    }));
+    nextPage = page.next ? new URL(page.next).pathname.replace("/api/v1", "") + new URL(page.next).search : null;
+    $("p-next").disabled = !nextPage;
+  }
+
+  async function loadHistory(product) {
+    const answer = await api("/products/history?url=" + encodeURIComponent(product.url));
+    $("history-title").textContent = `Price history: ${product.name}`;
+    $("history").querySelector("tbody").replaceChildren(...answer.history.map((h) =>
+      row([h.seen_at.slice(0, 19).replace("T", " "), text(h.price), text(h.currency), text(h.availability)])));
+    $("history").hidden = false;
+  }
+
+  $("product-form").addEventListener("submit", (event) => { event.preventDefault(); onFirstPage = true; loadProducts(productQuery()); });
+  $("p-first").addEventListener("click", () => { onFirstPage = true; loadProducts(productQuery()); });
+  $("p-next").addEventListener("click", () => { if (nextPage) { onFirstPage = false; loadProducts(nextPage); } });
+
+  // --- the loop -------------------------------------------------------------------
+  let ticks = 0;
+  async function tick() {
+    try {
+      const jobs = [loadStatus(), loadWorkers(), loadSeries()];
+      if (ticks % 3 === 0) {  // the lists: every third tick
+        jobs.push(loadDead(), loadInvalid());
+        if (onFirstPage && ticks > 0) jobs.push(loadProducts(productQuery()));
+      }
+      await Promise.all(jobs);
+      showError("");
+    } catch (error) { showError(error.message); }
+    ticks += 1;
+    setTimeout(tick, refresh);
+  }
+  tick();
+  loadProducts(productQuery());
+})();
