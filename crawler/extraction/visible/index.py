@@ -5,6 +5,7 @@ footers, navs, related products)."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from lxml.html import HtmlElement
 
@@ -58,6 +59,18 @@ _EXCLUDED_SECTION = re.compile(
 _EXCLUDED_TAGS = frozenset({"header", "footer", "nav", "aside"})
 
 
+# Pure functions of one class attribute, which repeats across a page and a shop's pages
+# (these searches were most of the page walk's time).
+@lru_cache(maxsize=4096)
+def _names_price(cls: str) -> bool:
+    return bool(_PRICE_CLASS.search(cls) or SALE_CLASS.search(cls))
+
+
+@lru_cache(maxsize=4096)
+def _rules_out_price(cls: str) -> bool:
+    return bool(_NOT_PRICE_CLASS.search(cls) or _PRICE_PART.search(cls))
+
+
 class PageIndex:
     """One walk of the tree: document order, price elements and grids."""
 
@@ -96,12 +109,11 @@ class PageIndex:
         cls = el.get("class") or ""
         if (
             el.get("itemprop") != "price"
-            and not _PRICE_CLASS.search(cls)
-            and not SALE_CLASS.search(cls)
+            and not _names_price(cls)
             and tag not in ("ins", "del", "s")
         ):
             return False
-        if _NOT_PRICE_CLASS.search(cls) or _PRICE_PART.search(cls):
+        if _rules_out_price(cls):
             return False
         parent = el.getparent()
         for _ in range(3):  # "<span class=price-excluding-tax><span class=price>"
