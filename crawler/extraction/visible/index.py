@@ -9,7 +9,7 @@ from functools import lru_cache
 
 from lxml.html import HtmlElement
 
-from .dom import SKIPPED_TAGS, classes, is_hidden
+from .dom import SKIPPED_TAGS, CachedSearch, classes, is_hidden
 from .stylesheet import hidden_by_stylesheet
 
 _PRICE_CLASS = re.compile(
@@ -51,10 +51,12 @@ SALE_CLASS = re.compile(
     r"precio-?(?:oferta|final|ahora)|angebots-?preis|aktions-?preis|prix-?promo",
     re.I,
 )
-_EXCLUDED_SECTION = re.compile(
-    r"related|upsell|up-sell|cross-?sell|recommend|recently|similar|also-(?:bought|viewed|like)|"
-    r"you-may|minicart|mini-cart|cart-drawer|site-header|site-footer",
-    re.I,
+_EXCLUDED_SECTION = CachedSearch(
+    re.compile(
+        r"related|upsell|up-sell|cross-?sell|recommend|recently|similar|also-(?:bought|viewed|like)|"
+        r"you-may|minicart|mini-cart|cart-drawer|site-header|site-footer",
+        re.I,
+    )
 )
 _EXCLUDED_TAGS = frozenset({"header", "footer", "nav", "aside"})
 
