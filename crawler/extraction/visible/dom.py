@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable
 from typing import Final
 
+from lxml import etree
 from lxml.html import HtmlElement
 
 from ..normalize.text import normalize_text
@@ -41,6 +42,13 @@ class CachedSearch:
 
 def classes(el: HtmlElement) -> str:
     return (el.get("class") or "") + " " + (el.get("id") or "")
+
+
+def text_of(el: HtmlElement) -> str:
+    """``el.text_content()`` (every text node of the element, in document order), about
+    twice as fast: libxml2's text serialization instead of an XPath ``string()`` call
+    (the same string on every element of the development pages and fixtures)."""
+    return etree.tostring(el, method="text", encoding=str, with_tail=False)
 
 
 def visible_text(el: HtmlElement) -> str:

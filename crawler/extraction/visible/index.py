@@ -9,7 +9,7 @@ from functools import lru_cache
 
 from lxml.html import HtmlElement
 
-from .dom import SKIPPED_TAGS, CachedSearch, classes, is_hidden
+from .dom import SKIPPED_TAGS, CachedSearch, classes, is_hidden, text_of
 from .stylesheet import hidden_by_stylesheet
 
 _PRICE_CLASS = re.compile(
@@ -124,7 +124,7 @@ class PageIndex:
             if _NOT_PRICE_CONTEXT.search(parent.get("class") or ""):
                 return False
             parent = parent.getparent()
-        text = " ".join(el.text_content().split())
+        text = " ".join(text_of(el).split())
         if len(text) > 80 or not any(ch.isdigit() for ch in text) or "%" in text:
             return False
         # a counter alone is no price; a price beside a counter ("30,000원 29개 구매") is
