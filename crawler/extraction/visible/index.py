@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from lxml import etree
 from lxml.html import HtmlElement
 
 from .dom import SKIPPED_TAGS, CachedSearch, classes, is_hidden, text_of
@@ -82,11 +83,16 @@ class PageIndex:
         self.prices: list[HtmlElement] = []
         self.h1s: list[HtmlElement] = []
         styled_hidden = hidden_by_stylesheet(root.getroottree().getroot())
-        stack = [root]
-        while stack:  # document order, skipping hidden and non-content subtrees
-            el = stack.pop()
-            tag = el.tag if isinstance(el.tag, str) else ""
-            if not tag or tag in SKIPPED_TAGS or is_hidden(el) or el in styled_hidden:
+        left_out: set[HtmlElement] = set()  # hidden and non-content subtrees
+        for el in root.iter(etree.Element):  # document order, elements only (C-level walk)
+            tag = el.tag
+            if (
+                el.getparent() in left_out
+                or tag in SKIPPED_TAGS
+                or is_hidden(el)
+                or el in styled_hidden
+            ):
+                left_out.add(el)
                 continue
             self.order[el] = len(self.elements)
             self.elements.append(el)
@@ -94,7 +100,6 @@ class PageIndex:
                 self.h1s.append(el)
             elif self._is_price(el, tag):
                 self.prices.append(el)
-            stack.extend(reversed(el))
         # innermost price elements only
         price_set = set(self.prices)
         outer = {a for p in self.prices for a in p.iterancestors() if a in price_set}
