@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from typing import Any
 from urllib.parse import urlsplit
 
+from lxml import etree
 from scrapy.http import TextResponse
 
 from .normalize.currency import ISO_CURRENCIES, TLD_CURRENCIES
@@ -178,15 +180,28 @@ def _tag_currency(tag: str | None) -> str | None:
     return LANGUAGE_CURRENCIES.get(language)
 
 
+# Compiled once (parsel's ``xpath`` compiles its query on every call).
+_OG_LOCALE = etree.XPath("//meta[@property='og:locale']/@content", smart_strings=False)
+_HTML_LANG = etree.XPath("/html/@lang", smart_strings=False)
+_CONTENT_LANGUAGE = etree.XPath(
+    "//meta[translate(@http-equiv, 'CONTENTLAG', 'contentlag')='content-language']/@content",
+    smart_strings=False,
+)
+
+
+def _first(values: Any) -> str | None:
+    """The first of an attribute XPath's values, as parsel's ``.get()`` gives it."""
+    return str(values[0]) if values else None
+
+
 def currency_signals(response: TextResponse) -> list[tuple[str, str]]:
     """[(ISO code, source)] the page names, strongest first (see the module doc)."""
     out: list[tuple[str, str]] = []
-    sel = response.selector
+    root = response.selector.root
     for tag in (
-        sel.xpath("//meta[@property='og:locale']/@content").get(),
-        sel.xpath("/html/@lang").get(),
-        sel.xpath("//meta[translate(@http-equiv, 'CONTENTLAG', 'contentlag')="
-                  "'content-language']/@content").get(),
+        _first(_OG_LOCALE(root)),
+        _first(_HTML_LANG(root)),
+        _first(_CONTENT_LANGUAGE(root)),
     ):
         code = _tag_currency(tag)
         if code:
@@ -202,7 +217,7 @@ def currency_signals(response: TextResponse) -> list[tuple[str, str]]:
     if tld in TLD_CURRENCIES:
         out.append((TLD_CURRENCIES[tld], "url"))
     elif tld in _GENERIC_TLDS and not out:
-        lang = (sel.xpath("/html/@lang").get() or "en").strip().lower()
+        lang = (_first(_HTML_LANG(root)) or "en").strip().lower()
         if not lang or lang.startswith("en"):
             out.append(("USD", "url"))
     return out

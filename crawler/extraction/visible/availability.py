@@ -10,10 +10,12 @@ from lxml.html import HtmlElement
 from ..normalize.availability import STATE_PATTERNS as _STATE_WORDS
 from ..normalize.availability import availability_from_text, availability_states
 from ..normalize.text import normalize_text
-from .dom import classes, visible_text
+from .dom import CachedSearch, classes, visible_text
 from .index import PageIndex
 
-_STOCK_CLASS = re.compile(r"stock|availability|inventory|delivery-(?:information|status)", re.I)
+_STOCK_CLASS = CachedSearch(
+    re.compile(r"stock|availability|inventory|delivery-(?:information|status)", re.I)
+)
 _ADD_TO_CART_TEXT = re.compile(
     r"add to (?:cart|bag|basket|trolley|order)|buy (?:it )?now|pre-?order now|"
     r"añadir al carrito|agregar al carrito|comprar|in den warenkorb|ajouter au panier|"
@@ -40,15 +42,19 @@ _BUY_VERB = re.compile(
     r"cumpără|купить|купити|αγορά|購入|購買|구매)\s*[!›»]?\s*$",
     re.I,
 )
-_ADD_TO_CART_ATTR = re.compile(
-    r"add-?to-?(?:cart|basket|bag|trolley)|addto(?:cart|basket|bag)|add_to_(?:cart|basket|bag)|"
-    r"btn-cart|tocart|product-form__submit|single_add_to_cart_button|buy-?now|btn-?buy|"
-    r"buy-?button|buy-?btn",
-    re.I,
+_ADD_TO_CART_ATTR = CachedSearch(
+    re.compile(
+        r"add-?to-?(?:cart|basket|bag|trolley)|addto(?:cart|basket|bag)|add_to_(?:cart|basket|bag)|"
+        r"btn-cart|tocart|product-form__submit|single_add_to_cart_button|buy-?now|btn-?buy|"
+        r"buy-?button|buy-?btn",
+        re.I,
+    )
 )
 # A block scripted as the buy button: "aa_buy", "buy-button", "btn-buy", "add-to-cart".
-_BUY_CLASS = re.compile(
-    r"(?:^|[\s_-])buy(?:$|[\s_-])|add-?to-?(?:cart|basket|bag)|(?:^|\s)btn(?:$|[\s_-])", re.I
+_BUY_CLASS = CachedSearch(
+    re.compile(
+        r"(?:^|[\s_-])buy(?:$|[\s_-])|add-?to-?(?:cart|basket|bag)|(?:^|\s)btn(?:$|[\s_-])", re.I
+    )
 )
 # A quantity to order beside the price: offered only where the product can be bought.
 _QUANTITY = re.compile(r"^(?:qty|quantity|cantidad|quantité|menge|anzahl|quantita|ilosc)$", re.I)

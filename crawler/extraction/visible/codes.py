@@ -10,7 +10,7 @@ from lxml.html import HtmlElement
 
 from ..normalize.identifiers import normalize_gtin, normalize_identifier
 from ..normalize.text import normalize_text
-from .dom import visible_text
+from .dom import text_of, visible_text
 from .index import PageIndex
 
 # A block that names the product's maker: "product-manufacturer", "brand-logo"...
@@ -209,7 +209,7 @@ def read_codes(idx: PageIndex, h1_pos: int = -1) -> dict[str, str]:
                 continue
         if not len(el) and not (el.text or "").strip():
             continue
-        raw = el.text_content()
+        raw = text_of(el)
         if len(raw) > 400 or not (
             ":" in raw or "#" in raw or "：" in raw or _spaced_label_candidate(raw)
         ):

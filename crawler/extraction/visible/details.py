@@ -8,24 +8,28 @@ import re
 from lxml.html import HtmlElement
 
 from ..normalize.text import normalize_text
-from .dom import SKIPPED_TAGS, classes, visible_strings, visible_text
+from .dom import SKIPPED_TAGS, CachedSearch, classes, visible_strings, visible_text
 from .index import PageIndex
 
 _BREADCRUMB_SEPARATORS = re.compile(r"\s+[/>|›»→·]\s+|^[/>|›»→·]+|[/>|›»→·]+$")
-_GALLERY = re.compile(
-    r"gallery|product-?image|product-?media|product-?photo|main-?image|zoom|"
-    r"product__media|woocommerce-product-gallery|fotorama|swiper|galer[ií]a|galerie|"
-    r"landing-?image|product-?cover|primary-?image|hero-?image",
-    re.I,
+_GALLERY = CachedSearch(
+    re.compile(
+        r"gallery|product-?image|product-?media|product-?photo|main-?image|zoom|"
+        r"product__media|woocommerce-product-gallery|fotorama|swiper|galer[ií]a|galerie|"
+        r"landing-?image|product-?cover|primary-?image|hero-?image",
+        re.I,
+    )
 )
 _BAD_IMAGE = re.compile(r"logo|icon|sprite|placeholder|spinner|loading|blank|pixel|badge", re.I)
-_DESCRIPTION = re.compile(r"description|^desc$|^product-?desc$", re.I)
-_NOT_DESCRIPTION = re.compile(r"short|title|heading|toggle|label|link|tab$|meta", re.I)
-_SHORT = re.compile(r"short", re.I)
-_BREADCRUMB_MARKER = re.compile(
-    r"breadcrumb|\bmigas\b|miga-?de-?pan|brotkr[uü]mel|fil-?d-?ariane", re.I
+_DESCRIPTION = CachedSearch(re.compile(r"description|^desc$|^product-?desc$", re.I))
+_NOT_DESCRIPTION = CachedSearch(
+    re.compile(r"short|title|heading|toggle|label|link|tab$|meta", re.I)
 )
-_RATING_CLASS = re.compile(r"rating|review|stars", re.I)
+_SHORT = re.compile(r"short", re.I)
+_BREADCRUMB_MARKER = CachedSearch(
+    re.compile(r"breadcrumb|\bmigas\b|miga-?de-?pan|brotkr[uü]mel|fil-?d-?ariane", re.I)
+)
+_RATING_CLASS = CachedSearch(re.compile(r"rating|review|stars", re.I))
 _RATING_VALUE = re.compile(
     r"(\d+(?:[.,]\d+)?)\s*(?:out of|of|/|von|de|sur)\s*(5|10|100)\b|"
     r"(?:rated|rating:?)\s*(\d(?:[.,]\d+)?)\b",
@@ -55,8 +59,10 @@ def read_breadcrumbs(idx: PageIndex) -> list[str]:
         crumbs = []
         for raw_chunk in chunks:
             chunk = normalize_text(_BREADCRUMB_SEPARATORS.sub("", raw_chunk or ""))
-            if chunk and not re.fullmatch(r"[/>|›»→·]+", chunk) and not re.match(
-                r"(?i)you are here", chunk
+            if (
+                chunk
+                and not re.fullmatch(r"[/>|›»→·]+", chunk)
+                and not re.match(r"(?i)you are here", chunk)
             ):
                 crumbs.append(chunk)
         if crumbs:
@@ -113,11 +119,15 @@ def read_description(idx: PageIndex) -> str | None:
         full = el.get("itemprop") == "description" or any(
             _DESCRIPTION.search(token) and not _NOT_DESCRIPTION.search(token) for token in tokens
         )
-        summary = not full and short is None and any(
-            _DESCRIPTION.search(token)
-            and _SHORT.search(token)
-            and not _NOT_DESCRIPTION.search(_SHORT.sub("", token))
-            for token in tokens
+        summary = (
+            not full
+            and short is None
+            and any(
+                _DESCRIPTION.search(token)
+                and _SHORT.search(token)
+                and not _NOT_DESCRIPTION.search(_SHORT.sub("", token))
+                for token in tokens
+            )
         )
         if not (full or summary):
             continue
@@ -156,7 +166,7 @@ def _block_texts(el: HtmlElement) -> list[str]:
 
 
 def read_rating(idx: PageIndex) -> dict[str, float | int] | None:
-    """"4.5 out of 5 (12 reviews)" in rating/review blocks; both parts are required."""
+    """ "4.5 out of 5 (12 reviews)" in rating/review blocks; both parts are required."""
     value: float | None = None
     count: int | None = None
     for el in idx.elements:
@@ -164,9 +174,7 @@ def read_rating(idx: PageIndex) -> dict[str, float | int] | None:
             continue
         if idx.is_excluded(el):
             continue
-        text = " ".join(
-            t for t in (visible_text(el), el.get("title"), el.get("aria-label")) if t
-        )
+        text = " ".join(t for t in (visible_text(el), el.get("title"), el.get("aria-label")) if t)
         if len(text) > 200:
             continue
         if value is None:

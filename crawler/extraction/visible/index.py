@@ -5,10 +5,12 @@ footers, navs, related products)."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
+from lxml import etree
 from lxml.html import HtmlElement
 
-from .dom import SKIPPED_TAGS, classes, is_hidden
+from .dom import SKIPPED_TAGS, CachedSearch, classes, is_hidden, text_of
 from .stylesheet import hidden_by_stylesheet
 
 _PRICE_CLASS = re.compile(
@@ -50,12 +52,26 @@ SALE_CLASS = re.compile(
     r"precio-?(?:oferta|final|ahora)|angebots-?preis|aktions-?preis|prix-?promo",
     re.I,
 )
-_EXCLUDED_SECTION = re.compile(
-    r"related|upsell|up-sell|cross-?sell|recommend|recently|similar|also-(?:bought|viewed|like)|"
-    r"you-may|minicart|mini-cart|cart-drawer|site-header|site-footer",
-    re.I,
+_EXCLUDED_SECTION = CachedSearch(
+    re.compile(
+        r"related|upsell|up-sell|cross-?sell|recommend|recently|similar|also-(?:bought|viewed|like)|"
+        r"you-may|minicart|mini-cart|cart-drawer|site-header|site-footer",
+        re.I,
+    )
 )
 _EXCLUDED_TAGS = frozenset({"header", "footer", "nav", "aside"})
+
+
+# Pure functions of one class attribute, which repeats across a page and a shop's pages
+# (these searches were most of the page walk's time).
+@lru_cache(maxsize=4096)
+def _names_price(cls: str) -> bool:
+    return bool(_PRICE_CLASS.search(cls) or SALE_CLASS.search(cls))
+
+
+@lru_cache(maxsize=4096)
+def _rules_out_price(cls: str) -> bool:
+    return bool(_NOT_PRICE_CLASS.search(cls) or _PRICE_PART.search(cls))
 
 
 class PageIndex:
@@ -67,11 +83,16 @@ class PageIndex:
         self.prices: list[HtmlElement] = []
         self.h1s: list[HtmlElement] = []
         styled_hidden = hidden_by_stylesheet(root.getroottree().getroot())
-        stack = [root]
-        while stack:  # document order, skipping hidden and non-content subtrees
-            el = stack.pop()
-            tag = el.tag if isinstance(el.tag, str) else ""
-            if not tag or tag in SKIPPED_TAGS or is_hidden(el) or el in styled_hidden:
+        left_out: set[HtmlElement] = set()  # hidden and non-content subtrees
+        for el in root.iter(etree.Element):  # document order, elements only (C-level walk)
+            tag = el.tag
+            if (
+                el.getparent() in left_out
+                or tag in SKIPPED_TAGS
+                or is_hidden(el)
+                or el in styled_hidden
+            ):
+                left_out.add(el)
                 continue
             self.order[el] = len(self.elements)
             self.elements.append(el)
@@ -79,7 +100,6 @@ class PageIndex:
                 self.h1s.append(el)
             elif self._is_price(el, tag):
                 self.prices.append(el)
-            stack.extend(reversed(el))
         # innermost price elements only
         price_set = set(self.prices)
         outer = {a for p in self.prices for a in p.iterancestors() if a in price_set}
@@ -96,12 +116,11 @@ class PageIndex:
         cls = el.get("class") or ""
         if (
             el.get("itemprop") != "price"
-            and not _PRICE_CLASS.search(cls)
-            and not SALE_CLASS.search(cls)
+            and not _names_price(cls)
             and tag not in ("ins", "del", "s")
         ):
             return False
-        if _NOT_PRICE_CLASS.search(cls) or _PRICE_PART.search(cls):
+        if _rules_out_price(cls):
             return False
         parent = el.getparent()
         for _ in range(3):  # "<span class=price-excluding-tax><span class=price>"
@@ -110,7 +129,7 @@ class PageIndex:
             if _NOT_PRICE_CONTEXT.search(parent.get("class") or ""):
                 return False
             parent = parent.getparent()
-        text = " ".join(el.text_content().split())
+        text = " ".join(text_of(el).split())
         if len(text) > 80 or not any(ch.isdigit() for ch in text) or "%" in text:
             return False
         # a counter alone is no price; a price beside a counter ("30,000원 29개 구매") is

@@ -16,6 +16,7 @@ import re
 from functools import lru_cache
 
 from cssselect import SelectorError
+from lxml import etree
 from lxml.cssselect import CSSSelector
 from lxml.etree import XPathError
 from lxml.html import HtmlElement
@@ -59,6 +60,8 @@ def hidden_by_stylesheet(root: HtmlElement) -> set[HtmlElement]:
     hidden: set[HtmlElement] = set()
     if not hiding:
         return hidden
+    if not _any_named(root, hiding):
+        return hidden
     named: dict[str, list[HtmlElement]] = {}  # "#id" / ".class" -> elements
     for kind, attr in (("#", "id"), (".", "class")):
         for value in root.xpath(f"//@{attr}"):
@@ -72,6 +75,18 @@ def hidden_by_stylesheet(root: HtmlElement) -> set[HtmlElement]:
             if shown is not None:
                 hidden.update(el for el in found if el not in shown)
     return hidden
+
+
+_IDS = etree.XPath("//@id", smart_strings=False)
+_CLASSES = etree.XPath("//@class", smart_strings=False)
+
+
+def _any_named(root: HtmlElement, hiding: frozenset[str]) -> bool:
+    """Some element has an id or a class a rule hides: the values alone (plain
+    strings, no Python object made for each element that has one) tell."""
+    return any("#" + value in hiding for value in _IDS(root)) or any(
+        "." + token in hiding for value in _CLASSES(root) for token in value.split()
+    )
 
 
 @lru_cache(maxsize=8)  # keyed by whole stylesheets (up to 2 MB each)
