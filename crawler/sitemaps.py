@@ -249,10 +249,10 @@ class SitemapReader:
         lastmod = str(entry.get("lastmod") or "")[:MAX_LASTMOD_LENGTH]
         if lastmod:
             meta["lastmod"] = lastmod
+        # The URL's shape only orders the queue (products first): a shop's product URLs
+        # need not look like one, so a `sitemap` strategy fetches every URL in scope
+        # (its pages' links are not followed; `deny` leaves out a sitemap's listings).
         product = looks_like_product(url)
-        if scope.strategy == "sitemap" and not product:
-            dropped["not_product"] += 1  # a sitemap strategy fetches products only
-            return None
         return Request(
             url,
             callback=self.spider.parse,

@@ -265,8 +265,8 @@ _PRODUCT_URL = re.compile(
 def looks_like_product(url: str) -> bool:
     """Does the URL have the shape of a product page's? (``/p/…``, ``/product/…``,
     ``/products/…``, ``/dp/…``, ``/item/…``, ``…-1234.html``, ``?product_id=``): a
-    heuristic that only orders the queue (products first) and picks the URLs a
-    ``sitemap`` strategy fetches."""
+    heuristic that only orders the queue (products first): no URL is left out for
+    its shape."""
     return _PRODUCT_URL.search(url) is not None
 
 

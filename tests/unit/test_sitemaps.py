@@ -153,6 +153,20 @@ def test_the_seed_scope_filters_sitemap_urls() -> None:
     assert stats.get_value("sitemaps/out_of_scope") == 2
 
 
+def test_a_sitemap_strategy_fetches_product_urls_of_any_shape() -> None:
+    """The URL's shape orders the queue only: a shop whose product URLs look like no
+    product pattern (``/nike-air-max-90``) still has them fetched by a sitemap seed."""
+    sitemaps, _ = reader()
+    scope = Scope.from_seed_meta(SITE + "/", {"strategy": "sitemap"})
+    urls = [f"{SITE}/nike-air-max-90", f"{SITE}/p/boot-12.html"]
+    requests = list(sitemaps.parse(response(f"{SITE}/s.xml", urlset(urls), **scope.to_meta())))
+    assert sorted((r.url, r.priority) for r in requests) == [
+        (f"{SITE}/nike-air-max-90", 0),
+        (f"{SITE}/p/boot-12.html", 10),
+    ]
+    assert all(Scope.of(r.meta).strategy == "sitemap" for r in requests)  # links not followed
+
+
 def test_a_hundred_thousand_urls_in_one_file_stop_at_the_bound(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
