@@ -36,6 +36,7 @@ def _logs(run, last: int = 3) -> str:
 
 
 @pytest.mark.soak
+@pytest.mark.timeout(600)  # two minutes of kills, then the rest of the crawl at its own pace
 def test_workers_killed_again_and_again(private_redis, postgres_dsn, shop_factory, tmp_path):
     shop = shop_factory(products=PRODUCTS, latency_ms=LATENCY_MS)
     run = run_kill_test(
