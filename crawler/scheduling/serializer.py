@@ -2,10 +2,20 @@
 
 scrapy-redis pickles requests by default: anyone who can write to Redis can then
 run code on every worker, and pickles are large. This module stores the dict of
-``Request.to_dict()`` as compact JSON instead, leaving out every field that has
-its default value. Bytes (headers, body) are stored as latin-1 text, which maps
-every byte to one code point and back. ``meta`` and ``cb_kwargs`` must hold JSON
-values, which the ``ecommerce`` spider guarantees.
+``Request.to_dict()`` as compact JSON instead. Bytes (headers, body) are stored
+as latin-1 text, which maps every byte to one code point and back. ``meta`` and
+``cb_kwargs`` must hold JSON values, which the ``ecommerce`` spider guarantees.
+
+A queued request is most of a crawl's Redis memory, so a payload carries only
+what cannot be derived when it is popped (``docs/benchmarks.md``, "Frontier
+memory"): one-letter keys (:data:`SHORT_KEYS`; any other key of the dict is kept
+under its own name), no field with its default value (:data:`DEFAULTS`: the
+``ecommerce`` spider's ``parse`` and ``errback`` are the default callbacks, a
+request without one says ``null``), and no ``meta["site"]`` when it is the
+site of the URL (:func:`crawler.sites.site_key`; a request without one says
+``"site": null``). Every other meta key is kept as it is. A typical product
+link: ``{"u":"https://www.example-shop.com/p/...-1618.html","m":{"depth":2}}``.
+Payloads of the earlier format (full key names: ``{"url": ...}``) still decode.
 
 The lease a request carries (``meta["lease"]``, see :mod:`crawler.leasing.meta`)
 belongs to the worker that popped the request and is never written to Redis,
@@ -21,8 +31,28 @@ from typing import Any
 from scrapy import Request
 
 from crawler.leasing.meta import LEASE_META_KEY
+from crawler.sites import site_key
 
-_DEFAULTS: dict[str, Any] = {
+# Request.to_dict() key -> key in a payload
+SHORT_KEYS = {
+    "url": "u",
+    "callback": "c",
+    "errback": "e",
+    "meta": "m",
+    "priority": "p",
+    "headers": "h",
+    "body": "b",
+    "cookies": "k",
+    "method": "x",
+    "encoding": "n",
+    "dont_filter": "d",
+    "flags": "f",
+    "cb_kwargs": "a",
+}
+_LONG_KEYS = {short: key for key, short in SHORT_KEYS.items()}
+
+# Values left out of a payload (the defaults of Request, and the spider's callbacks)
+DEFAULTS: dict[str, Any] = {
     "method": "GET",
     "headers": {},
     "body": b"",
@@ -33,17 +63,28 @@ _DEFAULTS: dict[str, Any] = {
     "dont_filter": False,
     "flags": [],
     "cb_kwargs": {},
-    "callback": None,
-    "errback": None,
+    "callback": "parse",
+    "errback": "errback",
 }
+SITE_META_KEY = "site"
+
+
+def _compact_meta(meta: dict[str, Any], url: str) -> dict[str, Any]:
+    meta = {k: v for k, v in meta.items() if k != LEASE_META_KEY}
+    site = meta.get(SITE_META_KEY)
+    if SITE_META_KEY not in meta:
+        meta[SITE_META_KEY] = None  # says "no site": the decoder derives one otherwise
+    elif isinstance(site, str) and site == site_key(url):
+        del meta[SITE_META_KEY]
+    return meta
 
 
 def dumps(obj: dict[str, Any]) -> bytes:
     data: dict[str, Any] = {}
     for key, value in obj.items():
-        if key == "meta" and LEASE_META_KEY in value:
-            value = {k: v for k, v in value.items() if k != LEASE_META_KEY}
-        if key in _DEFAULTS and value == _DEFAULTS[key]:
+        if key == "meta":
+            value = _compact_meta(value, obj["url"])
+        if key in DEFAULTS and value == DEFAULTS[key]:
             continue
         if key == "headers":
             value = [
@@ -51,14 +92,30 @@ def dumps(obj: dict[str, Any]) -> bytes:
                 for name, values in value.items()
                 if name.lower() != b"proxy-authorization"
             ]
+            if not value:
+                continue
         elif key == "body":
             value = value.decode("latin-1")
-        data[key] = value
+        data[SHORT_KEYS.get(key, key)] = value
+    for key in ("callback", "errback"):  # absent: the spider's; None must be said
+        if key not in obj or obj[key] is None:
+            data[SHORT_KEYS[key]] = None
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
 def loads(raw: bytes | str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(raw)
+    stored: dict[str, Any] = json.loads(raw)
+    if "url" in stored:  # the earlier format: full key names, no derived values
+        data = stored
+    else:
+        data = {key: value for key, value in DEFAULTS.items() if key in ("callback", "errback")}
+        data.update((_LONG_KEYS.get(key, key), value) for key, value in stored.items())
+        meta = dict(data.get("meta") or {})
+        if SITE_META_KEY not in meta:
+            meta[SITE_META_KEY] = site_key(data["url"])
+        elif meta[SITE_META_KEY] is None:
+            del meta[SITE_META_KEY]
+        data["meta"] = meta
     if "headers" in data:
         data["headers"] = {
             name.encode("latin-1"): [v.encode("latin-1") for v in values]

@@ -31,7 +31,18 @@ if TYPE_CHECKING:
     from master.cli import Context
 
 
+def cmd_frontier(count: int) -> int:
+    """``bench --frontier N``: bytes per queued request and per fingerprint, one Redis."""
+    from benchmarks.frontier import measure, render
+
+    for line in render(measure(count)):
+        print(line, flush=True)
+    return EXIT_OK
+
+
 def cmd_bench(ctx: Context, args: argparse.Namespace) -> int:
+    if args.frontier is not None:
+        return cmd_frontier(args.frontier)
     # heavy imports (the shop, matplotlib) only for this command
     from benchmarks.bench import Bench, BenchFailed, RunResult, RunSpec
     from benchmarks.bench_report import draw_chart, render_ratios, render_table, write_json
@@ -134,6 +145,7 @@ def register(commands: Subcommands) -> None:
             "bench --products 300 --latency-ms 100 --workers 1 2 4",
             "bench --redis-delay-ms 1 --workers 1",
             "bench --products 30 --workers 1 2 --output /tmp/bench",
+            "bench --frontier 100000",
         ],
     )
     parser.add_argument(
@@ -199,6 +211,17 @@ def register(commands: Subcommands) -> None:
         default="bench-results",
         metavar="DIR",
         help="where bench.json and bench.png go (default: bench-results/)",
+    )
+    parser.add_argument(
+        "--frontier",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help=(
+            "instead of crawling: queue N typical product links and their fingerprints in "
+            "a private Redis and print the bytes per queued request and per fingerprint "
+            "(exact set and Bloom filter)"
+        ),
     )
     parser.add_argument(
         "--timeout",

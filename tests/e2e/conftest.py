@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -20,6 +21,15 @@ from demoshop.sitemaps import sitemap_paths
 from tools.workers import ROOT, WorkerProcess
 
 KEYS = CrawlKeys()
+
+# Deadlines of waits that include a worker's start-up. On a quiet machine a worker is
+# open in 2 to 5 s; on one busy with other crawls it took 20 s, and over a minute for
+# a process with a smaller share of the CPU. A deadline is only how long a test waits
+# before it says what it was waiting for: it follows the crawl's progress, never a speed.
+# Below pytest's own timeout (300 s a test, pyproject.toml), so a test says what it
+# waited for; a test with two rounds of workers has a longer one of its own.
+START_TIMEOUT = 240.0
+CRAWL_TIMEOUT = 240.0
 
 # Short timings so that a crawl of a small shop takes seconds.
 FAST_SETTINGS = {
@@ -56,7 +66,7 @@ class Crawl:
             input=input,
             capture_output=True,
             text=True,
-            timeout=60,
+            timeout=180,
         )
 
     def seed(self, *urls: str) -> None:
@@ -83,7 +93,7 @@ class Crawl:
         self.workers.append(worker)
         return worker
 
-    def wait_running(self, count: int, timeout: float = 30) -> None:
+    def wait_running(self, count: int, timeout: float = START_TIMEOUT) -> None:
         """Wait until ``count`` workers have opened (their records say "running")."""
 
         def running() -> bool:
@@ -92,7 +102,32 @@ class Crawl:
 
         wait_until(running, timeout, f"{count} workers running")
 
-    def wait_workers(self, timeout: float = 180) -> None:
+    def pause(self) -> None:
+        """``master pause``: workers started now open, then wait (see :meth:`wait_open`)."""
+        result = self.master("pause")
+        assert result.returncode == 0, result.stderr
+
+    def wait_open(self, count: int, timeout: float = START_TIMEOUT) -> None:
+        """Wait until ``count`` workers have opened, paused or not.
+
+        Started side by side, two workers finish their start-up seconds apart on a
+        busy machine: the first can crawl a small shop alone, or close for idleness
+        before the seed comes, while the other still imports Scrapy. Started during
+        a pause (:meth:`pause`), a worker neither takes work nor closes: after this
+        wait and :meth:`resume`, they all begin together.
+        """
+
+        def opened() -> bool:
+            records = [json.loads(raw) for raw in self.client.hvals(KEYS.workers)]
+            return sum(record["state"] in ("running", "paused") for record in records) >= count
+
+        wait_until(opened, timeout, f"{count} workers open")
+
+    def resume(self) -> None:
+        result = self.master("resume")
+        assert result.returncode == 0, result.stderr
+
+    def wait_workers(self, timeout: float = CRAWL_TIMEOUT) -> None:
         deadline = time.monotonic() + timeout
         for worker in self.workers:
             try:
@@ -140,6 +175,7 @@ def shop_factory(tmp_path) -> Iterator[Callable[..., ShopProcess]]:  # type: ign
 
     def start(**options: object) -> ShopProcess:
         options.setdefault("access_log", tmp_path / f"access-{len(shops)}.log")
+        options.setdefault("startup_timeout", START_TIMEOUT)  # 10 s was not enough at load 10
         shop = ShopProcess(**options)  # type: ignore[arg-type]
         shop.__enter__()
         shops.append(shop)
@@ -167,3 +203,37 @@ def wait_until(predicate: Callable[[], bool], timeout: float, message: str) -> N
         if time.monotonic() > deadline:
             pytest.fail(f"timed out after {timeout}s waiting for: {message}")
         time.sleep(0.1)
+
+
+def _wait_stopped(pid: int) -> None:
+    """Wait until the kernel has stopped process ``pid`` (state T), or it is gone."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return
+        if state in ("T", "t", "Z", "X"):
+            return
+        time.sleep(0.001)
+
+
+def freeze_when(
+    worker: WorkerProcess, predicate: Callable[[], bool], timeout: float, message: str
+) -> None:
+    """Wait until ``predicate()`` holds, looking only while ``worker`` is stopped; leave it stopped.
+
+    Each look freezes the worker (SIGSTOP) and lets it go on (SIGCONT) when the
+    answer is no, so what the test saw is still true when it acts on the frozen
+    worker (kills it), however fast or slow the worker and the test run.
+    """
+
+    def frozen_look() -> bool:
+        worker.process.send_signal(signal.SIGSTOP)
+        _wait_stopped(worker.process.pid)
+        if predicate():
+            return True
+        worker.process.send_signal(signal.SIGCONT)
+        return False
+
+    wait_until(frozen_look, timeout, message)

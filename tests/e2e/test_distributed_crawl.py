@@ -26,7 +26,9 @@ pytestmark = pytest.mark.workers
 def test_two_workers_fetch_every_page_exactly_once(crawl, shop_factory, variant):
     shop = shop_factory(products=120, latency_ms=30)
     # both workers up before the seed, and a pace that one worker alone cannot keep,
-    # so that the test shows them sharing the work
+    # so that the test shows them sharing the work; started during a pause, the first
+    # open neither closes for idleness nor starts alone while the other is starting
+    crawl.pause()
     for worker_id in ("w1", "w2"):
         crawl.start_worker(
             worker_id,
@@ -34,8 +36,9 @@ def test_two_workers_fetch_every_page_exactly_once(crawl, shop_factory, variant)
             MAX_IDLE_TIME_BEFORE_CLOSE=5,
             **variant,
         )
-    crawl.wait_running(2)
+    crawl.wait_open(2)
     crawl.seed(shop.url)
+    crawl.resume()
     crawl.wait_workers()
     crawl.assert_clean_logs()
 

@@ -16,7 +16,7 @@ import pytest
 
 from tools.killtest import postgres_rows, run_kill_test
 
-from .conftest import KEYS, page_fetches, wait_until
+from .conftest import CRAWL_TIMEOUT, KEYS, page_fetches, wait_until
 
 pytestmark = pytest.mark.workers
 
@@ -36,6 +36,7 @@ def _logs(run, last: int = 3) -> str:
 
 
 @pytest.mark.soak
+@pytest.mark.timeout(600)  # two minutes of kills, then the rest of the crawl at its own pace
 def test_workers_killed_again_and_again(private_redis, postgres_dsn, shop_factory, tmp_path):
     shop = shop_factory(products=PRODUCTS, latency_ms=LATENCY_MS)
     run = run_kill_test(
@@ -96,9 +97,13 @@ def test_redis_killed_mid_crawl_and_restarted_from_its_aof(
     expected = shop.catalog.crawlable_paths()
     crawl.env["POSTGRES_DSN"] = postgres_dsn
     crawl.seed(shop.url)
+    # both open before the crash (a worker still starting then would exit: no Redis)
+    crawl.pause()
     crawl.start_worker("w1", CONCURRENT_REQUESTS=4, MAX_IDLE_TIME_BEFORE_CLOSE=4)
     crawl.start_worker("w2", CONCURRENT_REQUESTS=4, MAX_IDLE_TIME_BEFORE_CLOSE=4)
-    wait_until(lambda: len(page_fetches(shop)) >= 60, 90, "60 pages")
+    crawl.wait_open(2)
+    crawl.resume()
+    wait_until(lambda: len(page_fetches(shop)) >= 60, CRAWL_TIMEOUT, "60 pages")
     private_redis.stop(signal.SIGKILL)  # a crash: no shutdown, no final fsync
     if lost_tail:
         assert _truncate_aof_tail(private_redis.data_dir, 0.3) > 0

@@ -10,7 +10,7 @@ import pytest
 
 from tests.support.tcpproxy import TcpProxy
 
-from .conftest import page_fetches, wait_until
+from .conftest import CRAWL_TIMEOUT, page_fetches, wait_until
 
 pytestmark = pytest.mark.workers
 
@@ -104,13 +104,17 @@ def test_products_survive_a_database_outage_in_the_middle_of_a_crawl(
                 if _has_products_table(postgres_dsn)
                 else False
             ),
-            60,
+            CRAWL_TIMEOUT,
             "20 products stored",
         )
         proxy.cut()
         cut_at = len(page_fetches(shop))
-        time.sleep(4)
-        assert len(page_fetches(shop)) > cut_at, "the crawl goes on while the database is away"
+        assert cut_at < len(shop.catalog.crawlable_paths()), "the crawl ended before the cut"
+        wait_until(
+            lambda: len(page_fetches(shop)) > cut_at,
+            CRAWL_TIMEOUT,
+            "the crawl to go on while the database is away",
+        )
         proxy.restore()
         crawl.wait_workers()
     assert any("unreachable" in w.log() or "away" in w.log() for w in crawl.workers)

@@ -28,7 +28,7 @@ import yaml
 from tests.support.net import free_port, wait_for_port
 from tools.workers import ROOT
 
-from .conftest import parsed_pages, wait_until
+from .conftest import START_TIMEOUT, parsed_pages, wait_until
 
 pytestmark = pytest.mark.workers
 
@@ -170,7 +170,7 @@ def test_prometheus_scrapes_two_workers_and_the_master_during_a_crawl(
 
     master = start_master_metrics(crawl.env, master_port, tmp_path / "master-metrics.log")
     try:
-        wait_for_port(master_port, timeout=30)
+        wait_for_port(master_port, timeout=START_TIMEOUT)
         for worker, port in ports.items():
             # MAX_IDLE_TIME_BEFORE_CLOSE=0: the workers stay up (and scraped) until stopped
             crawl.start_worker(
@@ -186,7 +186,7 @@ def test_prometheus_scrapes_two_workers_and_the_master_during_a_crawl(
                 "crawler-master": [f"127.0.0.1:{master_port}"],
             }
         )
-        crawl.wait_running(2, timeout=120)  # start-up is slow on a busy machine
+        crawl.wait_running(2)  # start-up is slow on a busy machine: START_TIMEOUT
         wait_until(
             lambda: prom.value('sum(up{job="crawler-worker"})') == 2,
             60,

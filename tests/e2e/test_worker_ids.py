@@ -8,7 +8,15 @@ import socket
 
 import pytest
 
-from .conftest import KEYS, page_fetches, parsed_pages, wait_until
+from .conftest import (
+    CRAWL_TIMEOUT,
+    KEYS,
+    START_TIMEOUT,
+    freeze_when,
+    page_fetches,
+    parsed_pages,
+    wait_until,
+)
 
 pytestmark = pytest.mark.workers
 
@@ -20,6 +28,7 @@ def test_workers_in_their_own_pid_namespaces_get_distinct_ids(crawl, shop_factor
     # Both workers are pid 1 on one hostname, without WORKER_ID: named
     # <hostname>-<pid>, they were one worker "vm-1" that took its twin's live leases.
     shop = shop_factory(products=120, latency_ms=30)
+    crawl.pause()  # the first open waits for the second (see Crawl.wait_open)
     for n in (1, 2):
         crawl.start_worker(
             None,
@@ -28,8 +37,9 @@ def test_workers_in_their_own_pid_namespaces_get_distinct_ids(crawl, shop_factor
             CONCURRENT_REQUESTS=4,
             MAX_IDLE_TIME_BEFORE_CLOSE=5,
         )
-    crawl.wait_running(2)
+    crawl.wait_open(2)
     crawl.seed(shop.url)
+    crawl.resume()
     crawl.wait_workers()
     crawl.assert_clean_logs()
 
@@ -62,7 +72,7 @@ def test_a_live_worker_id_is_refused(crawl, shop_factory):
     first = crawl.start_worker("twin", MAX_IDLE_TIME_BEFORE_CLOSE=0)
     crawl.wait_running(1)
     second = crawl.start_worker("twin", name="twin-again")
-    code = second.wait(120)
+    code = second.wait(START_TIMEOUT)
     log = second.log()
     assert code == 1, log[-3000:]
     errors = [line for line in log.splitlines() if " ERROR: " in line]
@@ -75,23 +85,36 @@ def test_a_live_worker_id_is_refused(crawl, shop_factory):
     shop = shop_factory(products=5, latency_ms=5)
     crawl.seed(shop.url)
     wait_until(
-        lambda: set(page_fetches(shop)) == shop.catalog.crawlable_paths(), 120, "the shop crawled"
+        lambda: set(page_fetches(shop)) == shop.catalog.crawlable_paths(),
+        CRAWL_TIMEOUT,
+        "the shop crawled",
     )
     assert first.stop() == 0
     crawl.workers.remove(second)  # its log holds the expected ERROR
     crawl.assert_clean_logs()
 
 
+@pytest.mark.timeout(600)  # two rounds of worker start-ups
 def test_the_id_of_a_killed_worker_is_taken_over_with_its_leases(crawl, shop_factory):
     shop = shop_factory(products=60, latency_ms=200)
     crawl.seed(shop.url)
-    # a heartbeat that outlives the successor's start-up, so that it must wait for it
-    victim = crawl.start_worker("phoenix", CONCURRENT_REQUESTS=4, LEASE_WORKER_TIMEOUT=15)
-    wait_until(lambda: bool(crawl.client.hlen(KEYS.inflight("phoenix"))), 120, "leases held")
+    # A heartbeat that outlives the successor's start-up, however long it takes, so
+    # that it must wait for it (15 s was shorter than a start-up on a busy machine):
+    # once the successor says it waits, the test lets the heartbeat run out.
+    victim = crawl.start_worker("phoenix", CONCURRENT_REQUESTS=4, LEASE_WORKER_TIMEOUT=600)
+    freeze_when(
+        victim, lambda: bool(crawl.client.hlen(KEYS.inflight("phoenix"))), CRAWL_TIMEOUT, "leases"
+    )
     victim.kill()  # SIGKILL: its heartbeat lives on until it expires
     assert crawl.client.exists(KEYS.alive("phoenix"))
     successor = crawl.start_worker("phoenix", name="phoenix-again")
-    assert successor.wait(180) == 0, successor.log()[-3000:]
+    wait_until(
+        lambda: "has a heartbeat in Redis: waiting" in successor.log() or not successor.running,
+        START_TIMEOUT,
+        "the successor to wait for the dead heartbeat",
+    )
+    crawl.client.pexpire(KEYS.alive("phoenix"), 500)  # shorter, never renewed: it runs out
+    assert successor.wait(CRAWL_TIMEOUT) == 0, successor.log()[-3000:]
     log = successor.log()
     assert "has a heartbeat in Redis: waiting" in log, log[-3000:]
     assert "left by an earlier run of worker phoenix" in log, log[-3000:]

@@ -152,7 +152,7 @@ def reset_on_a_terminal(redis_url: str, answer: bytes) -> tuple[int, str]:
     assert proc.stdout is not None
     output = b""
     try:
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 120  # a start-up on a busy machine
         while b"[y/N]" not in output:
             assert time.monotonic() < deadline, output
             ready, _, _ = select.select([proc.stdout], [], [], 0.5)
@@ -161,7 +161,7 @@ def reset_on_a_terminal(redis_url: str, answer: bytes) -> tuple[int, str]:
                 assert chunk, output
                 output += chunk
         os.write(master_fd, answer)
-        rest, _ = proc.communicate(timeout=10)
+        rest, _ = proc.communicate(timeout=120)
         output += rest
     finally:
         os.close(master_fd)

@@ -122,7 +122,7 @@ def test_master_metrics_serves_until_ctrl_c(redis_url, redis_client, started_wit
         preexec_fn=started_with,
     )
     try:
-        wait_for_port(port, timeout=30)
+        wait_for_port(port, timeout=120)
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as response:
             first = samples(response.read().decode())
         assert first[("crawl_queued_requests", ())] == 3
@@ -132,7 +132,7 @@ def test_master_metrics_serves_until_ctrl_c(redis_url, redis_client, started_wit
         assert second[("crawl_queued_requests", ())] == 4
     finally:
         process.send_signal(signal.SIGINT)
-        output, _ = process.communicate(timeout=30)
+        output, _ = process.communicate(timeout=120)
     assert process.returncode == 0, output
     assert "stopped" in output and "Traceback" not in output
 

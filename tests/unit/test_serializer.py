@@ -42,8 +42,64 @@ def test_defaults_are_left_out():
     raw = serializer.dumps(
         Request("http://shop.test/", callback=spider.parse).to_dict(spider=spider)
     )
-    assert serializer.loads(raw) == {"url": "http://shop.test/", "callback": "parse"}
-    assert len(raw) < 60
+    # no errback and no site are said, since the decoder would supply both
+    assert raw == b'{"u":"http://shop.test/","e":null,"m":{"site":null}}'
+    assert serializer.loads(raw) == {
+        "url": "http://shop.test/",
+        "callback": "parse",
+        "errback": None,
+        "meta": {},
+    }
+
+
+def test_a_typical_link_carries_its_url_and_depth_only():
+    spider = _Spider()
+    url = "https://www.example-shop.com/p/aster-vale-classic-beanie-g426-1618.html"
+    request = Request(
+        url,
+        callback=spider.parse,
+        errback=spider.errback,
+        meta={"site": "example-shop.com", "depth": 2, "lease": "r|0|abc"},
+    )
+    raw = serializer.encode_request(request, spider)
+    assert raw == b'{"u":"%s","m":{"depth":2}}' % url.encode()
+    back = request_from_dict(serializer.loads(raw), spider=spider)
+    assert back.url == url
+    assert back.callback == spider.parse and back.errback == spider.errback
+    assert back.meta == {"site": "example-shop.com", "depth": 2}
+    assert back.priority == 0 and back.method == "GET" and not back.dont_filter
+
+
+def test_any_other_meta_and_a_foreign_site_are_kept():
+    spider = _Spider()
+    meta = {
+        "site": "other.test",  # a redirect to another site keeps the seed's site
+        "depth": 3,
+        "retry_history": [{"reason": "503", "at": 1.5}],
+        "scope": {"seed": "http://shop.test/c/", "prefix": "/c/"},
+        "x": None,
+    }
+    request = Request("http://shop.test/p/1.html", callback=spider.parse, meta=meta, priority=-2)
+    back = request_from_dict(
+        serializer.loads(serializer.encode_request(request, spider)), spider=spider
+    )
+    assert back.meta == meta
+    assert back.priority == -2 and back.errback is None
+
+
+def test_a_payload_of_the_earlier_format_still_decodes():
+    spider = _Spider()
+    raw = (
+        b'{"url":"https://www.example-shop.com/p/x-1.html","callback":"parse",'
+        b'"errback":"errback","meta":{"site":"example-shop.com","depth":2},"priority":-1}'
+    )
+    back = request_from_dict(serializer.loads(raw), spider=spider)
+    assert back.url == "https://www.example-shop.com/p/x-1.html"
+    assert back.callback == spider.parse and back.errback == spider.errback
+    assert back.meta == {"site": "example-shop.com", "depth": 2} and back.priority == -1
+    # and the earlier format without callbacks meant none
+    plain = serializer.loads(b'{"url":"http://shop.test/"}')
+    assert request_from_dict(plain, spider=spider).callback is None
 
 
 def test_fast_request_to_dict_matches_scrapy():
