@@ -79,6 +79,8 @@ class PageIndex:
 
     def __init__(self, root: HtmlElement) -> None:
         self.elements: list[HtmlElement] = []
+        #: ``dom.classes`` of each element of :attr:`elements` (its class and id), read once
+        self.classes: list[str] = []
         self.order: dict[HtmlElement, int] = {}
         self.prices: list[HtmlElement] = []
         self.h1s: list[HtmlElement] = []
@@ -96,9 +98,11 @@ class PageIndex:
                 continue
             self.order[el] = len(self.elements)
             self.elements.append(el)
+            cls = el.get("class") or ""
+            self.classes.append(cls + " " + (el.get("id") or ""))
             if tag == "h1":
                 self.h1s.append(el)
-            elif self._is_price(el, tag):
+            elif self._is_price(el, tag, cls):
                 self.prices.append(el)
         # innermost price elements only
         price_set = set(self.prices)
@@ -110,10 +114,9 @@ class PageIndex:
         self._excluded: dict[HtmlElement, bool] = {}
 
     @staticmethod
-    def _is_price(el: HtmlElement, tag: str) -> bool:
+    def _is_price(el: HtmlElement, tag: str, cls: str) -> bool:
         if tag in ("meta", "link", "input", "form", "img", "body", "html", "table", "ul"):
             return False
-        cls = el.get("class") or ""
         if (
             el.get("itemprop") != "price"
             and not _names_price(cls)
