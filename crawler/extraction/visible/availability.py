@@ -208,7 +208,9 @@ def read_buy_control(idx: PageIndex) -> tuple[bool, bool]:
                 continue
         elif tag not in _CONTROL_TAGS:
             continue
-        if not _is_buy_control(el) or idx.is_excluded(el):
+        # the exclusion first: remembered per element, it spares reading the label of
+        # every menu link (both are pure tests, so the order changes no answer)
+        if idx.is_excluded(el) or not _is_buy_control(el):
             continue
         found = True
         if not _is_disabled(el):

@@ -172,7 +172,9 @@ class PageIndex:
         cached = self._excluded.get(el)
         if cached is not None:
             return cached
-        result = el in self.cards or bool(_EXCLUDED_SECTION.search(classes(el)))
+        pos = self.order.get(el)
+        cls = self.classes[pos] if pos is not None else classes(el)
+        result = el in self.cards or bool(_EXCLUDED_SECTION.search(cls))
         if not result and el.tag in _EXCLUDED_TAGS:
             # <header> inside <article>/<main> is the product's own header
             result = el.tag in ("nav", "aside") or not any(
