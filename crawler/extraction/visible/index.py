@@ -10,7 +10,7 @@ from functools import lru_cache
 from lxml import etree
 from lxml.html import HtmlElement
 
-from .dom import SKIPPED_TAGS, CachedSearch, classes, is_hidden, text_of
+from .dom import SKIPPED_TAGS, CachedSearch, classes, hidden_with_class, text_of
 from .stylesheet import hidden_by_stylesheet
 
 _PRICE_CLASS = re.compile(
@@ -88,17 +88,18 @@ class PageIndex:
         left_out: set[HtmlElement] = set()  # hidden and non-content subtrees
         for el in root.iter(etree.Element):  # document order, elements only (C-level walk)
             tag = el.tag
+            attr_class = el.get("class")
             if (
                 el.getparent() in left_out
                 or tag in SKIPPED_TAGS
-                or is_hidden(el)
+                or hidden_with_class(el, attr_class)
                 or el in styled_hidden
             ):
                 left_out.add(el)
                 continue
             self.order[el] = len(self.elements)
             self.elements.append(el)
-            cls = el.get("class") or ""
+            cls = attr_class or ""
             self.classes.append(cls + " " + (el.get("id") or ""))
             if tag == "h1":
                 self.h1s.append(el)
