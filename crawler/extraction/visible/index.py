@@ -5,6 +5,7 @@ footers, navs, related products)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from functools import lru_cache
 
 from lxml import etree
@@ -84,7 +85,8 @@ class PageIndex:
         self.order: dict[HtmlElement, int] = {}
         self.prices: list[HtmlElement] = []
         self.h1s: list[HtmlElement] = []
-        styled_hidden = hidden_by_stylesheet(root.getroottree().getroot())
+        touched: list[Collection[object]] = []  # kept alive for the walk (see the stylesheet)
+        styled_hidden = hidden_by_stylesheet(root.getroottree().getroot(), touched)
         left_out: set[HtmlElement] = set()  # hidden and non-content subtrees
         for el in root.iter(etree.Element):  # document order, elements only (C-level walk)
             tag = el.tag
