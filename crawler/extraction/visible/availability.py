@@ -63,8 +63,7 @@ _CART_FORM_ACTION = re.compile(r"cart/add|checkout/cart/add|add-?to-?cart|basket
 
 def read_availability(idx: PageIndex, h1_pos: int) -> tuple[str | None, bool]:
     # 1. a dedicated stock element
-    for el in idx.elements:
-        cls = classes(el)
+    for el, cls in zip(idx.elements, idx.classes, strict=True):
         if el.get("itemprop") == "availability" or _STOCK_CLASS.search(cls):
             if idx.is_excluded(el) or el.tag in ("link", "meta", "input", "body", "html"):
                 continue
@@ -209,7 +208,9 @@ def read_buy_control(idx: PageIndex) -> tuple[bool, bool]:
                 continue
         elif tag not in _CONTROL_TAGS:
             continue
-        if not _is_buy_control(el) or idx.is_excluded(el):
+        # the exclusion first: remembered per element, it spares reading the label of
+        # every menu link (both are pure tests, so the order changes no answer)
+        if idx.is_excluded(el) or not _is_buy_control(el):
             continue
         found = True
         if not _is_disabled(el):

@@ -4,6 +4,7 @@ gallery's images, the description block and the rating."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from lxml.html import HtmlElement
 
@@ -43,10 +44,8 @@ _RATING_COUNT = re.compile(
 
 
 def read_breadcrumbs(idx: PageIndex) -> list[str]:
-    for el in idx.elements:
-        marker = " ".join(
-            [el.get("class") or "", el.get("id") or "", el.get("aria-label") or ""]
-        ).lower()
+    for el, cls in zip(idx.elements, idx.classes, strict=True):
+        marker = (cls + " " + (el.get("aria-label") or "")).lower()
         if not _BREADCRUMB_MARKER.search(marker) or el.tag in ("li", "a", "span", "meta"):
             continue
         items = el.findall(".//li")
@@ -91,8 +90,8 @@ def read_images(idx: PageIndex, h1: HtmlElement | None) -> list[str]:
             if src not in found:
                 found.append(src)
 
-    for el in idx.elements:
-        if _GALLERY.search(classes(el)) and not idx.is_excluded(el):
+    for el, cls in zip(idx.elements, idx.classes, strict=True):
+        if _GALLERY.search(cls) and not idx.is_excluded(el):
             take(el.findall(".//img") if el.tag != "img" else [el])
             if found:
                 return found
@@ -114,21 +113,10 @@ def read_description(idx: PageIndex) -> str | None:
     """The description block; a short-description block (a summary next to the
     price) only when the page has no full one."""
     short: str | None = None
-    for el in idx.elements:
-        tokens = classes(el).split()
-        full = el.get("itemprop") == "description" or any(
-            _DESCRIPTION.search(token) and not _NOT_DESCRIPTION.search(token) for token in tokens
-        )
-        summary = (
-            not full
-            and short is None
-            and any(
-                _DESCRIPTION.search(token)
-                and _SHORT.search(token)
-                and not _NOT_DESCRIPTION.search(_SHORT.sub("", token))
-                for token in tokens
-            )
-        )
+    for el, cls in zip(idx.elements, idx.classes, strict=True):
+        full_token, summary_token = _description_tokens(cls)
+        full = el.get("itemprop") == "description" or full_token
+        summary = not full and short is None and summary_token
         if not (full or summary):
             continue
         if idx.is_excluded(el) or el.tag in ("meta", "body", "html"):
@@ -141,6 +129,23 @@ def read_description(idx: PageIndex) -> str | None:
                     return text
                 short = text
     return short
+
+
+@lru_cache(maxsize=4096)
+def _description_tokens(cls: str) -> tuple[bool, bool]:
+    """(a token of ``cls`` names a description block, one names a short description):
+    a pure function of the class string, which repeats across a page and a shop's pages."""
+    tokens = cls.split()
+    full = any(
+        _DESCRIPTION.search(token) and not _NOT_DESCRIPTION.search(token) for token in tokens
+    )
+    summary = any(
+        _DESCRIPTION.search(token)
+        and _SHORT.search(token)
+        and not _NOT_DESCRIPTION.search(_SHORT.sub("", token))
+        for token in tokens
+    )
+    return full, summary
 
 
 def _block_texts(el: HtmlElement) -> list[str]:
@@ -169,8 +174,8 @@ def read_rating(idx: PageIndex) -> dict[str, float | int] | None:
     """ "4.5 out of 5 (12 reviews)" in rating/review blocks; both parts are required."""
     value: float | None = None
     count: int | None = None
-    for el in idx.elements:
-        if not _RATING_CLASS.search(classes(el)) and not _rating_row(el):
+    for el, cls in zip(idx.elements, idx.classes, strict=True):
+        if not _RATING_CLASS.search(cls) and not _rating_row(el):
             continue
         if idx.is_excluded(el):
             continue

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Final
 
 from lxml import etree
@@ -100,11 +101,23 @@ _HIDING_STYLE = re.compile(r"(?:^|[;{])(?:display:none|visibility:hidden)(?:!imp
 
 
 def is_hidden(el: HtmlElement) -> bool:
-    style = (el.get("style") or "").replace(" ", "").lower()
+    return hidden_with_class(el, el.get("class"))
+
+
+def hidden_with_class(el: HtmlElement, cls: str | None) -> bool:
+    """``is_hidden(el)`` when ``cls`` is the element's class attribute, already read."""
+    style = el.get("style")
+    if style:
+        style = style.replace(" ", "").lower()
     if el.get("hidden") is not None or (style and _HIDING_STYLE.search(style)):
         return True
-    cls = el.get("class")
-    return bool(cls) and not _HIDDEN_CLASSES.isdisjoint(cls.lower().split())
+    return bool(cls) and _hiding_class(cls)
+
+
+@lru_cache(maxsize=4096)
+def _hiding_class(cls: str) -> bool:
+    # a pure function of the class attribute, which repeats across a page
+    return not _HIDDEN_CLASSES.isdisjoint(cls.lower().split())
 
 
 def is_inside(el: HtmlElement, ancestor: HtmlElement) -> bool:

@@ -5,12 +5,13 @@ footers, navs, related products)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from functools import lru_cache
 
 from lxml import etree
 from lxml.html import HtmlElement
 
-from .dom import SKIPPED_TAGS, CachedSearch, classes, is_hidden, text_of
+from .dom import SKIPPED_TAGS, CachedSearch, classes, hidden_with_class, text_of
 from .stylesheet import hidden_by_stylesheet
 
 _PRICE_CLASS = re.compile(
@@ -79,26 +80,32 @@ class PageIndex:
 
     def __init__(self, root: HtmlElement) -> None:
         self.elements: list[HtmlElement] = []
+        #: ``dom.classes`` of each element of :attr:`elements` (its class and id), read once
+        self.classes: list[str] = []
         self.order: dict[HtmlElement, int] = {}
         self.prices: list[HtmlElement] = []
         self.h1s: list[HtmlElement] = []
-        styled_hidden = hidden_by_stylesheet(root.getroottree().getroot())
+        touched: list[Collection[object]] = []  # kept alive for the walk (see the stylesheet)
+        styled_hidden = hidden_by_stylesheet(root.getroottree().getroot(), touched)
         left_out: set[HtmlElement] = set()  # hidden and non-content subtrees
         for el in root.iter(etree.Element):  # document order, elements only (C-level walk)
             tag = el.tag
+            attr_class = el.get("class")
             if (
                 el.getparent() in left_out
                 or tag in SKIPPED_TAGS
-                or is_hidden(el)
+                or hidden_with_class(el, attr_class)
                 or el in styled_hidden
             ):
                 left_out.add(el)
                 continue
             self.order[el] = len(self.elements)
             self.elements.append(el)
+            cls = attr_class or ""
+            self.classes.append(cls + " " + (el.get("id") or ""))
             if tag == "h1":
                 self.h1s.append(el)
-            elif self._is_price(el, tag):
+            elif self._is_price(el, tag, cls):
                 self.prices.append(el)
         # innermost price elements only
         price_set = set(self.prices)
@@ -110,10 +117,9 @@ class PageIndex:
         self._excluded: dict[HtmlElement, bool] = {}
 
     @staticmethod
-    def _is_price(el: HtmlElement, tag: str) -> bool:
+    def _is_price(el: HtmlElement, tag: str, cls: str) -> bool:
         if tag in ("meta", "link", "input", "form", "img", "body", "html", "table", "ul"):
             return False
-        cls = el.get("class") or ""
         if (
             el.get("itemprop") != "price"
             and not _names_price(cls)
@@ -169,7 +175,9 @@ class PageIndex:
         cached = self._excluded.get(el)
         if cached is not None:
             return cached
-        result = el in self.cards or bool(_EXCLUDED_SECTION.search(classes(el)))
+        pos = self.order.get(el)
+        cls = self.classes[pos] if pos is not None else classes(el)
+        result = el in self.cards or bool(_EXCLUDED_SECTION.search(cls))
         if not result and el.tag in _EXCLUDED_TAGS:
             # <header> inside <article>/<main> is the product's own header
             result = el.tag in ("nav", "aside") or not any(

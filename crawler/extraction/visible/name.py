@@ -128,10 +128,9 @@ def titled_heading(idx: PageIndex, title: str) -> HtmlElement | None:
     if len(first) < 1:
         return None
     best: tuple[int, HtmlElement] | None = None
-    for el in idx.elements:
+    for el, cls in zip(idx.elements, idx.classes, strict=True):
         if el.tag not in _TITLE_TAGS:
             continue
-        cls = classes(el)
         if el.tag not in ("h1", "h2", "h3") and not _TITLE_CLASS.search(cls):
             continue
         if _NOT_TITLE_CLASS.search(cls) or _WIDGET.search(cls) or idx.is_excluded(el):

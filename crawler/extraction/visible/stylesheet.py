@@ -13,6 +13,7 @@ inside ``@media`` (one screen size) and compound selectors that hide are not rea
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from functools import lru_cache
 
 from cssselect import SelectorError
@@ -34,23 +35,30 @@ def _rules(css: str) -> list[tuple[str, str]]:
     for match in re.finditer(r"[{}]", css):
         if match.group(0) == "{":
             if depth == 0:
-                selector, body = css[start:match.start()].strip(), match.end()
+                selector, body = css[start : match.start()].strip(), match.end()
             depth += 1
         else:
             depth = max(depth - 1, 0)
             if depth == 0 and selector and not selector.startswith("@"):
-                out.append((selector, css[body:match.start()]))
+                out.append((selector, css[body : match.start()]))
         start = match.end()
     return out
 
 
-def hidden_by_stylesheet(root: HtmlElement) -> set[HtmlElement]:
+def hidden_by_stylesheet(
+    root: HtmlElement, touched: list[Collection[object]] | None = None
+) -> set[HtmlElement]:
     """The elements a top-level ``#id``/``.class { display: none }`` rule of the page's
-    ``<style>`` hides and no rule that shows them matches."""
+    ``<style>`` hides and no rule that shows them matches. ``touched`` receives the
+    id and class values read (each holds its element's object) and the elements the
+    showing rules matched: a caller about to walk the tree keeps
+    their Python objects alive, so that lxml does not make them again (making an
+    element's object runs lxml.html's class lookup, in Python)."""
     css = _COMMENT.sub(
         " ",
         " ".join(
-            s.text or "" for s in root.xpath("//style")
+            s.text or ""
+            for s in root.xpath("//style")
             if (s.get("media") or "all").strip().lower() in ("all", "screen", "")
         )[:_MAX_CSS],
     )
@@ -64,7 +72,10 @@ def hidden_by_stylesheet(root: HtmlElement) -> set[HtmlElement]:
         return hidden
     named: dict[str, list[HtmlElement]] = {}  # "#id" / ".class" -> elements
     for kind, attr in (("#", "id"), (".", "class")):
-        for value in root.xpath(f"//@{attr}"):
+        values = root.xpath(f"//@{attr}")  # each value holds its element's object
+        if touched is not None:
+            touched.append(values)
+        for value in values:
             for token in value.split() if kind == "." else [value]:
                 if kind + token in hiding:
                     named.setdefault(kind + token, []).append(value.getparent())
@@ -73,6 +84,8 @@ def hidden_by_stylesheet(root: HtmlElement) -> set[HtmlElement]:
         if found:
             shown = _matching([s for s in showing if _names(s, simple)], root)
             if shown is not None:
+                if touched is not None:
+                    touched.append(shown)
                 hidden.update(el for el in found if el not in shown)
     return hidden
 
