@@ -184,9 +184,15 @@ def not_sold_online(idx: PageIndex, h1_pos: int) -> bool:
     cannot be bought online."""
     if h1_pos < 0:
         return False
+    search = _NOT_SOLD_ONLINE.search
     for el in idx.elements[h1_pos + 1 :]:
-        own = " ".join([el.text or ""] + [c.tail for c in el if c.tail])
-        if _NOT_SOLD_ONLINE.search(own) and not idx.is_excluded(el):
+        if len(el):
+            own = " ".join([el.text or ""] + [c.tail for c in el if c.tail])
+        else:  # no child: its own text alone (the same string, without the list)
+            own = el.text
+            if not own:
+                continue
+        if search(own) and not idx.is_excluded(el):
             return True
     return False
 

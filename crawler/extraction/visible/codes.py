@@ -6,11 +6,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from lxml import etree
 from lxml.html import HtmlElement
 
 from ..normalize.identifiers import normalize_gtin, normalize_identifier
 from ..normalize.text import normalize_text
-from .dom import text_of, visible_text
+from .dom import CachedSearch, text_of, visible_text
 from .index import PageIndex
 
 # A block that names the product's maker: "product-manufacturer", "brand-logo"...
@@ -123,12 +124,16 @@ _LABEL_VALUE = re.compile(
 # A label written before the code with only a space: "SKU MH07", "Item 3928".
 _LABEL_SPACE_VALUE = re.compile(r"^\s*([^\W\d_][\w .&'\-]{0,30}?)\s+(\S*\d\S*)(?:\s+[-|/;,]\s.*)?$")
 # An element marked as the product code by its class or id: "sku", "product-sku",
-# "item-number", "itemNo", "product-code", "sku-value"...
-_CODE_CLASS = re.compile(
-    r"(?:^|\s)(?:(?:product|prod|item|article|art)[-_]?(?:sku|code|no|nr|num|number|ref|reference)|"
-    r"sku|item[-_]?sku)(?:[-_]?(?:value|id|number|code|text|info|wrap|wrapper|container|box))?"
-    r"(?=\s|$)",
-    re.I,
+# "item-number", "itemNo", "product-code", "sku-value"... Searched in the page index's
+# "class id" string (remembered per string): a match is one whitespace-separated token,
+# so it is found there exactly when it is found in the class or in the id.
+_CODE_CLASS = CachedSearch(
+    re.compile(
+        r"(?:^|\s)(?:(?:product|prod|item|article|art)[-_]?(?:sku|code|no|nr|num|number|ref|reference)|"
+        r"sku|item[-_]?sku)(?:[-_]?(?:value|id|number|code|text|info|wrap|wrapper|container|box))?"
+        r"(?=\s|$)",
+        re.I,
+    )
 )
 # "#790485" alone in an element after the heading (a product-details list ends with it).
 _HASH_CODE = re.compile(r"^#\s?([A-Za-z]{0,3}\d{4,}[A-Za-z0-9-]{0,8})$")
@@ -198,10 +203,10 @@ def read_codes(idx: PageIndex, h1_pos: int = -1) -> dict[str, str]:
             continue
         if tag not in _TEXT_TAGS:
             continue
-        children = [c for c in el if isinstance(c.tag, str)]
-        if len(children) > 3:
+        # more than 3 child nodes: count the elements among them (comments do not count)
+        if len(el) > 3 and sum(1 for _ in el.iterchildren(etree.Element)) > 3:
             continue
-        if _marked_as_code(el) and not idx.is_excluded(el):
+        if _CODE_CLASS.search(idx.classes[pos]) and not idx.is_excluded(el):
             own = el.find(".//*[@itemprop='sku']")
             ident = _code_value(visible_text(own if own is not None else el), any_label=True)
             if ident:
@@ -214,6 +219,7 @@ def read_codes(idx: PageIndex, h1_pos: int = -1) -> dict[str, str]:
             ":" in raw or "#" in raw or "：" in raw or _spaced_label_candidate(raw)
         ):
             continue
+        children = [c for c in el if isinstance(c.tag, str)]
         if tag in _LABEL_TAGS and not children:
             _adjacent_value(el, idx, add)
         if len(children) == 2 and children[0].tag in _LABEL_TAGS and not (el.text or "").strip():
@@ -286,12 +292,6 @@ def _in_promotion(el: HtmlElement) -> bool:
         if _PROMOTION.search(node.get("class") or "") or _PROMOTION.search(node.get("id") or ""):
             return True
     return False
-
-
-def _marked_as_code(el: HtmlElement) -> bool:
-    names = el.get("class")
-    ident = el.get("id")
-    return bool(names and _CODE_CLASS.search(names) or ident and _CODE_CLASS.search(ident))
 
 
 def _adjacent_value(el: HtmlElement, idx: PageIndex, add: Callable[[str, str], bool]) -> None:

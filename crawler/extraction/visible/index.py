@@ -87,17 +87,14 @@ class PageIndex:
         self.h1s: list[HtmlElement] = []
         touched: list[Collection[object]] = []  # kept alive for the walk (see the stylesheet)
         styled_hidden = hidden_by_stylesheet(root.getroottree().getroot(), touched)
-        left_out: set[HtmlElement] = set()  # hidden and non-content subtrees
-        for el in root.iter(etree.Element):  # document order, elements only (C-level walk)
+        # document order, elements only (a C-level walk); a hidden or non-content
+        # element's subtree is skipped whole (its elements are never looked at)
+        walk = etree.iterwalk(root, events=("start",), tag=etree.Element)
+        for _, el in walk:
             tag = el.tag
             attr_class = el.get("class")
-            if (
-                el.getparent() in left_out
-                or tag in SKIPPED_TAGS
-                or hidden_with_class(el, attr_class)
-                or el in styled_hidden
-            ):
-                left_out.add(el)
+            if tag in SKIPPED_TAGS or hidden_with_class(el, attr_class) or el in styled_hidden:
+                walk.skip_subtree()
                 continue
             self.order[el] = len(self.elements)
             self.elements.append(el)
