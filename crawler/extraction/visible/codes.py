@@ -326,15 +326,21 @@ def _code_value(text: str, any_label: bool = False) -> str | None:
     return None
 
 
+def _label_and_value(text: str) -> tuple[str, str] | None:
+    """A code row's label and value ("SKU: MH07", "Item # 101095", "Model 12AB")."""
+    if match := _LABEL_VALUE.match(text):
+        return match.group(1) + match.group(2), match.group(3)
+    if spaced := _LABEL_SPACE_VALUE.match(text):
+        return spaced.group(1), spaced.group(2)
+    return None
+
+
 def read_code_row(text: str) -> dict[str, str]:
     """``{kind: code}`` of one code row ("Код: 01245" -> ``{"sku": "01245"}``)."""
-    match = _LABEL_VALUE.match(text)
-    if match:
-        label, value = match.group(1) + match.group(2), match.group(3)
-    elif spaced := _LABEL_SPACE_VALUE.match(text):
-        label, value = spaced.group(1), spaced.group(2)
-    else:
+    row = _label_and_value(text)
+    if row is None:
         return {}
+    label, value = row
     kind = label_kind(label)
     ident = _code_value(value.lstrip(":#. "))
     if kind in ("sku", "shop") and ident:
@@ -346,13 +352,10 @@ def read_code_row(text: str) -> dict[str, str]:
 
 def is_code_row(text: str) -> bool:
     """A product code with its label and nothing else: "Item # 101095", "SKU: MH07"."""
-    match = _LABEL_VALUE.match(text)
-    if match:
-        label, value = match.group(1) + match.group(2), match.group(3)
-    elif spaced := _LABEL_SPACE_VALUE.match(text):
-        label, value = spaced.group(1), spaced.group(2)
-    else:
+    row = _label_and_value(text)
+    if row is None:
         return False
+    label, value = row
     return (
         label_kind(label) in ("sku", "shop", "mpn", "gtin")
         and len(value.split()) == 1
