@@ -20,6 +20,11 @@ from crawler import keys as _keys
 
 # --- Redis and the scrapy-redis scheduler --------------------------------------
 REDIS_URL = "redis://localhost:6379/0"
+# True: REDIS_URL names a node of a Redis Cluster (or lists startup nodes, comma-separated),
+# and the crawl's keys are laid out in shards by site (see crawler/keys.py).
+REDIS_CLUSTER = False
+# Shards of a crawl on a cluster; the same for the master and every worker of a crawl.
+REDIS_CLUSTER_SHARDS = _keys.DEFAULT_CLUSTER_SHARDS
 # scrapy-redis's key templates, pinned to the key layout of crawler/keys.py
 SCHEDULER_QUEUE_KEY = _keys.QUEUE_KEY_TEMPLATE
 SCHEDULER_DUPEFILTER_KEY = _keys.DUPEFILTER_KEY_TEMPLATE

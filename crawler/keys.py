@@ -33,11 +33,33 @@ Scores of ``<s>:requests``: a request ready to go has ``-priority`` (scrapy-redi
 a retry waiting for its time has ``DELAYED_SCORE_BASE + due`` (``due``: Redis
 clock, ms), below ``DELAYED_BELOW``, so retries sort first, earliest due first,
 and a pop hands out those that are due and leaves the others where they are.
+
+**On a Redis Cluster** (``REDIS_CLUSTER=true``) the same keys are laid out so
+that every Lua script and transaction touches one hash slot:
+
+* a site's keys live in its **shard**: ``REDIS_CLUSTER_SHARDS`` shards (16 by
+  default), the shard of a site being ``crc32(site) % shards``
+  (:meth:`CrawlKeys.shard_of`). Shard ``i`` has the hash tag ``{s<i>}``: its
+  queue ``<s>:{s<i>}:requests``, its fingerprints ``<s>:{s<i>}:dupefilter`` (or
+  ``:bloom`` and ``:bloom:meta``), the politeness budgets ``<s>:{s<i>}:polite:<site>``
+  of its sites and each worker's leases of its requests ``<s>:{s<i>}:inflight:<worker>``.
+  A request is queued, and its fingerprint checked, in the shard of the site of
+  its URL;
+* the seeds and their leases live together under ``{seeds}``:
+  ``<s>:{seeds}:start_urls``, ``<s>:{seeds}:seeded``, ``<s>:{seeds}:inflight:<worker>``;
+* every other key (workers, alive, paused, stats, dead, invalid, series,
+  seedpages, sites) keeps its name above and so its own slot; no script touches
+  two of them.
+
+On a plain Redis there is one shard and no tag: the names are those of the
+table, exactly as before.
 """
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass
+from typing import Any
 
 SPIDER_NAME = "ecommerce"
 
@@ -52,11 +74,134 @@ DELAYED_BELOW = -1_000_000_000_000_000
 DELAYED_SCORE_BASE = -4_000_000_000_000_000  # + due time in ms: exact in a double until 2255
 
 
+DEFAULT_CLUSTER_SHARDS = 16  # shards of a crawl on a Redis Cluster (REDIS_CLUSTER_SHARDS)
+SEEDS_TAG = "{seeds}"  # hash tag of the seed keys on a cluster
+
+
+class ClusterKeyError(LookupError):
+    """A per-site key was asked for without its site, on a cluster layout."""
+
+
 @dataclass(frozen=True)
-class CrawlKeys:
-    """The Redis key names of one spider's crawl."""
+class ShardKeys:
+    """The per-site keys of one shard: queue, fingerprints, leases, politeness budgets.
+
+    ``tag`` is ``""`` on a plain Redis (the names of the module's table) and the
+    shard's hash tag, ``{s<i>}``, on a cluster.
+    """
 
     spider: str = SPIDER_NAME
+    tag: str = ""
+    index: int = 0
+
+    def _key(self, name: str) -> str:
+        return f"{self.spider}:{self.tag}:{name}" if self.tag else f"{self.spider}:{name}"
+
+    @property
+    def requests(self) -> str:
+        return self._key("requests")
+
+    @property
+    def dupefilter(self) -> str:
+        return self._key("dupefilter")
+
+    @property
+    def bloom(self) -> str:
+        return self._key("bloom")
+
+    @property
+    def bloom_meta(self) -> str:
+        return self._key("bloom:meta")
+
+    def inflight(self, worker: str) -> str:
+        return self._key(f"inflight:{worker}")
+
+    @property
+    def inflight_pattern(self) -> str:
+        return self._key("inflight:*")
+
+    def polite(self, site: str) -> str:
+        return self._key(f"polite:{site}")
+
+    @property
+    def polite_pattern(self) -> str:
+        return self._key("polite:*")
+
+
+@dataclass(frozen=True)
+class CrawlKeys:
+    """The Redis key names of one spider's crawl.
+
+    ``cluster`` lays them out for a Redis Cluster in ``shards`` shards (see the
+    module's doc); the per-site keys are then reached through :meth:`for_site`,
+    :meth:`shard` or :meth:`all_shards` (the shortcuts ``requests``,
+    ``dupefilter``, ``bloom``, ``inflight()`` and ``polite()`` raise
+    :class:`ClusterKeyError` there: they would name a key of no shard).
+    """
+
+    spider: str = SPIDER_NAME
+    cluster: bool = False
+    shards: int = 1
+
+    def __post_init__(self) -> None:
+        if self.shards < 1:
+            raise ValueError(f"a crawl needs at least one shard, not {self.shards}")
+        if not self.cluster and self.shards != 1:
+            raise ValueError("shards other than 1 need the cluster layout (REDIS_CLUSTER=true)")
+
+    @classmethod
+    def layout(cls, spider: str = SPIDER_NAME, cluster: bool = False, shards: int = 0) -> CrawlKeys:
+        """The keys of ``spider``'s crawl; ``shards`` 0: the default for the layout."""
+        if not cluster:
+            return cls(spider)
+        return cls(spider, cluster=True, shards=shards or DEFAULT_CLUSTER_SHARDS)
+
+    @classmethod
+    def from_settings(cls, settings: Any, spider: str = SPIDER_NAME) -> CrawlKeys:
+        """The layout the settings ``REDIS_CLUSTER`` and ``REDIS_CLUSTER_SHARDS`` give."""
+        from crawler import defaults  # here: defaults imports this module
+
+        return cls.layout(
+            spider,
+            cluster=settings.getbool("REDIS_CLUSTER", defaults.REDIS_CLUSTER),
+            shards=settings.getint("REDIS_CLUSTER_SHARDS", defaults.REDIS_CLUSTER_SHARDS),
+        )
+
+    # -- per-site keys: shards ---------------------------------------------------------
+    def shard_of(self, site: str) -> int:
+        """The shard of a site (:func:`crawler.sites.site_key`): ``crc32 % shards``."""
+        if self.shards == 1:
+            return 0
+        return zlib.crc32(site.encode("utf-8", "surrogatepass")) % self.shards
+
+    def shard(self, index: int) -> ShardKeys:
+        if not 0 <= index < self.shards:
+            raise IndexError(f"shard {index} of {self.shards}")
+        return ShardKeys(self.spider, f"{{s{index}}}" if self.cluster else "", index)
+
+    def for_site(self, site: str) -> ShardKeys:
+        """The keys of the shard that holds ``site``'s queue, fingerprints and budget."""
+        return self.shard(self.shard_of(site))
+
+    def all_shards(self) -> list[ShardKeys]:
+        return [self.shard(index) for index in range(self.shards)]
+
+    def _plain(self, what: str) -> ShardKeys:
+        if self.cluster:
+            raise ClusterKeyError(
+                f"{what} is per shard on a cluster: use keys.for_site(site) or keys.all_shards()"
+            )
+        return self.shard(0)
+
+    @property
+    def seed_tag(self) -> str:
+        return f"{SEEDS_TAG}:" if self.cluster else ""
+
+    def seed_inflight(self, worker: str) -> str:
+        """Where a worker's leases of seeds are: its ``inflight`` hash on a plain Redis."""
+        if not self.cluster:
+            return self.shard(0).inflight(worker)
+        return f"{self.spider}:{SEEDS_TAG}:inflight:{worker}"
 
     @property
     def prefix(self) -> str:
@@ -64,33 +209,38 @@ class CrawlKeys:
 
     @property
     def start_urls(self) -> str:
+        if self.cluster:
+            return f"{self.spider}:{SEEDS_TAG}:start_urls"
         return START_URLS_KEY_TEMPLATE % {"name": self.spider}
 
     @property
     def seeded(self) -> str:
-        return f"{self.spider}:seeded"
+        return f"{self.spider}:{self.seed_tag}seeded"
 
     @property
     def requests(self) -> str:
-        return QUEUE_KEY_TEMPLATE % {"spider": self.spider}
+        return self._plain("requests").requests
 
     @property
     def dupefilter(self) -> str:
-        return DUPEFILTER_KEY_TEMPLATE % {"spider": self.spider}
+        return self._plain("dupefilter").dupefilter
 
     @property
     def bloom(self) -> str:
-        return f"{self.spider}:bloom"
+        return self._plain("bloom").bloom
 
     @property
     def bloom_meta(self) -> str:
-        return f"{self.spider}:bloom:meta"
+        return self._plain("bloom").bloom_meta
 
     def inflight(self, worker: str) -> str:
-        return f"{self.spider}:inflight:{worker}"
+        return self._plain("inflight").inflight(worker)
 
     @property
     def inflight_pattern(self) -> str:
+        """Every lease hash of the crawl: of every shard, and of the seeds."""
+        if self.cluster:
+            return f"{self.spider}:{{*}}:inflight:*"
         return f"{self.spider}:inflight:*"
 
     @property
@@ -121,7 +271,7 @@ class CrawlKeys:
         return f"{self.spider}:series"
 
     def polite(self, site: str) -> str:
-        return f"{self.spider}:polite:{site}"
+        return self._plain("polite").polite(site)
 
     @property
     def seed_pages(self) -> str:
@@ -133,6 +283,9 @@ class CrawlKeys:
 
     @property
     def polite_pattern(self) -> str:
+        """Every politeness budget of the crawl, in every shard."""
+        if self.cluster:
+            return f"{self.spider}:{{*}}:polite:*"
         return f"{self.spider}:polite:*"
 
     @property
