@@ -44,6 +44,23 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def free_port_below(limit: int, start: int = 20000) -> int:
+    """A free TCP port in [start, limit) whose port + 10000 is free too (a cluster
+    node's bus port), drawn at random so that parallel runs rarely collide."""
+    import random
+
+    for _ in range(1000):
+        port = random.randrange(start, limit)
+        try:
+            for candidate in (port, port + 10000):
+                with socket.socket() as sock:
+                    sock.bind(("127.0.0.1", candidate))
+        except OSError:
+            continue
+        return port
+    raise RuntimeError(f"no free port pair below {limit}")
+
+
 class RedisServer:
     """One redis-server on 127.0.0.1, with its own port and data directory.
 
@@ -57,8 +74,10 @@ class RedisServer:
         data_dir: str | os.PathLike[str] | None = None,
         appendonly: bool = True,
         password: str | None = None,
+        extra_args: list[str] | None = None,
     ) -> None:
         self.port = port or _free_port()
+        self.extra_args = list(extra_args or [])
         self._tmp = None if data_dir else tempfile.TemporaryDirectory(prefix="redis-")
         self.data_dir = Path(data_dir or self._tmp.name)  # type: ignore[union-attr]
         self.data_dir.mkdir(parents=True, exist_ok=True)
@@ -85,6 +104,7 @@ class RedisServer:
         ]
         if self.password:
             args += ["--requirepass", self.password]
+        args += self.extra_args
         self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + timeout
         while True:
