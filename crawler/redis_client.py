@@ -10,6 +10,10 @@ connection error are not counted again.
 
 The metrics extension (:mod:`crawler.extensions.metrics`) publishes the count
 as ``crawler_redis_round_trips_total``.
+
+On a Redis Cluster (``REDIS_CLUSTER=true``) the client is
+:class:`CountingRedisCluster`, built by :func:`cluster_client` from one node's
+URL or a comma-separated list of startup nodes.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Any
 
 import redis
 from redis.client import Pipeline
+from redis.cluster import ClusterNode, RedisCluster
 
 
 class RoundTripCounter:
@@ -60,3 +65,57 @@ class CountingRedis(redis.Redis):
         return CountingPipeline(
             self.connection_pool, self.response_callbacks, transaction, shard_hint
         )
+
+
+# -- Redis Cluster -------------------------------------------------------------------
+def split_urls(url: str) -> list[str]:
+    """``REDIS_URL`` on a cluster: one node's URL, or several, comma-separated."""
+    urls = [part.strip() for part in url.split(",") if part.strip()]
+    if not urls:
+        raise ValueError("no Redis URL given")
+    return urls
+
+
+def cluster_client(url: str, cls: type[RedisCluster] | None = None, **kwargs: Any) -> RedisCluster:
+    """A :class:`redis.cluster.RedisCluster` whose startup nodes are the URLs in ``url``.
+
+    Credentials and TLS (``rediss://``) come from the first URL; a database
+    number other than 0 is refused (a cluster has only database 0).
+    """
+    from redis.connection import SSLConnection, parse_url
+
+    nodes, options = [], {}
+    for index, each in enumerate(split_urls(url)):
+        parsed = parse_url(each)
+        if int(parsed.get("db") or 0) != 0:
+            raise ValueError(f"a Redis Cluster has only database 0, not {parsed['db']}")
+        nodes.append(ClusterNode(parsed.get("host", "localhost"), int(parsed.get("port", 6379))))
+        if index == 0:
+            options = {
+                key: value
+                for key, value in parsed.items()
+                if key not in ("host", "port", "db", "connection_class", "path")
+            }
+            if parsed.get("connection_class") is SSLConnection:
+                options["ssl"] = True
+    options.update(kwargs)
+    return (cls or RedisCluster)(startup_nodes=nodes, **options)
+
+
+class CountingRedisCluster(RedisCluster):
+    """:class:`redis.cluster.RedisCluster` counting its calls in :data:`ROUND_TRIPS`.
+
+    A command is counted once, whatever the redirections (``MOVED``, ``ASK``) it
+    met; a pipeline is counted once per node it went to.
+    """
+
+    @classmethod
+    def from_url(cls, url: str, **kwargs: Any) -> CountingRedisCluster:  # type: ignore[override]
+        kwargs.pop("db", None)
+        client = cluster_client(url, cls, **kwargs)
+        assert isinstance(client, CountingRedisCluster)
+        return client
+
+    def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        ROUND_TRIPS.add()
+        return super().execute_command(*args, **kwargs)

@@ -55,6 +55,8 @@ from master.commands.base import (
 from master.connection import (
     DEFAULT_REDIS_URL,
     MasterRedisError,
+    cluster_enabled,
+    cluster_shards,
     connect,
     explain,
     resolve_redis_url,
@@ -85,13 +87,18 @@ class Context:
         self.args = args
         self.redis_url = resolve_redis_url(getattr(args, "redis_url", None))
         self.shown_url = redact_dsn(self.redis_url)
-        self.keys = CrawlKeys(getattr(args, "spider", None) or SPIDER_NAME)
+        self.cluster = cluster_enabled()
+        self.keys = CrawlKeys.layout(
+            getattr(args, "spider", None) or SPIDER_NAME,
+            cluster=self.cluster,
+            shards=cluster_shards() if self.cluster else 0,
+        )
         self._client: redis.Redis | None = None
 
     @property
     def client(self) -> redis.Redis:
         if self._client is None:
-            self._client = connect(self.redis_url)
+            self._client = connect(self.redis_url, cluster=self.cluster)
         return self._client
 
     def close(self) -> None:

@@ -9,12 +9,14 @@ Passwords never appear in messages: URLs are shown through
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import redis
 from redis.exceptions import InvalidResponse
 
 from crawler import defaults
 from crawler.config import redact_dsn
+from crawler.redis_client import cluster_client
 
 DEFAULT_REDIS_URL = defaults.REDIS_URL  # the workers' default, shown in --help
 CONNECT_TIMEOUT = 5.0  # seconds to reach Redis before saying it is unreachable
@@ -31,21 +33,46 @@ def resolve_redis_url(option: str | None, environ: dict[str, str] | None = None)
     return option or environ.get("REDIS_URL") or DEFAULT_REDIS_URL
 
 
-def connect(url: str) -> redis.Redis:
-    """A client for ``url`` that has answered a PING (raises :class:`MasterRedisError`)."""
+def cluster_enabled(environ: dict[str, str] | None = None) -> bool:
+    """``REDIS_CLUSTER`` in the environment: true, yes, on or 1 (any case)."""
+    environ = dict(os.environ) if environ is None else environ
+    return environ.get("REDIS_CLUSTER", "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def cluster_shards(environ: dict[str, str] | None = None) -> int:
+    """``REDIS_CLUSTER_SHARDS`` in the environment, else the workers' default."""
+    environ = dict(os.environ) if environ is None else environ
+    value = environ.get("REDIS_CLUSTER_SHARDS", "").strip()
     try:
-        client = redis.Redis.from_url(
-            url,
-            socket_connect_timeout=CONNECT_TIMEOUT,
-            socket_timeout=COMMAND_TIMEOUT,
-            decode_responses=False,
-            client_name=CLIENT_NAME,
-        )
+        return int(value) if value else defaults.REDIS_CLUSTER_SHARDS
+    except ValueError:
+        raise MasterRedisError(f"REDIS_CLUSTER_SHARDS must be a number, not {value!r}") from None
+
+
+def connect(url: str, cluster: bool = False) -> redis.Redis:
+    """A client for ``url`` that has answered a PING (raises :class:`MasterRedisError`).
+
+    ``cluster``: ``url`` names a node of a Redis Cluster, or lists startup nodes
+    (comma-separated); the client is a :class:`redis.cluster.RedisCluster`.
+    """
+    options: dict[str, Any] = {
+        "socket_connect_timeout": CONNECT_TIMEOUT,
+        "socket_timeout": COMMAND_TIMEOUT,
+        "decode_responses": False,
+        "client_name": CLIENT_NAME,
+    }
+    try:
+        if cluster:
+            client: Any = cluster_client(url, **options)
+        else:
+            client = redis.Redis.from_url(url, **options)
     except ValueError as exc:
         raise MasterRedisError(
             f"invalid Redis URL {redact_dsn(url)!r}: {exc} "
             "(expected redis://[:password@]host:port/db or rediss://...)"
         ) from None
+    except redis.RedisError as exc:  # a cluster client reads the slots when built
+        raise explain(exc, url) from None
     try:
         client.ping()
     except redis.RedisError as exc:

@@ -35,7 +35,7 @@ class DashboardConfig:
     @property
     def client(self) -> redis.Redis:
         if self._client is None:
-            self._client = connect(self.redis_url)
+            self._client = connect(self.redis_url, cluster=self.keys.cluster)
         return self._client
 
     def close(self) -> None:
