@@ -9,7 +9,7 @@
 #   REDISCLI_AUTH           the nodes' password (redis-cli reads it: not on a command line)
 #
 # Run by the compose profile `cluster` (service redis-cluster-init) and by the
-# Kubernetes Job redis-cluster-create (deploy/kubernetes/cluster/).
+# Kubernetes Job redis-cluster-create (deploy/kubernetes-cluster/).
 set -eu
 nodes=${REDIS_CLUSTER_NODES:?set REDIS_CLUSTER_NODES (host:port of every node)}
 replicas=${REDIS_CLUSTER_REPLICAS:-1}
