@@ -111,13 +111,21 @@ def seconds(duration: str) -> float:
 
 
 MONITORING = {"metrics", "prometheus", "grafana"}
+REDIS_NODES = {f"redis-node-{n}": 7000 + n for n in range(1, 7)}
+CLUSTER_CLIENTS = {
+    "master-cluster": "master",
+    "worker-cluster": "worker",
+    "dashboard-cluster": "dashboard",
+}
+CLUSTER = set(REDIS_NODES) | {"redis-cluster-init"} | set(CLUSTER_CLIENTS)
 
 
 def test_compose_file_has_the_five_services_and_no_version_key(compose: dict[str, Any]) -> None:
     assert "version" not in compose, "the Compose Specification has no `version:` key"
     core = {name for name, svc in compose["services"].items() if "profiles" not in svc}
     assert core == {"redis", "master", "worker"}
-    assert set(compose["services"]) == core | {"postgres", "mongo", "dashboard"} | MONITORING
+    optional = {"postgres", "mongo", "dashboard"} | MONITORING | CLUSTER
+    assert set(compose["services"]) == core | optional
 
 
 def test_monitoring_profile_adds_prometheus_and_grafana(
@@ -354,6 +362,8 @@ def test_no_literal_secret_in_compose(services: dict[str, Any]) -> None:
                 assert REFERENCE.match(password), f"{name}: {key} has a literal password"
         cmd = command(service)
         for i, part in enumerate(cmd[:-1]):
+            if REFERENCE.match(part):  # a password itself, not an option naming one
+                continue
             if SECRET_NAME.search(part) or part == "--requirepass":
                 assert REFERENCE.match(cmd[i + 1]), f"{name}: {part} is followed by a literal"
 
@@ -372,6 +382,102 @@ def test_images_are_built_from_the_dockerfiles_with_a_base_image_arg(
         assert args["BASE_IMAGE"] == "${BASE_IMAGE:-python:3.11-slim}"
         for name in BUILD_ARGS:
             assert args[name] == f"${{{name}:-}}", f"{name}: not passed to the image build"
+
+
+# --- profile `cluster` --------------------------------------------------------------
+
+
+def redis_option(cmd: list[str], option: str) -> str:
+    return cmd[cmd.index(option) + 1]
+
+
+def test_cluster_nodes_are_the_redis_image_with_cluster_enabled(
+    compose: dict[str, Any], services: dict[str, Any]
+) -> None:
+    conf = (ROOT / "deploy" / "redis-cluster" / "node.conf").read_text(encoding="utf-8")
+    directives = dict(
+        line.split(None, 1)
+        for line in conf.splitlines()
+        if line.strip() and not line.startswith("#")
+    )
+    assert directives["cluster-enabled"] == "yes"
+    assert directives["cluster-preferred-endpoint-type"] == "hostname"
+    assert directives["appendonly"] == "yes" and directives["appendfsync"] == "everysec"
+    for name, port in REDIS_NODES.items():
+        node = services[name]
+        assert node["profiles"] == ["cluster"], name
+        assert node["image"] == services["redis"]["image"], "the same image as the single Redis"
+        assert "build" not in node
+        cmd = command(node)
+        assert cmd[:2] == ["redis-server", "/usr/local/etc/redis/node.conf"]
+        assert mounts(node)["/usr/local/etc/redis/node.conf"] == (
+            "./deploy/redis-cluster/node.conf",
+            "ro",
+        )
+        # the port it listens on, announces, is checked on and is published on (loopback)
+        assert redis_option(cmd, "--port") == str(port)
+        assert environment(node)["REDIS_NODE_PORT"] == str(port)
+        assert node["ports"] == [f"127.0.0.1:{port}:{port}"]
+        assert "$$REDIS_NODE_PORT" in " ".join(node["healthcheck"]["test"])
+        assert "PONG" in " ".join(node["healthcheck"]["test"])
+        # clients are redirected (MOVED) to its hostname, which the network resolves
+        assert node["hostname"] == name == redis_option(cmd, "--cluster-announce-hostname")
+        password = "${REDIS_PASSWORD:?set REDIS_PASSWORD in .env}"
+        assert redis_option(cmd, "--requirepass") == password
+        assert redis_option(cmd, "--masterauth") == password, "replicas log in to their primary"
+        assert environment(node)["REDISCLI_AUTH"] == password
+        data = mounts(node)["/data"][0]
+        assert data in compose["volumes"], f"{name}: /data is not a named volume"
+    datas = {mounts(services[name])["/data"][0] for name in REDIS_NODES}
+    assert len(datas) == len(REDIS_NODES), "each node has its own volume"
+
+
+def test_cluster_init_creates_three_primaries_with_a_replica_each_once_nodes_are_up(
+    services: dict[str, Any],
+) -> None:
+    init = services["redis-cluster-init"]
+    assert init["profiles"] == ["cluster"]
+    assert init["image"] == services["redis"]["image"]
+    assert str(init["restart"]) == "no", "one-shot"
+    assert command(init) == ["sh", "/usr/local/bin/create-cluster.sh"]
+    assert mounts(init)["/usr/local/bin/create-cluster.sh"] == (
+        "./deploy/redis-cluster/create-cluster.sh",
+        "ro",
+    )
+    env = environment(init)
+    assert env["REDIS_CLUSTER_NODES"].split() == [f"{n}:{p}" for n, p in REDIS_NODES.items()]
+    replicas = int(env["REDIS_CLUSTER_REPLICAS"])
+    assert replicas == 1 and len(REDIS_NODES) // (1 + replicas) == 3
+    assert env["REDISCLI_AUTH"].startswith("${REDIS_PASSWORD:?")
+    assert depends_on(init) == dict.fromkeys(REDIS_NODES, "service_healthy")
+    script = (ROOT / "deploy" / "redis-cluster" / "create-cluster.sh").read_text(encoding="utf-8")
+    assert "redis-cli --cluster create" in script and "--cluster-yes" in script
+    assert '--cluster-replicas "$replicas"' in script
+    syntax = subprocess.run(["sh", "-n", "-c", script], capture_output=True, text=True, timeout=30)
+    assert syntax.returncode == 0, syntax.stderr
+
+
+@pytest.mark.parametrize("name", sorted(CLUSTER_CLIENTS))
+def test_cluster_clients_are_the_single_redis_ones_pointed_at_every_node(
+    services: dict[str, Any], name: str
+) -> None:
+    service, single = services[name], services[CLUSTER_CLIENTS[name]]
+    assert service["profiles"] == ["cluster"]
+    assert service["image"] == single["image"] and service["build"] == single["build"]
+    assert command(service) == command(single)
+    env, single_env = environment(service), environment(single)
+    assert env["REDIS_CLUSTER"] == "true"
+    assert env["REDIS_CLUSTER_SHARDS"] == "${REDIS_CLUSTER_SHARDS:-16}"
+    # everything else as the single-Redis service: the profiles cannot drift apart
+    assert {k: v for k, v in env.items() if not k.startswith("REDIS_")} == {
+        k: v for k, v in single_env.items() if k != "REDIS_URL"
+    }
+    urls = env["REDIS_URL"].split(",")
+    password = "${REDIS_PASSWORD:?set REDIS_PASSWORD in .env}"
+    assert urls == [f"redis://:{password}@{n}:{p}" for n, p in REDIS_NODES.items()]
+    assert depends_on(service) == {"redis-cluster-init": "service_completed_successfully"}
+    for key in ("ports", "restart", "stop_signal", "stop_grace_period", "healthcheck", "volumes"):
+        assert service.get(key) == single.get(key), f"{name}: {key}"
 
 
 # --- Dockerfiles --------------------------------------------------------------------

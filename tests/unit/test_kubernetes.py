@@ -8,6 +8,7 @@ resource whose schema it does not have: it is checked structurally here.
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -302,3 +303,148 @@ def test_the_dashboard_is_a_deployment_and_a_cluster_ip_service_with_the_token()
     assert service["spec"]["type"] == "ClusterIP"
     assert service["spec"]["selector"] == dashboard["spec"]["selector"]["matchLabels"]
     assert service["spec"]["ports"][0]["targetPort"] == "http"
+
+
+# --- deploy/kubernetes-cluster/: the overlay for a Redis Cluster --------------------
+
+CLUSTER_OVERLAY = ROOT / "deploy" / "kubernetes-cluster"
+CLUSTER_SCRIPT = ROOT / "deploy" / "redis-cluster" / "create-cluster.sh"
+
+
+@pytest.fixture(scope="module")
+def cluster_objects() -> list[dict[str, Any]]:
+    """The overlay as ``kubectl kustomize`` builds it (base, patches, deletions)."""
+    kubectl = shutil.which("kubectl")
+    if kubectl is None:
+        pytest.skip("no kubectl: `kubectl kustomize` builds the overlay")
+    built = subprocess.run(
+        [kubectl, "kustomize", str(CLUSTER_OVERLAY)], capture_output=True, text=True, timeout=120
+    )
+    assert built.returncode == 0, built.stderr
+    return [doc for doc in yaml.safe_load_all(built.stdout) if doc]
+
+
+def find_in(objs: list[dict[str, Any]], kind: str, name: str) -> dict[str, Any]:
+    matches = [o for o in objs if o["kind"] == kind and o["metadata"]["name"] == name]
+    assert len(matches) == 1, f"{kind}/{name}: {len(matches)} found"
+    return matches[0]
+
+
+def containers_of(obj: dict[str, Any]) -> list[dict[str, Any]]:
+    spec = pod_spec(obj)
+    return list(spec.get("initContainers", [])) + list(spec["containers"])
+
+
+def test_cluster_overlay_lists_its_files_and_builds_on_the_base() -> None:
+    overlay = yaml.safe_load((CLUSTER_OVERLAY / "kustomization.yaml").read_text())
+    assert overlay["namespace"] == NAMESPACE
+    assert "../kubernetes" in overlay["resources"]
+    listed = {r for r in overlay["resources"] if not r.startswith("..")}
+    listed |= {p["path"] for p in overlay["patches"] if "path" in p}
+    files = {p.name for p in CLUSTER_OVERLAY.glob("*.yaml")} - {"kustomization.yaml"}
+    assert listed == files
+
+
+def test_cluster_overlay_is_valid_kubernetes(cluster_objects: list[dict[str, Any]]) -> None:
+    for obj in cluster_objects:
+        if obj["apiVersion"].startswith("keda.sh/"):
+            continue
+        try:
+            kubernetes_validate.validate(obj, KUBERNETES_VERSION, strict=True)
+        except kubernetes_validate.ValidationError as exc:
+            pytest.fail(f"{obj['kind']}/{obj['metadata']['name']}: {exc.message} at {exc.path}")
+        if obj["kind"] != "Namespace":
+            assert obj["metadata"]["namespace"] == NAMESPACE
+    # the single Redis is replaced, everything else of the base is kept
+    names = {(o["kind"], o["metadata"]["name"]) for o in cluster_objects}
+    base = {(o["kind"], o["metadata"]["name"]) for o in objects()}
+    assert base - names == {("StatefulSet", "redis"), ("Service", "redis")}
+    assert names - base == {
+        ("StatefulSet", "redis-cluster"),
+        ("Service", "redis-cluster"),
+        ("Job", "redis-cluster-create"),
+        ("ConfigMap", "redis-cluster-scripts"),
+    }
+
+
+def test_cluster_nodes_are_a_statefulset_announcing_their_dns_names(
+    cluster_objects: list[dict[str, Any]],
+) -> None:
+    nodes = find_in(cluster_objects, "StatefulSet", "redis-cluster")
+    assert nodes["spec"]["replicas"] == 6
+    (container,) = pod_spec(nodes)["containers"]
+    assert container["image"] == pod_spec(find("StatefulSet", "redis"))["containers"][0]["image"]
+    args = container["args"]
+    option = {args[i]: args[i + 1] for i in range(1, len(args) - 1, 2)}
+    assert args[0] == "redis-server" and len(args) % 2 == 1
+    assert option["--cluster-enabled"] == "yes"
+    assert option["--cluster-preferred-endpoint-type"] == "hostname"
+    service = find_in(cluster_objects, "Service", nodes["spec"]["serviceName"])
+    assert option["--cluster-announce-hostname"] == f"$(POD_NAME).{service['metadata']['name']}"
+    env = {e["name"]: e for e in container["env"]}
+    assert env["POD_NAME"]["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.name"
+    assert option["--requirepass"] == option["--masterauth"] == "$(REDIS_PASSWORD)"
+    assert option["--appendonly"] == "yes" and option["--appendfsync"] == "everysec"
+    (claim,) = nodes["spec"]["volumeClaimTemplates"]
+    mounts = {m["name"]: m["mountPath"] for m in container["volumeMounts"]}
+    assert mounts[claim["metadata"]["name"]] == option["--dir"]
+    assert service["spec"]["clusterIP"] == "None"
+    assert service["spec"]["publishNotReadyAddresses"] is True
+    ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+    assert ports == {"redis": int(option["--port"]), "bus": int(option["--port"]) + 10000}
+    assert {p["targetPort"] for p in service["spec"]["ports"]} == set(ports)
+    assert any(c["name"] == "check-credentials" for c in containers_of(nodes))
+
+
+def test_cluster_job_creates_three_primaries_with_the_compose_script(
+    cluster_objects: list[dict[str, Any]],
+) -> None:
+    nodes = find_in(cluster_objects, "StatefulSet", "redis-cluster")
+    job = find_in(cluster_objects, "Job", "redis-cluster-create")
+    (container,) = pod_spec(job)["containers"]
+    env = {e["name"]: e for e in container["env"]}
+    service = nodes["spec"]["serviceName"]
+    expected = [f"redis-cluster-{i}.{service}:6379" for i in range(nodes["spec"]["replicas"])]
+    assert env["REDIS_CLUSTER_NODES"]["value"].split() == expected
+    replicas = int(env["REDIS_CLUSTER_REPLICAS"]["value"])
+    assert nodes["spec"]["replicas"] // (1 + replicas) == 3
+    assert env["REDISCLI_AUTH"]["valueFrom"]["secretKeyRef"]["key"] == "REDIS_PASSWORD"
+    assert pod_spec(job)["restartPolicy"] in {"OnFailure", "Never"}
+    (mount,) = container["volumeMounts"]
+    assert container["command"] == ["sh", f"{mount['mountPath']}/create-cluster.sh"]
+    (volume,) = pod_spec(job)["volumes"]
+    scripts = find_in(cluster_objects, "ConfigMap", volume["configMap"]["name"])
+    # one script for compose and Kubernetes: the copy in the ConfigMap is the file
+    assert scripts["data"]["create-cluster.sh"] == CLUSTER_SCRIPT.read_text(encoding="utf-8")
+
+
+def test_every_redis_client_of_the_overlay_is_on_the_cluster(
+    cluster_objects: list[dict[str, Any]],
+) -> None:
+    nodes = find_in(cluster_objects, "StatefulSet", "redis-cluster")
+    pods = [f"redis-cluster-{i}.redis-cluster:6379" for i in range(nodes["spec"]["replicas"])]
+    base_clients = {
+        o["metadata"]["name"]
+        for o in workloads()
+        if any(e["name"] == "REDIS_URL" for c in containers_of(o) for e in c.get("env", []))
+    }
+    clients, shards = set(), set()
+    for obj in cluster_objects:
+        if obj["kind"] not in {"Deployment", "StatefulSet", "Job", "CronJob"}:
+            continue
+        for container in containers_of(obj):
+            env = {e["name"]: e for e in container.get("env", [])}
+            if "REDIS_URL" not in env:
+                continue
+            clients.add(obj["metadata"]["name"])
+            urls = env["REDIS_URL"]["value"].split(",")
+            assert urls == [f"redis://:$(REDIS_PASSWORD)@{pod}" for pod in pods]
+            assert env["REDIS_CLUSTER"]["value"] == "true"
+            shards.add(env["REDIS_CLUSTER_SHARDS"]["value"])
+            # $(REDIS_PASSWORD) is expanded only if defined before REDIS_URL
+            names = [e["name"] for e in container["env"]]
+            assert names.index("REDIS_PASSWORD") < names.index("REDIS_URL")
+    assert clients == base_clients
+    assert len(shards) == 1, "the master and every worker of a crawl agree on the shards"
+    scaled = find_in(cluster_objects, "ScaledObject", "crawler-worker")
+    assert scaled["spec"]["triggers"][0]["type"] == "prometheus"
