@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -309,3 +310,22 @@ def test_metrics_once_sums_every_shard(
     assert float(lines["crawl_requests_in_flight"]) == written.leases
     assert float(lines["crawl_sites_in_backoff"]) == 1
     assert float(lines["crawl_dead_letters"]) == 3
+
+
+def test_bench_frontier_measures_one_node_and_a_cluster(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Its own redis-server and cluster: the crawl's Redis is never touched."""
+    code, out, err = run(capsys, "bench", "--frontier", "3000")
+    assert code == 0, err
+    blocks = out.strip().split("\n\n")
+    assert len(blocks) == 2
+    assert blocks[0].startswith("frontier on one redis-server: 3000 product links")
+    assert blocks[1].startswith("frontier on a Redis Cluster of 3 primaries, 16 shards")
+    for block in blocks:
+        queued = float(re.search(r"queued request: ([\d.]+) bytes", block).group(1))  # type: ignore[union-attr]
+        exact = float(re.search(r"exact set: ([\d.]+) bytes", block).group(1))  # type: ignore[union-attr]
+        # more than the payload (94.5 bytes) and the 20-byte fingerprint, far below 1 kB
+        assert 95 < queued < 1000 and 20 < exact < 500
+    code, out, err = run(capsys, "bench", "--frontier", "100", "--cluster-primaries", "0")
+    assert code == 0 and "\n\n" not in out.strip()
