@@ -116,7 +116,8 @@ def _common_options() -> argparse.ArgumentParser:
         "--redis-url",
         metavar="URL",
         default=argparse.SUPPRESS,
-        help=f"the crawl's Redis (default: $REDIS_URL, else {DEFAULT_REDIS_URL})",
+        help=f"the crawl's Redis (default: $REDIS_URL, else {DEFAULT_REDIS_URL}); with "
+        "REDIS_CLUSTER=true a node of the Redis Cluster, or several, comma-separated",
     )
     group.add_argument(
         "--spider",
