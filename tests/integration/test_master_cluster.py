@@ -329,3 +329,27 @@ def test_bench_frontier_measures_one_node_and_a_cluster(
         assert 95 < queued < 1000 and 20 < exact < 500
     code, out, err = run(capsys, "bench", "--frontier", "100", "--cluster-primaries", "0")
     assert code == 0 and "\n\n" not in out.strip()
+
+
+def test_status_sums_the_shards_bloom_filters(
+    client: ClusterClient, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from typing import cast
+
+    from crawler.keys import CrawlKeys
+    from crawler.scheduling.bloom import BloomFilter, BloomSize
+
+    size = BloomSize.for_capacity(1000, 0.001)
+    added = 0
+    for number, site in enumerate(SITES[:4]):
+        bloom = BloomFilter(client, cast("CrawlKeys", KEYS.for_site(site)), size)
+        bloom.check_and_add([bytes([number, n]) * 10 for n in range(number + 5)])
+        added += number + 5
+    shards = len({KEYS.shard_of(site) for site in SITES[:4]})
+    code, out, err = run(capsys, "status", "--json")
+    assert code == 0, err
+    bloom = json.loads(out)["bloom"]
+    assert bloom["shards"] == shards
+    assert bloom["count"] == added
+    assert bloom["capacity"] == 1000 * shards and bloom["bits"] == size.bits * shards
+    assert bloom["memory_bytes"] >= size.bits // 8 * shards
