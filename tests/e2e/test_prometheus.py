@@ -220,10 +220,8 @@ def test_prometheus_scrapes_two_workers_and_the_master_during_a_crawl(
         assert len(trips) == 2 and all(n > 0 for n in trips.values()), trips
         # gauges: each target is scraped at its own moment, so wait for the next scrapes
         wait_until(
-            lambda: (
-                prom.value("sum(crawler_leases_held)") == 0
-                and prom.value("sum(crawler_requests_in_flight)") == 0
-            ),
+            lambda: prom.value("sum(crawler_leases_held)") == 0
+            and prom.value("sum(crawler_requests_in_flight)") == 0,
             30,
             "the workers' gauges showing no lease held and nothing downloading",
         )

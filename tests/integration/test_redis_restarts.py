@@ -87,7 +87,9 @@ def test_a_failing_listener_fails_the_connection_and_runs_again(server: RedisSer
         r.close()
 
 
-def test_servers_at_other_addresses_are_not_restarts(server: RedisServer, redis_url: str) -> None:
+def test_servers_at_other_addresses_are_not_restarts(
+    server: RedisServer, redis_url: str
+) -> None:
     """One process, two servers: each keeps its own run id, neither looks restarted."""
     calls: list[str] = []
     here, there = client(server.url), client(redis_url)

@@ -127,11 +127,8 @@ def test_catalog_shape() -> None:
         assert [name for name, _ in product.breadcrumbs][0] == "Home"
     assert any(p.list_price for p in catalog.products)
     assert any(p.rating for p in catalog.products) and any(not p.rating for p in catalog.products)
-    assert Counter(p.markup for p in catalog.products) == {
-        "jsonld": 200,
-        "microdata": 200,
-        "plain": 200,
-    }
+    assert Counter(p.markup for p in catalog.products) == {"jsonld": 200, "microdata": 200,
+                                                          "plain": 200}
     languages = Counter(p.language for p in catalog.products if p.markup == "plain")
     assert set(languages) == {lang for lang, _ in PLAIN_LANGUAGES}
     assert gtin13_check_digit("400638133393") == 1  # a real EAN: 4006381333931
@@ -152,17 +149,8 @@ def test_catalog_paths() -> None:
     assert catalog.page_count == len(listings) + 200
     expected = catalog.expected_product(catalog.products[0].path, "http://127.0.0.1:8000/")
     assert expected["url"] == "http://127.0.0.1:8000" + catalog.products[0].path
-    assert set(expected) >= {
-        "path",
-        "url",
-        "name",
-        "price",
-        "currency",
-        "availability",
-        "sku",
-        "gtin",
-        "brand",
-    }
+    assert set(expected) >= {"path", "url", "name", "price", "currency", "availability", "sku",
+                             "gtin", "brand"}
     assert catalog.expected_product(expected["url"])["name"] == expected["name"]
     with pytest.raises(KeyError):
         catalog.expected_product("/p/nothing-0.html")
@@ -174,11 +162,7 @@ def test_price_version_changes_prices_not_identity() -> None:
     changed = flipped = 0
     for old, new in zip(before.products, after.products, strict=True):
         assert (old.path, old.name, old.sku, old.gtin13, old.brand) == (
-            new.path,
-            new.name,
-            new.sku,
-            new.gtin13,
-            new.brand,
+            new.path, new.name, new.sku, new.gtin13, new.brand
         )
         changed += old.price != new.price
         flipped += old.availability != new.availability
@@ -202,11 +186,8 @@ def test_product_pages_of_each_markup_show_name_price_stock_breadcrumbs() -> Non
             assert "<h1" in html and product.name in text
             if product.language == "en":
                 assert format_price(product.price) in text
-                assert {
-                    "InStock": "In stock",
-                    "OutOfStock": "Out of stock",
-                    "PreOrder": "Pre-order",
-                }[product.availability] in text
+                assert {"InStock": "In stock", "OutOfStock": "Out of stock",
+                        "PreOrder": "Pre-order"}[product.availability] in text
             else:  # a plain page in another language, its own price format and wording
                 assert f'lang="{product.language}-' in html
                 if product.language != "es":  # es splits the cents into <sup>
@@ -248,12 +229,8 @@ def test_listing_pages_carry_no_product_data_and_trap_links() -> None:
         if path not in shelves:
             assert "application/ld+json" not in html and "itemscope" not in html
         hrefs = links_of(html)
-        assert {
-            "/cart",
-            "/account/login",
-            "https://example.com/",
-            "mailto:shop@example.com",
-        } <= set(hrefs)
+        assert {"/cart", "/account/login", "https://example.com/",
+                "mailto:shop@example.com"} <= set(hrefs)
         assert any(h.startswith("/search?q=") for h in hrefs)
     leaf = next(c for c in catalog.leaves() if c.products)
     hrefs = links_of(site.resolve("GET", leaf.path).body.decode())
@@ -281,9 +258,8 @@ def test_walking_the_allowed_links_finds_exactly_the_crawlable_pages(shop: ShopP
             follow = crawler_should_follow(url, href)
             if follow is not None and follow not in seen:
                 queue.append(follow)
-    walked = {
-        urlsplit(u).path + (f"?{urlsplit(u).query}" if urlsplit(u).query else "") for u in seen
-    }
+    walked = {urlsplit(u).path + (f"?{urlsplit(u).query}" if urlsplit(u).query else "")
+              for u in seen}
     assert walked == shop.catalog.crawlable_paths()
     assert shop.pages == len(walked)
     entries = shop.wait_for_requests(start + len(walked))[start:]
@@ -293,34 +269,23 @@ def test_walking_the_allowed_links_finds_exactly_the_crawlable_pages(shop: ShopP
 
 def test_trap_links_answer_so_the_access_log_shows_them(shop: ShopProcess) -> None:
     leaf = next(c for c in shop.catalog.leaves() if c.products)
-    for path in (
-        "cart",
-        "cart/add?id=1",
-        "account/login",
-        "search?q=tv",
-        leaf.path[1:] + "?sort=name",
-        leaf.path[1:] + "?sort=price_asc",
-        leaf.path[1:] + "?view=grid",
-        "img/p/1-1.png",
-    ):
+    for path in ("cart", "cart/add?id=1", "account/login", "search?q=tv",
+                 leaf.path[1:] + "?sort=name", leaf.path[1:] + "?sort=price_asc",
+                 leaf.path[1:] + "?view=grid", "img/p/1-1.png"):
         status, body, _ = get(shop.url + path, agent="trap-test")
         assert status == 200 and body, path
     sorted_page = get(shop.url + leaf.path[1:] + "?sort=name")[1].decode()
     assert f'<link rel="canonical" href="{leaf.path}">' in sorted_page
     entries = shop.wait_for_requests(1)
-    assert ("/cart/add?id=1", 200, "trap-test") in {
-        (e.path, e.status, e.user_agent) for e in entries
-    }
+    assert ("/cart/add?id=1", 200, "trap-test") in {(e.path, e.status, e.user_agent)
+                                                      for e in entries}
 
 
 def test_robots_txt(shop: ShopProcess) -> None:
     status, body, _ = get(shop.url + "robots.txt")
     assert status == 200
     assert body.decode().splitlines() == [
-        "User-agent: *",
-        "Disallow: /cart",
-        "Disallow: /account",
-        "Disallow: /search",
+        "User-agent: *", "Disallow: /cart", "Disallow: /account", "Disallow: /search",
         f"Sitemap: {shop.url}sitemap_index.xml",
     ]
 
@@ -329,14 +294,8 @@ def test_unknown_pages_and_bad_pagination(shop: ShopProcess) -> None:
     leaf = shop.catalog.leaves()[0]
     last = leaf.page_count(shop.catalog.page_size)
     base = leaf.path[1:]
-    for path in (
-        "nothing",
-        "p/nothing-99999.html",
-        "c/nothing/",
-        f"{base}?page={last + 1}",
-        f"{base}?page=0",
-        f"{base}?page=x",
-    ):
+    for path in ("nothing", "p/nothing-99999.html", "c/nothing/", f"{base}?page={last + 1}",
+                 f"{base}?page=0", f"{base}?page=x"):
         assert get(shop.url + path)[0] == 404, path
     # ?page=1 is page 1, as the pager links it (a crawler must make it one URL); with a
     # sort or view it redirects to that variant's bare URL.
@@ -409,10 +368,7 @@ def test_clean_exit_on_signal(sig: int) -> None:
 def test_non_loopback_hosts_are_refused(host: str) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "demoshop", "--host", host, "--products", "1"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=10,
+        cwd=REPO, capture_output=True, text=True, timeout=10,
     )
     assert result.returncode == 2
     assert result.stdout == ""
@@ -429,10 +385,7 @@ def test_shop_process_reports_a_failed_start() -> None:
 def test_listening_line_is_the_first_line() -> None:
     with subprocess.Popen(
         [sys.executable, "-m", "demoshop", "--products", "7", "--host", "localhost"],
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
     ) as process:
         try:
             assert process.stdout is not None
@@ -489,17 +442,10 @@ def test_every_page_of_the_shop_types_right_and_extracts_its_product() -> None:
         assert product is not None, path
         got = {k: product[k] for k in ("name", "price", "currency", "availability", "sku")}
         assert got == {k: expected[k] for k in got}, path
-        assert (
-            product["provenance"]["price"]
-            == (
-                "visible"
-                if expected["markup"] == "plain"
-                else "json-ld"
-                if expected["markup"] == "jsonld"
-                else "microdata"
-            )
-            or product["price"] == expected["price"]
-        )
+        assert product["provenance"]["price"] == (
+            "visible" if expected["markup"] == "plain" else
+            "json-ld" if expected["markup"] == "jsonld" else "microdata"
+        ) or product["price"] == expected["price"]
     assert languages == set(LANGUAGE_CURRENCY)
 
 

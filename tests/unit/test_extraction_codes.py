@@ -17,9 +17,8 @@ BUY = "<h1>Widget</h1><p class='price'>$10.00</p><button>Add to cart</button>"
 
 def sku_of(body: str, head: str = "") -> str | None:
     html = f"<html><head>{head}</head><body>{body}</body></html>"
-    response = HtmlResponse(
-        url="https://shop.example/p/widget", body=html.encode("utf-8"), encoding="utf-8"
-    )
+    response = HtmlResponse(url="https://shop.example/p/widget", body=html.encode("utf-8"),
+                            encoding="utf-8")
     product = extract_product(response)
     assert product is not None
     return product["sku"]
@@ -28,28 +27,14 @@ def sku_of(body: str, head: str = "") -> str | None:
 @pytest.mark.parametrize(
     ("label", "kind"),
     [
-        ("SKU:", "sku"),
-        ("Item #", "sku"),
-        ("Item Id:", "sku"),
-        ("Web ID:", "sku"),
-        ("Product Sku:", "sku"),
-        ("Style Number", "sku"),
-        ("Art.-Nr.", "sku"),
-        ("Cod produs", "sku"),
-        ("Šifra", "sku"),
-        ("Référence", "sku"),
-        ("Walmart #:", "shop"),
-        ("B&H #", "shop"),
-        ("Model:", "mpn"),
-        ("Model #", "mpn"),
-        ("MFR #", "mpn"),
-        ("Mfg Part#", "mpn"),
-        ("Manufacturer #", "mpn"),
-        ("Part Number:", "mpn"),
-        ("Manufacturer", "brand"),
-        ("UPC:", "gtin"),
-        ("Order #", None),
-        ("Colour:", None),
+        ("SKU:", "sku"), ("Item #", "sku"), ("Item Id:", "sku"), ("Web ID:", "sku"),
+        ("Product Sku:", "sku"), ("Style Number", "sku"), ("Art.-Nr.", "sku"),
+        ("Cod produs", "sku"), ("Šifra", "sku"), ("Référence", "sku"),
+        ("Walmart #:", "shop"), ("B&H #", "shop"),
+        ("Model:", "mpn"), ("Model #", "mpn"), ("MFR #", "mpn"), ("Mfg Part#", "mpn"),
+        ("Manufacturer #", "mpn"), ("Part Number:", "mpn"),
+        ("Manufacturer", "brand"), ("UPC:", "gtin"),
+        ("Order #", None), ("Colour:", None),
     ],
 )
 def test_label_kinds(label: str, kind: str | None) -> None:
@@ -86,21 +71,15 @@ def test_shop_number_needs_a_digit_and_is_not_an_order_number() -> None:
 def test_manufacturer_number_is_not_the_brand() -> None:
     body = BUY + "<p>Acme # AC-1001</p><p>Manufacturer # HS-MG-0174</p>"
     html = f"<html><body>{body}</body></html>"
-    product = extract_product(
-        HtmlResponse(url="https://shop.example/p/w", body=html.encode(), encoding="utf-8")
-    )
+    product = extract_product(HtmlResponse(url="https://shop.example/p/w",
+                                           body=html.encode(), encoding="utf-8"))
     assert product is not None
     assert (product["sku"], product["brand"]) == ("AC-1001", None)
 
 
 def test_model_shown_beats_the_structured_internal_id() -> None:
-    data = {
-        "@context": "https://schema.org",
-        "@type": "Product",
-        "name": "Widget",
-        "sku": "5301079",
-        "offers": {"price": "10.00", "priceCurrency": "USD"},
-    }
+    data = {"@context": "https://schema.org", "@type": "Product", "name": "Widget",
+            "sku": "5301079", "offers": {"price": "10.00", "priceCurrency": "USD"}}
     head = f'<script type="application/ld+json">{json.dumps(data)}</script>'
     assert sku_of(BUY + "<p>Model#: 35SC060</p>", head) == "35SC060"
     assert sku_of(BUY, head) == "5301079"
@@ -112,11 +91,8 @@ def test_model_shown_beats_the_structured_internal_id() -> None:
         ("<div class='itemNo'>A294466</div>", "A294466"),
         ("<span id='sku'> SKU <span itemprop='sku'>8958197</span></span>", "8958197"),
         ("<div class='product-sku'><h5>Item 3928</h5></div>", "3928"),
-        (
-            "<p class='product-sku'><small><span>Online Inquiries: </span>NMF17_X3U1W</small>"
-            " <span>| Store Inquiries: #2265578</span></p>",
-            "NMF17_X3U1W",
-        ),
+        ("<p class='product-sku'><small><span>Online Inquiries: </span>NMF17_X3U1W</small>"
+         " <span>| Store Inquiries: #2265578</span></p>", "NMF17_X3U1W"),
         ("<span class='item-number'>Item #489021<span class='sep'></span>A55</span>", "489021"),
     ],
 )

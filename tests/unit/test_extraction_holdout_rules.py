@@ -23,9 +23,7 @@ def page(body: str, head: str = "", url: str = "https://shop.example/p/widget") 
 
 def ld_product(**offer: Any) -> str:
     data = {
-        "@context": "https://schema.org",
-        "@type": "Product",
-        "name": "Widget",
+        "@context": "https://schema.org", "@type": "Product", "name": "Widget",
         "offers": {"@type": "Offer", "price": "10.00", "priceCurrency": "EUR", **offer},
     }
     return f'<script type="application/ld+json">{json.dumps(data)}</script>'
@@ -83,7 +81,8 @@ def test_availability_states_lists_every_state_the_wording_names(
 
 def test_ambiguous_stock_wording_does_not_override_the_markup() -> None:
     body = (
-        "<h1>Widget</h1><p class='price'>10,00 €</p><p class='stock'>Pre-order: available now</p>"
+        "<h1>Widget</h1><p class='price'>10,00 €</p>"
+        "<p class='stock'>Pre-order: available now</p>"
     )
     product = extract_product(page(body, ld_product(availability="https://schema.org/InStock")))
     assert product is not None and product["availability"] == "InStock"
@@ -315,9 +314,8 @@ def test_german_rating_text() -> None:
     assert product is not None and product["rating"] == {"value": 4.5, "count": 12}
 
 
-@pytest.mark.parametrize(
-    "marker", ["id='landingImage'", "class='js-qv-product-cover'", "class='primary-image'"]
-)
+@pytest.mark.parametrize("marker", ["id='landingImage'", "class='js-qv-product-cover'",
+                                    "class='primary-image'"])
 def test_main_product_image_by_id_or_class(marker: str) -> None:
     body = (
         "<div><h1>Headphones</h1><p class='price'>$10.00</p><button>Add to cart</button></div>"

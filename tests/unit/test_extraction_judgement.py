@@ -18,15 +18,9 @@ def page(body: str, head: str = "", url: str = "https://shop.example/p/widget") 
 
 def ld(availability: str, name: str = "Oak Desk Lamp") -> str:
     data = {
-        "@context": "https://schema.org",
-        "@type": "Product",
-        "name": name,
-        "offers": {
-            "@type": "Offer",
-            "price": "49.00",
-            "priceCurrency": "USD",
-            "availability": f"https://schema.org/{availability}",
-        },
+        "@context": "https://schema.org", "@type": "Product", "name": name,
+        "offers": {"@type": "Offer", "price": "49.00", "priceCurrency": "USD",
+                   "availability": f"https://schema.org/{availability}"},
     }
     return f'<script type="application/ld+json">{json.dumps(data)}</script>'
 
@@ -97,10 +91,7 @@ def test_a_backface_visibility_style_hides_nothing() -> None:
     product = extract_product(page(body))
     assert product is not None
     assert (product["name"], product["price"], product["availability"]) == (
-        "Atomic Wall Clock",
-        Decimal("59.95"),
-        "InStock",
-    )
+        "Atomic Wall Clock", Decimal("59.95"), "InStock")
     hidden = body.replace("-webkit-backface-visibility: hidden", "visibility: hidden")
     assert extract_product(page(hidden)) is None
 

@@ -22,9 +22,7 @@ def page(body: str, head: str = "", url: str = URL) -> HtmlResponse:
 
 def ld(name: str) -> str:
     data = {
-        "@context": "https://schema.org",
-        "@type": "Product",
-        "name": name,
+        "@context": "https://schema.org", "@type": "Product", "name": name,
         "offers": {"@type": "Offer", "price": "59.00", "priceCurrency": "USD"},
     }
     return f'<script type="application/ld+json">{json.dumps(data)}</script>'
@@ -79,7 +77,7 @@ def test_code_row_in_the_heading_without_markup() -> None:
 
 def test_og_title_with_the_shop_name_and_glued_words_gives_the_heading() -> None:
     head = (
-        "<title>HEART CLUBHeart Button Cardigan | lunashop | Shop Korean fashion</title>"
+        '<title>HEART CLUBHeart Button Cardigan | lunashop | Shop Korean fashion</title>'
         '<meta property="og:type" content="product">'
         '<meta property="og:site_name" content="LUNASHOP">'
         '<meta property="og:title" content="HEART CLUBHeart Button Cardigan | lunashop">'

@@ -180,13 +180,8 @@ def test_urls() -> None:
     assert absolute_url("javascript:x()", base) is None
     assert absolute_url("http://[bad", base) is None
     assert normalize_images(
-        [
-            "/a.jpg",
-            {"@type": "ImageObject", "url": "/b.jpg"},
-            {"contentUrl": ["/c.jpg"]},
-            "/a.jpg",
-            3,
-        ],
+        ["/a.jpg", {"@type": "ImageObject", "url": "/b.jpg"}, {"contentUrl": ["/c.jpg"]},
+         "/a.jpg", 3],
         base,
     ) == ["https://shop.example/a.jpg", "https://shop.example/b.jpg", "https://shop.example/c.jpg"]
     assert normalize_images("/a.jpg", base) == ["https://shop.example/a.jpg"]

@@ -48,38 +48,18 @@ def test_markup_range_end_is_not_the_price_when_the_page_shows_the_range() -> No
 
 
 def test_aggregate_offer_range_in_json_ld_is_no_price_without_a_visible_one() -> None:
-    markup = ld(
-        {
-            "@context": "https://schema.org",
-            "@type": "Product",
-            "name": "Oven Mitt",
-            "offers": {
-                "@type": "AggregateOffer",
-                "lowPrice": "19.95",
-                "highPrice": "24.95",
-                "priceCurrency": "EUR",
-            },
-        }
-    )
+    markup = ld({"@context": "https://schema.org", "@type": "Product", "name": "Oven Mitt",
+                 "offers": {"@type": "AggregateOffer", "lowPrice": "19.95",
+                            "highPrice": "24.95", "priceCurrency": "EUR"}})
     product = extract_product(page("<h1>Oven Mitt</h1>" + BUY, head=markup))
     assert product is not None
     assert (product["price"], product["currency"]) == (None, "EUR")
 
 
 def test_aggregate_offer_with_one_clear_visible_price_keeps_that_price() -> None:
-    markup = ld(
-        {
-            "@context": "https://schema.org",
-            "@type": "Product",
-            "name": "Oven Mitt",
-            "offers": {
-                "@type": "AggregateOffer",
-                "lowPrice": "19.95",
-                "highPrice": "24.95",
-                "priceCurrency": "USD",
-            },
-        }
-    )
+    markup = ld({"@context": "https://schema.org", "@type": "Product", "name": "Oven Mitt",
+                 "offers": {"@type": "AggregateOffer", "lowPrice": "19.95",
+                            "highPrice": "24.95", "priceCurrency": "USD"}})
     body = "<h1>Oven Mitt</h1><span class='price'>$24.95</span>" + BUY
     product = extract_product(page(body, head=markup))
     assert product is not None
@@ -88,37 +68,18 @@ def test_aggregate_offer_with_one_clear_visible_price_keeps_that_price() -> None
 
 
 def test_aggregate_offer_with_equal_ends_is_one_price() -> None:
-    markup = ld(
-        {
-            "@context": "https://schema.org",
-            "@type": "Product",
-            "name": "Oven Mitt",
-            "offers": {
-                "@type": "AggregateOffer",
-                "lowPrice": "19.95",
-                "highPrice": "19.95",
-                "priceCurrency": "USD",
-            },
-        }
-    )
+    markup = ld({"@context": "https://schema.org", "@type": "Product", "name": "Oven Mitt",
+                 "offers": {"@type": "AggregateOffer", "lowPrice": "19.95",
+                            "highPrice": "19.95", "priceCurrency": "USD"}})
     product = extract_product(page("<h1>Oven Mitt</h1>" + BUY, head=markup))
     assert product is not None
     assert product["price"] == Decimal("19.95") and product["currency"] == "USD"
 
 
 def test_no_price_and_no_range_still_gives_no_currency() -> None:
-    markup = ld(
-        {
-            "@context": "https://schema.org",
-            "@type": "Product",
-            "name": "Oven Mitt",
-            "offers": {
-                "@type": "Offer",
-                "priceCurrency": "USD",
-                "availability": "https://schema.org/InStock",
-            },
-        }
-    )
+    markup = ld({"@context": "https://schema.org", "@type": "Product", "name": "Oven Mitt",
+                 "offers": {"@type": "Offer", "priceCurrency": "USD",
+                            "availability": "https://schema.org/InStock"}})
     product = extract_product(page("<h1>Oven Mitt</h1>" + BUY, head=markup))
     assert product is not None
     assert product["price"] is None and product["currency"] is None

@@ -27,11 +27,8 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 ROOT = Path(__file__).resolve().parents[2]
 # ../shared/product-pages-dev beside the repository (or beside a worktree's parent)
 DEV_SET = next(
-    (
-        p
-        for base in (ROOT.parent, ROOT.parent.parent)
-        if (p := base / "shared" / "product-pages-dev").is_dir()
-    ),
+    (p for base in (ROOT.parent, ROOT.parent.parent)
+     if (p := base / "shared" / "product-pages-dev").is_dir()),
     ROOT.parent / "shared" / "product-pages-dev",
 )
 PAGES = sorted((FIXTURES / "pages").glob("*.html")) + sorted((FIXTURES / "holdout").glob("*.html"))
@@ -39,14 +36,13 @@ DEV_PAGES = sorted(DEV_SET.glob("*.html"))[::6] if DEV_SET.is_dir() else []
 BODIES = [p.read_bytes() for p in PAGES + DEV_PAGES]
 URL = "https://shop.example/p/thing-1.html"
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 json_scalars = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(-(10**12), 10**12),
-    st.floats(allow_nan=True, allow_infinity=True),
-    st.text(max_size=30),
+    st.none(), st.booleans(), st.integers(-10**12, 10**12),
+    st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=30),
     st.sampled_from(["Product", "Offer", "InStock", "$1,299.00", "12,50 €", "", " ", "USD"]),
 )
 json_values = st.recursive(
@@ -54,36 +50,13 @@ json_values = st.recursive(
     lambda inner: st.one_of(
         st.lists(inner, max_size=4),
         st.dictionaries(
-            st.sampled_from(
-                [
-                    "@type",
-                    "@id",
-                    "@graph",
-                    "name",
-                    "offers",
-                    "price",
-                    "priceCurrency",
-                    "availability",
-                    "sku",
-                    "gtin13",
-                    "brand",
-                    "image",
-                    "url",
-                    "aggregateRating",
-                    "ratingValue",
-                    "reviewCount",
-                    "itemListElement",
-                    "item",
-                    "position",
-                    "priceSpecification",
-                    "lowPrice",
-                    "hasVariant",
-                    "description",
-                    "mpn",
-                ]
-            ),
-            inner,
-            max_size=6,
+            st.sampled_from([
+                "@type", "@id", "@graph", "name", "offers", "price", "priceCurrency",
+                "availability", "sku", "gtin13", "brand", "image", "url", "aggregateRating",
+                "ratingValue", "reviewCount", "itemListElement", "item", "position",
+                "priceSpecification", "lowPrice", "hasVariant", "description", "mpn",
+            ]),
+            inner, max_size=6,
         ),
     ),
     max_leaves=25,
@@ -100,11 +73,8 @@ def _check(product: dict[str, Any] | None) -> None:
 
 
 def _run(body: bytes, url: str = URL, encoding: str | None = "utf-8") -> None:
-    response = (
-        HtmlResponse(url=url, body=body, encoding=encoding)
-        if encoding
-        else (HtmlResponse(url=url, body=body))
-    )
+    response = HtmlResponse(url=url, body=body, encoding=encoding) if encoding else (
+        HtmlResponse(url=url, body=body))
     _check(extract_product(response))
     list(discover_links(response, None))
 
@@ -127,19 +97,11 @@ def test_wrong_encodings(page: bytes, encoding: str, declared: str | None) -> No
 
 
 @SETTINGS
-@given(page=st.sampled_from(BODIES), value=json_values, raw=st.booleans(), cut=st.integers(0, 200))
+@given(page=st.sampled_from(BODIES), value=json_values, raw=st.booleans(),
+       cut=st.integers(0, 200))
 def test_odd_json_ld(page: bytes, value: Any, raw: bool, cut: int) -> None:
-    data = json.dumps(
-        {
-            "@context": "https://schema.org",
-            "@type": "Product",
-            "offers": value,
-            "name": value,
-            "sku": value,
-            "brand": value,
-            "image": value,
-        }
-    )
+    data = json.dumps({"@context": "https://schema.org", "@type": "Product", "offers": value,
+                       "name": value, "sku": value, "brand": value, "image": value})
     if raw:
         data = data[:cut]  # broken JSON
     script = f'<script type="application/ld+json">{data}</script>'.encode()
@@ -149,41 +111,17 @@ def test_odd_json_ld(page: bytes, value: Any, raw: bool, cut: int) -> None:
 @SETTINGS
 @given(page=st.sampled_from(BODIES), value=json_values)
 def test_json_ld_graph_of_anything(page: bytes, value: Any) -> None:
-    data = json.dumps(
-        {
-            "@context": "https://schema.org",
-            "@graph": [
-                value,
-                {
-                    "@type": ["Product", value],
-                    "name": ["a", ["b"]],
-                    "offers": [value, {"price": [value]}],
-                },
-            ],
-        }
-    )
+    data = json.dumps({"@context": "https://schema.org", "@graph": [value, {"@type": [
+        "Product", value], "name": ["a", ["b"]], "offers": [value, {"price": [value]}]}]})
     script = f'<script type="application/ld+json">{data}</script>'.encode()
     _run(script + page)
 
 
 @SETTINGS
-@given(
-    page=st.sampled_from(BODIES),
-    prop=st.sampled_from(
-        [
-            "og:type",
-            "og:title",
-            "og:image",
-            "product:price:amount",
-            "product:price:currency",
-            "og:price:amount",
-            "product:availability",
-            "og:url",
-            "product:brand",
-        ]
-    ),
-    values=st.lists(st.text(max_size=20), min_size=1, max_size=3),
-)
+@given(page=st.sampled_from(BODIES), prop=st.sampled_from([
+    "og:type", "og:title", "og:image", "product:price:amount", "product:price:currency",
+    "og:price:amount", "product:availability", "og:url", "product:brand",
+]), values=st.lists(st.text(max_size=20), min_size=1, max_size=3))
 def test_repeated_meta_tags(page: bytes, prop: str, values: list[str]) -> None:
     tags = "".join(
         f'<meta property="{prop}" content="{json.dumps(v)[1:-1]}">' for v in values

@@ -47,11 +47,9 @@ def test_heading_and_price_without_product_signal_is_not_a_product() -> None:
 
 
 def test_grid_of_cards_without_structured_data_is_a_listing() -> None:
-    body = (
-        "<h1>Widgets</h1><div class='grid'>"
-        + "".join(card(f"w{i}", f"${i}.00") for i in range(1, 7))
-        + "</div>"
-    )
+    body = "<h1>Widgets</h1><div class='grid'>" + "".join(
+        card(f"w{i}", f"${i}.00") for i in range(1, 7)
+    ) + "</div>"
     assert extract_product(page(body)) is None
 
 
@@ -68,40 +66,21 @@ def test_product_with_related_cards_is_still_a_product() -> None:
 
 
 def test_listing_with_one_marked_up_product_for_a_rich_snippet() -> None:
-    markup = ld(
-        {
-            "@context": "https://schema.org",
-            "@type": "Product",
-            "name": "Widgets range",
-            "url": "https://shop.example/c/widgets-range",
-            "offers": {
-                "@type": "AggregateOffer",
-                "lowPrice": "1.00",
-                "highPrice": "6.00",
-                "priceCurrency": "USD",
-                "offerCount": 6,
-            },
-        }
-    )
-    body = (
-        "<h1>All widgets</h1><div class='grid'>"
-        + "".join(card(f"w{i}", f"${i}.00") for i in range(1, 7))
-        + "</div>"
-    )
+    markup = ld({"@context": "https://schema.org", "@type": "Product", "name": "Widgets range",
+                 "url": "https://shop.example/c/widgets-range",
+                 "offers": {"@type": "AggregateOffer", "lowPrice": "1.00", "highPrice": "6.00",
+                            "priceCurrency": "USD", "offerCount": 6}})
+    body = "<h1>All widgets</h1><div class='grid'>" + "".join(
+        card(f"w{i}", f"${i}.00") for i in range(1, 7)
+    ) + "</div>"
     assert extract_product(page(body, markup, url="https://shop.example/c/widgets")) is None
 
 
 def test_several_unrelated_products_are_a_listing() -> None:
     markup = "".join(
-        ld(
-            {
-                "@context": "https://schema.org",
-                "@type": "Product",
-                "name": name,
-                "url": f"https://shop.example/p/{name}",
-                "offers": {"@type": "Offer", "price": "5", "priceCurrency": "USD"},
-            }
-        )
+        ld({"@context": "https://schema.org", "@type": "Product", "name": name,
+            "url": f"https://shop.example/p/{name}",
+            "offers": {"@type": "Offer", "price": "5", "priceCurrency": "USD"}})
         for name in ("red-hat", "blue-shoe", "green-scarf")
     )
     listing = page("<h1>Accessories</h1>", markup, url="https://shop.example/c/acc")
@@ -123,53 +102,21 @@ def test_non_html_is_not_a_product() -> None:
 
 def product_group(url: str) -> HtmlResponse:
     base = "https://shop.example/p/tee"
-    markup = ld(
-        {
-            "@context": "https://schema.org",
-            "@type": "ProductGroup",
-            "name": "Tee",
-            "productGroupID": "TEE",
-            "brand": {"@type": "Brand", "name": "Basics"},
-            "hasVariant": [
-                {
-                    "@type": "Product",
-                    "name": "Tee S",
-                    "sku": "TEE-S",
-                    "url": f"{base}?size=s",
-                    "offers": {
-                        "@type": "Offer",
-                        "price": "20.00",
-                        "priceCurrency": "EUR",
-                        "availability": "https://schema.org/InStock",
-                    },
-                },
-                {
-                    "@type": "Product",
-                    "name": "Tee XL",
-                    "sku": "TEE-XL",
-                    "url": f"{base}?size=xl",
-                    "offers": {
-                        "@type": "Offer",
-                        "price": "18.00",
-                        "priceCurrency": "EUR",
-                        "availability": "https://schema.org/OutOfStock",
-                    },
-                },
-                {
-                    "@type": "Product",
-                    "name": "Tee M",
-                    "sku": "TEE-M",
-                    "url": f"{base}?size=m",
-                    "offers": {
-                        "@type": "Offer",
-                        "price": "22.00",
-                        "priceCurrency": "EUR",
-                        "availability": "https://schema.org/InStock",
-                    },
-                },
-            ],
-        }
-    )
+    markup = ld({
+        "@context": "https://schema.org", "@type": "ProductGroup", "name": "Tee",
+        "productGroupID": "TEE", "brand": {"@type": "Brand", "name": "Basics"},
+        "hasVariant": [
+            {"@type": "Product", "name": "Tee S", "sku": "TEE-S", "url": f"{base}?size=s",
+             "offers": {"@type": "Offer", "price": "20.00", "priceCurrency": "EUR",
+                        "availability": "https://schema.org/InStock"}},
+            {"@type": "Product", "name": "Tee XL", "sku": "TEE-XL", "url": f"{base}?size=xl",
+             "offers": {"@type": "Offer", "price": "18.00", "priceCurrency": "EUR",
+                        "availability": "https://schema.org/OutOfStock"}},
+            {"@type": "Product", "name": "Tee M", "sku": "TEE-M", "url": f"{base}?size=m",
+             "offers": {"@type": "Offer", "price": "22.00", "priceCurrency": "EUR",
+                        "availability": "https://schema.org/InStock"}},
+        ],
+    })
     return page("<h1>Tee</h1>", markup, url=url)
 
 
@@ -177,11 +124,7 @@ def test_product_group_offer_matching_the_page_wins() -> None:
     product = extract_product(product_group("https://shop.example/p/tee?size=xl"))
     assert product is not None
     assert (product["name"], product["sku"], product["price"], product["availability"]) == (
-        "Tee",
-        "TEE-XL",
-        Decimal("18.00"),
-        "OutOfStock",
-    )
+        "Tee", "TEE-XL", Decimal("18.00"), "OutOfStock")
     assert product["brand"] == "Basics"
 
 
@@ -189,42 +132,21 @@ def test_product_group_lowest_available_offer_otherwise() -> None:
     product = extract_product(product_group("https://shop.example/p/tee"))
     assert product is not None
     assert (product["price"], product["sku"], product["availability"]) == (
-        Decimal("20.00"),
-        "TEE-S",
-        "InStock",
-    )
+        Decimal("20.00"), "TEE-S", "InStock")
 
 
 def test_price_specification_only_list_price_gives_no_price() -> None:
-    markup = ld(
-        {
-            "@context": "https://schema.org",
-            "@type": "Product",
-            "name": "Widget",
-            "offers": {
-                "@type": "Offer",
-                "priceCurrency": "USD",
-                "priceSpecification": {
-                    "@type": "UnitPriceSpecification",
-                    "priceType": "https://schema.org/ListPrice",
-                    "price": 30,
-                },
-            },
-        }
-    )
+    markup = ld({"@context": "https://schema.org", "@type": "Product", "name": "Widget",
+                 "offers": {"@type": "Offer", "priceCurrency": "USD", "priceSpecification": {
+                     "@type": "UnitPriceSpecification", "priceType": "https://schema.org/ListPrice",
+                     "price": 30}}})
     product = extract_product(page("<h1>Widget</h1>", markup))
     assert product is not None and product["price"] is None and product["currency"] is None
 
 
 def test_structured_currency_resolves_a_visible_dollar() -> None:
-    markup = ld(
-        {
-            "@context": "https://schema.org",
-            "@type": "Product",
-            "name": "Widget",
-            "offers": {"@type": "Offer", "price": "12.00", "priceCurrency": "CAD"},
-        }
-    )
+    markup = ld({"@context": "https://schema.org", "@type": "Product", "name": "Widget",
+                 "offers": {"@type": "Offer", "price": "12.00", "priceCurrency": "CAD"}})
     body = "<h1>Widget</h1><span class='price'>$10.00</span>"
     product = extract_product(page(body, markup))
     assert product is not None
@@ -288,14 +210,8 @@ def test_extraction_is_fast() -> None:
 
 
 def test_rating_without_count_keeps_the_value() -> None:
-    markup = ld(
-        {
-            "@context": "https://schema.org",
-            "@type": "Product",
-            "name": "Widget",
-            "aggregateRating": {"@type": "AggregateRating", "ratingValue": 4.5},
-        }
-    )
+    markup = ld({"@context": "https://schema.org", "@type": "Product", "name": "Widget",
+                 "aggregateRating": {"@type": "AggregateRating", "ratingValue": 4.5}})
     product = extract_product(page("<h1>Widget</h1>", markup))
     assert product is not None and product["rating"] == {"value": 4.5, "count": None}
 
@@ -356,14 +272,8 @@ def test_logo_heading_is_ignored() -> None:
 
 
 def test_sold_out_buy_button_beats_stale_markup() -> None:
-    markup = ld(
-        {
-            "@context": "https://schema.org",
-            "@type": "Product",
-            "name": "Tee",
-            "offers": {"price": "5", "priceCurrency": "USD", "availability": "InStock"},
-        }
-    )
+    markup = ld({"@context": "https://schema.org", "@type": "Product", "name": "Tee",
+                 "offers": {"price": "5", "priceCurrency": "USD", "availability": "InStock"}})
     body = (
         "<h1>Tee</h1><span class='price'>$5.00</span>"
         "<button class='add-to-cart' disabled>Sold out</button>"
@@ -388,31 +298,14 @@ def test_messy_structured_data() -> None:
     )
     product = extract_product(page("<h1>Tee</h1>", broken))
     assert product is not None and product["price"] == Decimal("20.00")
-    typed = ld(
-        {
-            "@context": "https://schema.org",
-            "@type": ["Product", "Thing"],
-            "name": "Tee",
-            "offers": {
-                "price": "5",
-                "priceCurrency": "USD",
-                "availability": "http://schema.org/InStock ",
-            },
-        }
-    )
+    typed = ld({"@context": "https://schema.org", "@type": ["Product", "Thing"], "name": "Tee",
+                "offers": {"price": "5", "priceCurrency": "USD",
+                           "availability": "http://schema.org/InStock "}})
     product = extract_product(page("<h1>Tee</h1>", typed))
     assert product is not None and product["availability"] == "InStock"
-    wrapped = ld(
-        {
-            "@context": "https://schema.org",
-            "@type": "ItemPage",
-            "mainEntity": {
-                "@type": "Product",
-                "name": "Tee",
-                "offers": {"price": "5", "priceCurrency": "GBP"},
-            },
-        }
-    )
+    wrapped = ld({"@context": "https://schema.org", "@type": "ItemPage",
+                  "mainEntity": {"@type": "Product", "name": "Tee",
+                                 "offers": {"price": "5", "priceCurrency": "GBP"}}})
     product = extract_product(page("<h1>Tee</h1>", wrapped))
     assert product is not None and product["currency"] == "GBP"
     micro = (

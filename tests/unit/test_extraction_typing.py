@@ -12,9 +12,8 @@ from crawler.extraction.normalize.availability import availability_from_text
 from crawler.extraction.weigh import currency_signals, weigh_name
 
 
-def page(
-    body: str, head: str = "", url: str = "https://shop.example/p/widget", lang: str = ""
-) -> HtmlResponse:
+def page(body: str, head: str = "", url: str = "https://shop.example/p/widget",
+         lang: str = "") -> HtmlResponse:
     attr = f' lang="{lang}"' if lang else ""
     html = f"<html{attr}><head>{head}</head><body>{body}</body></html>"
     return HtmlResponse(url=url, body=html.encode("utf-8"), encoding="utf-8")
@@ -31,16 +30,12 @@ PRODUCT = (
 
 @pytest.mark.parametrize("rows", [1, 2, 3])
 def test_a_listing_of_one_two_or_three_rows_is_no_product(rows: int) -> None:
-    body = (
-        "<h1>Staff picks</h1><table>"
-        + "".join(
-            f"<tr><td><a href='/p/lamp-{i}.html'><img src='/i/{i}.png'> Oak Desk Lamp {i}</a></td>"
-            f"<td class='cost'>${10 + i}.00</td><td>In stock</td>"
-            "<td><form action='/cart/add'><button>Add to cart</button></form></td></tr>"
-            for i in range(rows)
-        )
-        + "</table>"
-    )
+    body = "<h1>Staff picks</h1><table>" + "".join(
+        f"<tr><td><a href='/p/lamp-{i}.html'><img src='/i/{i}.png'> Oak Desk Lamp {i}</a></td>"
+        f"<td class='cost'>${10 + i}.00</td><td>In stock</td>"
+        "<td><form action='/cart/add'><button>Add to cart</button></form></td></tr>"
+        for i in range(rows)
+    ) + "</table>"
     assert extract_product(page(body, url="https://shop.example/picks/")) is None
 
 
@@ -54,15 +49,11 @@ def test_a_single_search_result_is_no_product() -> None:
 
 
 def test_a_carousel_of_other_products_does_not_hide_the_product() -> None:
-    carousel = (
-        "<div class='carousel'>"
-        + "".join(
-            f"<div class='slide'><a href='/p/{i}'>Other Lamp Number {i}</a><span class='cost'>"
-            f"$9{i}.00</span><button class='add-to-cart'>Add to cart</button></div>"
-            for i in range(4)
-        )
-        + "</div>"
-    )
+    carousel = "<div class='carousel'>" + "".join(
+        f"<div class='slide'><a href='/p/{i}'>Other Lamp Number {i}</a><span class='cost'>"
+        f"$9{i}.00</span><button class='add-to-cart'>Add to cart</button></div>"
+        for i in range(4)
+    ) + "</div>"
     product = extract_product(page(PRODUCT + carousel, lang="en-US"))
     assert product is not None
     assert (product["name"], product["price"]) == ("Oak Desk Lamp", Decimal("49.00"))
@@ -123,32 +114,15 @@ def test_a_shown_buy_button_beats_markup_that_says_out_of_stock() -> None:
     assert product["provenance"]["price"] == "json-ld"
 
 
-@pytest.mark.parametrize(
-    ("text", "state"),
-    [
-        ("Nicht auf Lager", "OutOfStock"),
-        ("Esaurito", "OutOfStock"),
-        ("Uitverkocht", "OutOfStock"),
-        ("Niedostępny", "OutOfStock"),
-        ("Není skladem", "OutOfStock"),
-        ("Ni na zalogi", "OutOfStock"),
-        ("Stoc epuizat", "OutOfStock"),
-        ("Otsas", "OutOfStock"),
-        ("Loppuunmyyty", "OutOfStock"),
-        ("Slut i lager", "OutOfStock"),
-        ("Disponibile", "InStock"),
-        ("Op voorraad", "InStock"),
-        ("Skladem", "InStock"),
-        ("Na zalogi", "InStock"),
-        ("În stoc", "InStock"),
-        ("Laos", "InStock"),
-        ("Varastossa", "InStock"),
-        ("I lager", "InStock"),
-        ("Em estoque", "InStock"),
-        ("We'll get this back in stock soon.", "BackOrder"),
-        ("Przedsprzedaż", "PreOrder"),
-    ],
-)
+@pytest.mark.parametrize(("text", "state"), [
+    ("Nicht auf Lager", "OutOfStock"), ("Esaurito", "OutOfStock"), ("Uitverkocht", "OutOfStock"),
+    ("Niedostępny", "OutOfStock"), ("Není skladem", "OutOfStock"), ("Ni na zalogi", "OutOfStock"),
+    ("Stoc epuizat", "OutOfStock"), ("Otsas", "OutOfStock"), ("Loppuunmyyty", "OutOfStock"),
+    ("Slut i lager", "OutOfStock"), ("Disponibile", "InStock"), ("Op voorraad", "InStock"),
+    ("Skladem", "InStock"), ("Na zalogi", "InStock"), ("În stoc", "InStock"), ("Laos", "InStock"),
+    ("Varastossa", "InStock"), ("I lager", "InStock"), ("Em estoque", "InStock"),
+    ("We'll get this back in stock soon.", "BackOrder"), ("Przedsprzedaż", "PreOrder"),
+])
 def test_stock_wording_in_many_languages(text: str, state: str) -> None:
     assert availability_from_text(text) == state
 
@@ -156,18 +130,15 @@ def test_stock_wording_in_many_languages(text: str, state: str) -> None:
 # ----------------------------------------------------------------- currency
 
 
-@pytest.mark.parametrize(
-    ("lang", "url", "expected"),
-    [
-        ("en-US", "https://shop.example/p/1", "USD"),
-        ("es-MX", "https://tienda.com/p/1", "MXN"),
-        ("en-CA", "https://shop.com/p/1", "CAD"),
-        ("es", "https://tienda.com/p/1", None),  # Spanish: which dollar or peso?
-        ("", "https://shop.com.au/p/1", "AUD"),
-        ("", "https://shop.com/p/1", "USD"),  # English or unlabelled generic domain: weakest rule
-        ("", "http://127.0.0.1:8000/p/1", None),
-    ],
-)
+@pytest.mark.parametrize(("lang", "url", "expected"), [
+    ("en-US", "https://shop.example/p/1", "USD"),
+    ("es-MX", "https://tienda.com/p/1", "MXN"),
+    ("en-CA", "https://shop.com/p/1", "CAD"),
+    ("es", "https://tienda.com/p/1", None),  # Spanish: which dollar or peso?
+    ("", "https://shop.com.au/p/1", "AUD"),
+    ("", "https://shop.com/p/1", "USD"),  # English or unlabelled generic domain: weakest rule
+    ("", "http://127.0.0.1:8000/p/1", None),
+])
 def test_a_bare_dollar_takes_the_pages_own_signals_or_stays_unknown(
     lang: str, url: str, expected: str | None
 ) -> None:
@@ -187,27 +158,16 @@ def test_currency_codes_in_page_data_are_a_signal() -> None:
 
 
 def test_names_are_weighed_against_heading_and_titles() -> None:
-    assert (
-        weigh_name("Prima - Leather Laces", None, "SKECHERS Prima - Leather Laces", None, None)[0]
-        == "SKECHERS Prima - Leather Laces"
-    )
-    assert weigh_name(
-        "Kryptonite",
-        "Kryptonite",
-        "Kryptonite",
-        None,
-        "Kryptonite KryptoLok Series 2 - Campus Bike Shop",
-    )[0] == ("Kryptonite KryptoLok Series 2")
-    assert weigh_name(
-        "Memory Foam Seat Cushion Car...",
-        None,
-        "Memory Foam Seat Cushion Car...",
-        "Memory Foam Seat Cushion Car Pad",
-        None,
-    )[0] == ("Memory Foam Seat Cushion Car Pad")
+    assert weigh_name("Prima - Leather Laces", None, "SKECHERS Prima - Leather Laces", None,
+                      None)[0] == "SKECHERS Prima - Leather Laces"
+    assert weigh_name("Kryptonite", "Kryptonite", "Kryptonite", None,
+                      "Kryptonite KryptoLok Series 2 - Campus Bike Shop")[0] == (
+        "Kryptonite KryptoLok Series 2")
+    assert weigh_name("Memory Foam Seat Cushion Car...", None, "Memory Foam Seat Cushion Car...",
+                      "Memory Foam Seat Cushion Car Pad", None)[0] == (
+        "Memory Foam Seat Cushion Car Pad")
     assert weigh_name("Glow Paper", None, None, "GagGifts.com: Glow Paper", None)[0] == (
-        "Glow Paper"
-    )
+        "Glow Paper")
 
 
 def test_the_code_the_page_shows_beats_the_internal_id() -> None:

@@ -74,7 +74,9 @@ def test_is_product_selector_vetoes_and_forces() -> None:
     response = HtmlResponse(url=url, body=html, encoding="utf-8")
     assert extract_product(response) is not None
     assert extract_product(response, veto) is None
-    force = SiteProfile.from_dict({"domains": ["x.example"], "is_product": {"xpath": "//h1"}})
+    force = SiteProfile.from_dict(
+        {"domains": ["x.example"], "is_product": {"xpath": "//h1"}}
+    )
     home = HtmlResponse(
         url="https://x.example/only-heading",
         body=b"<html><body><h1>Bare product</h1><p>Call us for a price.</p></body></html>",
@@ -115,24 +117,16 @@ def test_profile_link_rules() -> None:
             "fields.price.xpath",
         ),
         ({"domains": ["a.example"], "fields": {"price": "h1"}}, "fields.price"),
-        (
-            {"domains": ["a.example"], "fields": {"price": {"css": "a", "xpath": "//a"}}},
-            "fields.price",
-        ),
+        ({"domains": ["a.example"], "fields": {"price": {"css": "a", "xpath": "//a"}}},
+         "fields.price"),
         ({"domains": ["a.example"], "follow": {"allow": ["(unclosed"]}}, "follow.allow[0]"),
         ({"domains": ["a.example"], "follow": {"deny": ["ok", "[z-a]"]}}, "follow.deny[1]"),
-        (
-            {"domains": ["a.example"], "follow": {"restrict_css": ["div >"]}},
-            "follow.restrict_css[0]",
-        ),
-        (
-            {"domains": ["a.example"], "follow": {"restrict_xpath": ["//["]}},
-            "follow.restrict_xpath[0]",
-        ),
-        (
-            {"domains": ["a.example"], "follow": {"crawl_everything": True}},
-            "follow.crawl_everything",
-        ),
+        ({"domains": ["a.example"], "follow": {"restrict_css": ["div >"]}},
+         "follow.restrict_css[0]"),
+        ({"domains": ["a.example"], "follow": {"restrict_xpath": ["//["]}},
+         "follow.restrict_xpath[0]"),
+        ({"domains": ["a.example"], "follow": {"crawl_everything": True}},
+         "follow.crawl_everything"),
         ({"domains": ["a.example"], "currency": "DOLLARS"}, "currency"),
         ({"domains": ["a.example"], "is_product": {"css": ""}}, "is_product.css"),
         ({"domains": []}, "domains"),
