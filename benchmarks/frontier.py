@@ -1,4 +1,4 @@
-"""Frontier memory: bytes per queued request and per fingerprint in one Redis.
+"""Frontier memory: bytes per queued request and per fingerprint, on one Redis and a cluster.
 
 ``python -m master bench --frontier N`` starts a private redis-server (no
 persistence), then
@@ -14,39 +14,52 @@ and prints ``MEMORY USAGE`` of each key divided by ``N``, and the growth of
 the server's ``used_memory`` per request. The links are the demo shop's
 product paths (``/p/<slug>-<id>.html``) on ``https://www.example-shop.com``,
 about 70 characters: what a real shop's product link looks like.
+
+Then (unless ``--cluster-primaries 0``) the same on a private Redis Cluster of
+3 primaries (:class:`tools.redis_cluster.RedisCluster`) with the crawl's
+cluster layout (16 shards, :mod:`crawler.keys`): the links are spread over 48
+shops whose hosts have the same length, each queued and its fingerprint added
+in its site's shard (each shard's Bloom filter sized for the links of its
+shard), and the ``MEMORY USAGE`` of every shard's key is summed over the shards
+before dividing by ``N``; ``used_memory`` is summed over the primaries.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import islice
-from typing import Any
+from typing import Any, cast
 
 import redis
 from scrapy import Request
 
 from crawler import defaults
-from crawler.keys import CrawlKeys
+from crawler.keys import DEFAULT_CLUSTER_SHARDS, CrawlKeys, ShardKeys
 from crawler.scheduling.bloom import BloomFilter, BloomSize
 from crawler.scheduling.dupefilter import BinaryFingerprintDupeFilter
 from crawler.scheduling.serializer import encode_request
 from crawler.sites import site_key
 from demoshop.catalog import Catalog
+from master.clusterscan import memory_usage, primaries
 from tools.redis_server import RedisServer
 
 HOST = "https://www.example-shop.com"
 CHUNK = 2000
+CLUSTER_SITES = 48  # shops the links are spread over on a cluster: 3 a shard on average
 _ID = re.compile(r"-\d+\.html$")
 
 
-def product_urls(count: int) -> Iterator[str]:
-    """``count`` distinct product links of the demo shop's shape."""
+def product_urls(count: int, sites: int = 1) -> Iterator[str]:
+    """``count`` distinct product links of the demo shop's shape; with ``sites`` > 1, spread
+    round-robin over that many shops whose hosts have the length of :data:`HOST`'s."""
     paths = sorted(Catalog.build(products=min(count, 2000)).product_paths())
+    hosts = [HOST] if sites <= 1 else [f"https://www.example-s{k:03d}.com" for k in range(sites)]
     for n in range(count):
         path = paths[n % len(paths)]
-        yield HOST + (path if n < len(paths) else _ID.sub(f"-{n}.html", path))
+        yield hosts[n % len(hosts)] + (path if n < len(paths) else _ID.sub(f"-{n}.html", path))
 
 
 @dataclass
@@ -54,12 +67,13 @@ class FrontierMemory:
     requests: int
     url_chars: float  # mean length of the links
     payload_bytes: float  # mean length of a queued request's payload
-    queued: float  # MEMORY USAGE of the queue / requests
+    queued: float  # MEMORY USAGE of the queue(s) / requests
     queued_used: float  # growth of used_memory / requests
-    fingerprint: float  # MEMORY USAGE of the exact seen-set / requests
-    bloom: float  # MEMORY USAGE of the Bloom filter / requests
+    fingerprint: float  # MEMORY USAGE of the exact seen-set(s) / requests
+    bloom: float  # MEMORY USAGE of the Bloom filter(s) / requests
     bloom_error_rate: float
     example: bytes  # one payload
+    where: str = "one redis-server"  # or "a Redis Cluster of 3 primaries, 16 shards, ..."
 
 
 def _spider() -> Any:
@@ -68,56 +82,118 @@ def _spider() -> Any:
     return EcommerceSpider()
 
 
-def measure(count: int, error_rate: float = defaults.BLOOM_ERROR_RATE) -> FrontierMemory:
+def _used_memory(client: Any) -> int:
+    return sum(int(node.info("memory")["used_memory"]) for node in primaries(client))
+
+
+def _fill(
+    client: Any, keys: CrawlKeys, urls: list[str] | Iterator[str], count: int, error_rate: float
+) -> tuple[float, float, bytes]:
+    """Queue the links and add their fingerprints, each in its site's shard; returns the
+    characters of the links, the bytes of the payloads and one payload."""
     spider = _spider()
     fingerprints = BinaryFingerprintDupeFilter(server=None, key="unused")
-    keys = CrawlKeys()
+    links = list(urls)
+    share = Counter(keys.shard_of(site_key(url)) for url in links)
+    blooms = {
+        index: BloomFilter(
+            client, cast("CrawlKeys", keys.shard(index)), BloomSize.for_capacity(n, error_rate)
+        )
+        for index, n in share.items()
+    }
     url_chars = payload_bytes = 0
     example = b""
+    iterator = iter(links)
+    while chunk := list(islice(iterator, CHUNK)):
+        payloads: dict[int, dict[bytes, float]] = defaultdict(dict)
+        seen: dict[int, list[bytes]] = defaultdict(list)
+        for url in chunk:
+            # a link as the spider yields it, after the depth middleware
+            request = Request(
+                url,
+                callback=spider.parse,
+                errback=spider.errback,
+                meta={"site": site_key(url), "depth": 2},
+            )
+            payload = encode_request(request, spider)
+            shard = keys.shard_of(site_key(url))
+            payloads[shard][payload] = -request.priority
+            seen[shard].append(fingerprints.request_fingerprint(request))
+            url_chars += len(url)
+            payload_bytes += len(payload)
+            example = example or payload
+        pipe = client.pipeline(transaction=False)
+        for shard, mapping in payloads.items():
+            pipe.zadd(keys.shard(shard).requests, mapping)
+            pipe.sadd(keys.shard(shard).dupefilter, *seen[shard])
+        pipe.execute()
+        for shard, each in seen.items():
+            blooms[shard].check_and_add(each)
+    return url_chars, payload_bytes, example
+
+
+def _measure(
+    client: Any, keys: CrawlKeys, count: int, error_rate: float, where: str, sites: int
+) -> FrontierMemory:
+    before = _used_memory(client)
+    url_chars, payload_bytes, example = _fill(
+        client, keys, product_urls(count, sites), count, error_rate
+    )
+    used = _used_memory(client) - before
+
+    def usage(name: Callable[[ShardKeys], str]) -> float:
+        # MEMORY USAGE of the key in every shard, summed (a missing key: 0)
+        return memory_usage(client, [name(shard) for shard in keys.all_shards()]) / count
+
+    fingerprint = usage(lambda shard: shard.dupefilter)
+    bloom = usage(lambda shard: shard.bloom)
+    return FrontierMemory(
+        requests=count,
+        url_chars=url_chars / count,
+        payload_bytes=payload_bytes / count,
+        queued=usage(lambda shard: shard.requests),
+        queued_used=(used - (fingerprint + bloom) * count) / count,
+        fingerprint=fingerprint,
+        bloom=bloom,
+        bloom_error_rate=error_rate,
+        example=example,
+        where=where,
+    )
+
+
+def measure(count: int, error_rate: float = defaults.BLOOM_ERROR_RATE) -> FrontierMemory:
+    """On one private redis-server (no persistence), the links all of one shop."""
     with RedisServer(appendonly=False) as server:
         client = redis.Redis.from_url(server.url)
-        before = int(client.info("memory")["used_memory"])
-        bloom = BloomFilter(client, keys, BloomSize.for_capacity(count, error_rate))
-        urls = product_urls(count)
-        while chunk := list(islice(urls, CHUNK)):
-            payloads: dict[bytes, float] = {}
-            seen: list[bytes] = []
-            for url in chunk:
-                # a link as the spider yields it, after the depth middleware
-                request = Request(
-                    url,
-                    callback=spider.parse,
-                    errback=spider.errback,
-                    meta={"site": site_key(url), "depth": 2},
-                )
-                payload = encode_request(request, spider)
-                payloads[payload] = -request.priority
-                seen.append(fingerprints.request_fingerprint(request))
-                url_chars += len(url)
-                payload_bytes += len(payload)
-                example = example or payload
-            client.zadd(keys.requests, payloads)
-            client.sadd(keys.dupefilter, *seen)
-            bloom.check_and_add(seen)
-        queued_used = int(client.info("memory")["used_memory"]) - before
+        try:
+            return _measure(client, CrawlKeys(), count, error_rate, "one redis-server", 1)
+        finally:
+            client.close()
 
-        def usage(key: str) -> float:
-            return int(client.memory_usage(key, samples=0) or 0) / count
 
-        result = FrontierMemory(
-            requests=count,
-            url_chars=url_chars / count,
-            payload_bytes=payload_bytes / count,
-            queued=usage(keys.requests),
-            queued_used=(queued_used - usage(keys.dupefilter) * count - usage(keys.bloom) * count)
-            / count,
-            fingerprint=usage(keys.dupefilter),
-            bloom=usage(keys.bloom),
-            bloom_error_rate=error_rate,
-            example=example,
-        )
-        client.close()
-    return result
+def measure_cluster(
+    count: int,
+    primaries_count: int = 3,
+    error_rate: float = defaults.BLOOM_ERROR_RATE,
+    shards: int = DEFAULT_CLUSTER_SHARDS,
+    sites: int = CLUSTER_SITES,
+) -> FrontierMemory:
+    """On a private Redis Cluster of ``primaries_count`` nodes, the crawl's layout of
+    ``shards`` shards, the links spread over ``sites`` shops (so every shard has some):
+    the MEMORY USAGE of each shard's queue, seen-set and Bloom filter, summed."""
+    from tools.redis_cluster import RedisCluster
+
+    keys = CrawlKeys.layout(cluster=True, shards=shards)
+    with RedisCluster(primaries=primaries_count) as cluster:
+        client = cluster.client()
+        try:
+            where = (
+                f"a Redis Cluster of {primaries_count} primaries, {shards} shards, "
+                f"links of {sites} shops"
+            )
+            return _measure(client, keys, count, error_rate, where, sites)
+        finally:
+            client.close()
 
 
 def render(result: FrontierMemory) -> list[str]:
@@ -125,8 +201,8 @@ def render(result: FrontierMemory) -> list[str]:
     per_gb_queued = gib / (result.queued + result.fingerprint)
     per_gb_seen = gib / result.fingerprint
     return [
-        f"frontier: {result.requests} product links of {result.url_chars:.0f} characters "
-        f"(e.g. {result.example.decode()})",
+        f"frontier on {result.where}: {result.requests} product links of "
+        f"{result.url_chars:.0f} characters (e.g. {result.example.decode()})",
         f"queued request: {result.queued:.1f} bytes (MEMORY USAGE of the queue / requests; "
         f"used_memory grew {result.queued_used:.1f}); payload {result.payload_bytes:.1f} bytes",
         f"fingerprint, exact set: {result.fingerprint:.1f} bytes",

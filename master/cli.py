@@ -12,7 +12,8 @@ Exit codes (every command):
 1     nothing done: no valid seed given, confirmation refused or missing,
       live workers block a reset, a dead letter could not be requeued
 2     Redis unreachable or failing (one line on stderr says which URL and
-      what to do), or a usage error
+      what to do), or a usage error (also: a crawl recorded on a cluster
+      with another REDIS_CLUSTER_SHARDS, for the commands that write it)
 130   interrupted with Ctrl-C
 ====  ==================================================================
 """
@@ -30,6 +31,7 @@ import redis
 
 from crawler.config import redact_dsn
 from crawler.keys import SPIDER_NAME, CrawlKeys
+from crawler.layout import LayoutMismatch
 from master.commands import (
     bench,
     dead,
@@ -114,7 +116,8 @@ def _common_options() -> argparse.ArgumentParser:
         "--redis-url",
         metavar="URL",
         default=argparse.SUPPRESS,
-        help=f"the crawl's Redis (default: $REDIS_URL, else {DEFAULT_REDIS_URL})",
+        help=f"the crawl's Redis (default: $REDIS_URL, else {DEFAULT_REDIS_URL}); with "
+        "REDIS_CLUSTER=true a node of the Redis Cluster, or several, comma-separated",
     )
     group.add_argument(
         "--spider",
@@ -171,7 +174,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         return handler(ctx, args)
     except SystemExit as exc:  # argparse: --help (0) and usage errors (2)
         return exc.code if isinstance(exc.code, int) else EXIT_REDIS
-    except MasterRedisError as exc:
+    except (MasterRedisError, LayoutMismatch) as exc:
         err(f"error: {exc}")
         return EXIT_REDIS
     except redis.RedisError as exc:

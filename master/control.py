@@ -6,9 +6,9 @@ a second, ``PAUSE_POLL_INTERVAL``) and stops taking requests while it exists,
 without stopping its process.
 ``resume`` deletes the key. Both are idempotent.
 
-``reset`` deletes every key of the crawl (``<spider>:*``) with SCAN and UNLINK
-in batches; the command line asks for confirmation first and refuses while
-live workers exist unless forced.
+``reset`` deletes every key of the crawl (``<spider>:*``, on every primary of
+a cluster) with SCAN and UNLINK in batches; the command line asks for
+confirmation first and refuses while live workers exist unless forced.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from typing import Any
 
 import redis
 
-from crawler import defaults
 from crawler.keys import CrawlKeys
 from crawler.records import PauseMarker
+from master.clusterscan import Batch, scan, total
 from master.inspection import count_inflight, load_workers, read_pause
 
 UNLINK_BATCH = 500
@@ -77,22 +77,26 @@ class ResetPlan:
 
 
 def plan_reset(client: redis.Redis, keys: CrawlKeys) -> ResetPlan:
-    found = sorted(client.scan_iter(match=keys.all_pattern, count=defaults.SCAN_COUNT))
-    pipe = client.pipeline(transaction=False)
-    pipe.zcard(keys.requests)
-    pipe.llen(keys.start_urls)
-    pipe.scard(keys.seeded)
-    pipe.scard(keys.dupefilter)
-    pipe.hlen(keys.workers)
-    pipe.llen(keys.dead)
-    pipe.llen(keys.invalid)
-    queued, pending, seeded, seen, workers, dead, invalid = pipe.execute()
+    """The keys under ``<spider>:*`` on every primary, and the crawl's sizes (summed over
+    the shards on a cluster)."""
+    found = sorted(scan(client, keys.all_pattern))
+    batch = Batch(client, keys)
+    queued = batch.per_shard(lambda pipe, shard: pipe.zcard(shard.requests))
+    batch.add(lambda pipe: pipe.llen(keys.start_urls))
+    batch.add(lambda pipe: pipe.scard(keys.seeded))
+    seen = batch.per_shard(lambda pipe, shard: pipe.scard(shard.dupefilter))
+    batch.add(lambda pipe: pipe.hlen(keys.workers))
+    batch.add(lambda pipe: pipe.llen(keys.dead))
+    batch.add(lambda pipe: pipe.llen(keys.invalid))
+    replies = batch.execute()
+    pending, seeded = replies[queued.stop : seen.start]
+    workers, dead, invalid = replies[seen.stop :]
     counts = {
         "keys": len(found),
-        "queued_requests": int(queued),
+        "queued_requests": total(replies[queued]),
         "pending_seeds": int(pending),
         "seeded_urls": int(seeded),
-        "seen_fingerprints": int(seen),
+        "seen_fingerprints": total(replies[seen]),
         "in_flight": count_inflight(client, keys),
         "worker_records": int(workers),
         "dead_letters": int(dead),
@@ -102,10 +106,14 @@ def plan_reset(client: redis.Redis, keys: CrawlKeys) -> ResetPlan:
 
 
 def reset(client: redis.Redis, keys: CrawlKeys) -> int:
-    """Delete every key matching ``<spider>:*`` (SCAN, UNLINK in batches); return how many."""
+    """Delete every key matching ``<spider>:*`` (SCAN on every primary, UNLINK in batches;
+    on a cluster redis-py splits a batch into one UNLINK per hash slot, since one command
+    may only name keys of one slot); return how many were deleted. The layout key
+    (``<spider>:layout``, :mod:`crawler.layout`) goes too: the next crawl may use
+    another shard count."""
     deleted = 0
     batch: list[bytes] = []
-    for name in client.scan_iter(match=keys.all_pattern, count=defaults.SCAN_COUNT):
+    for name in scan(client, keys.all_pattern):
         batch.append(name)
         if len(batch) >= UNLINK_BATCH:
             deleted += int(client.unlink(*batch))

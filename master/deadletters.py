@@ -9,6 +9,17 @@ bypassing the "already seeded" check). Each record is moved by one Lua call
 that removes it from the list and queues it atomically, so two masters
 requeueing at once never queue a record twice, and a crash never loses one.
 
+On a Redis Cluster the list, the shards' queues and the seeds are in different
+hash slots, which no script may touch together. There a batch of records is
+pushed first (each request into the queue of its site's shard, each seed into
+``<spider>:{seeds}:start_urls``), and then each record is removed from the list
+(``LREM``): at least once. A crash between the two leaves the records both
+queued and in the list; requeueing them again adds nothing for a request still
+queued (the queue is a set of payloads) but queues a seed, or a request already
+taken by a worker, a second time. Two masters requeueing at once may do the
+same; ``vanished`` counts the records another had removed meanwhile (pushed
+anyway).
+
 An invalid item (:class:`crawler.records.InvalidItem`) is JSON ``{"item",
 "errors", "worker", "url", "time"}``: a product the schema or a store rejected,
 kept so the site's problem can be seen. Both are listed as their records' fields
@@ -139,6 +150,10 @@ def format_errors(errors: Any) -> str:
     return "" if errors is None else str(errors)
 
 
+# a dead letter to move: (as stored, "request" | "seed", payload, the queue of a request)
+_Move = tuple[bytes, str, str, str]
+
+
 @dataclass
 class RequeueResult:
     requests: int = 0  # pushed back to <spider>:requests
@@ -166,12 +181,46 @@ def _target(letter: DeadLetter | None) -> tuple[str, str] | str:
         return f"url is not a valid seed: {exc}"
 
 
+def _queue_of(keys: CrawlKeys, payload: str) -> str:
+    """The queue a serialized request goes back to: on a cluster, its site's shard's."""
+    if not keys.cluster:
+        return keys.requests
+    from crawler.scheduling.serializer import loads  # brings Scrapy: only when needed
+    from crawler.sites import site_key
+
+    return keys.for_site(site_key(str(loads(payload)["url"]))).requests
+
+
+def _move_atomically(client: redis.Redis, keys: CrawlKeys, planned: list[_Move]) -> list[bool]:
+    """One Lua call per dead letter: removed from the list and queued together."""
+    script = client.register_script(REQUEUE_LUA)
+    pipe = client.pipeline(transaction=False)
+    for raw, kind, payload, queue in planned:
+        script(keys=[keys.dead, queue, keys.start_urls], args=[raw, kind, payload], client=pipe)
+    return [bool(moved) for moved in pipe.execute()]
+
+
+def _move_push_first(client: redis.Redis, keys: CrawlKeys, planned: list[_Move]) -> list[bool]:
+    """On a cluster: push every request (ZADD into its shard's queue) and seed (RPUSH)
+    first, then take the letters off the list; True where this call removed the letter."""
+    pipe = client.pipeline(transaction=False)
+    for _, kind, payload, queue in planned:
+        if kind == "request":
+            pipe.zadd(queue, {payload: 0})
+        else:
+            pipe.rpush(keys.start_urls, payload)
+    pipe.execute()
+    pipe = client.pipeline(transaction=False)
+    for raw, _, _, _ in planned:
+        pipe.lrem(keys.dead, 1, raw)  # type: ignore[arg-type]
+    return [bool(removed) for removed in pipe.execute()]
+
+
 def requeue(
     client: redis.Redis, keys: CrawlKeys, limit: int = 0, reason: str | None = None
 ) -> RequeueResult:
     """Move dead letters back to work (``limit`` 0: all of them; ``reason``: only those of
-    that reason), one atomic call each."""
-    script = client.register_script(REQUEUE_LUA)
+    that reason): one atomic call each on one Redis, push then remove on a cluster."""
     result = RequeueResult()
     if reason is None:
         stop = -1 if limit <= 0 else limit - 1
@@ -179,25 +228,24 @@ def requeue(
     else:
         raws = [raw for _, raw in _scan(client, keys.dead) if _reason(raw) == reason]
         raws = raws if limit <= 0 else raws[:limit]
-    script_keys = [keys.dead, keys.requests, keys.start_urls]
+    move = _move_push_first if keys.cluster else _move_atomically
     for offset in range(0, len(raws), BATCH):
-        chunk = list(enumerate(raws[offset : offset + BATCH], start=offset))
-        pipe = client.pipeline(transaction=False)
-        planned = []
-        for index, raw in chunk:
+        planned: list[_Move] = []
+        for index, raw in enumerate(raws[offset : offset + BATCH], start=offset):
             try:
                 letter: DeadLetter | None = DeadLetter.decode(raw)
             except MalformedRecord:
                 letter = None
             target = _target(letter)
-            if isinstance(target, str):
-                url = letter.url if letter is not None else None
-                result.skipped.append({"index": index, "url": url, "reason": target})
-                continue
-            kind, payload = target
-            script(keys=script_keys, args=[raw, kind, payload], client=pipe)
-            planned.append(kind)
-        for kind, moved in zip(planned, pipe.execute() if planned else [], strict=True):
+            if not isinstance(target, str):
+                try:
+                    planned.append((raw, *target, _queue_of(keys, target[1])))
+                    continue
+                except (ValueError, KeyError, TypeError) as exc:
+                    target = f"its request cannot be read ({exc})"
+            url = letter.url if letter is not None else None
+            result.skipped.append({"index": index, "url": url, "reason": target})
+        for (_, kind, _, _), moved in zip(planned, move(client, keys, planned), strict=True):
             if not moved:
                 result.vanished += 1
             elif kind == "request":

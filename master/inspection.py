@@ -13,17 +13,18 @@ import sqlite3
 import time
 from contextlib import closing
 from dataclasses import asdict
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import quote
 
 import redis
 
-from crawler import defaults
 from crawler.config import redact_dsn
 from crawler.keys import DELAYED_BELOW, DELAYED_SCORE_BASE, CrawlKeys
 from crawler.politeness import rate_now, read_site_state
 from crawler.records import PauseMarker, StatsFields, WorkerRecord, as_float, as_int, as_text
+from master.clusterscan import Batch, scan, site_of_polite_key, total
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ACTIVE_STATES = ("running", "paused")
@@ -51,8 +52,9 @@ def load_workers(
 
 
 def count_inflight(client: redis.Redis, keys: CrawlKeys) -> int:
-    """Requests leased by workers and not yet finished (sum of HLEN over the inflight hashes)."""
-    names = list(client.scan_iter(match=keys.inflight_pattern, count=defaults.SCAN_COUNT))
+    """Requests leased by workers and not yet finished (sum of HLEN over the inflight hashes,
+    on every primary of a cluster)."""
+    names = list(scan(client, keys.inflight_pattern))
     if not names:
         return 0
     pipe = client.pipeline(transaction=False)
@@ -93,6 +95,10 @@ def crawl_state(
     return "idle", "nothing seeded yet; run `master seed FILE`"
 
 
+def _get(name: bytes, pipe: Any) -> Any:
+    return pipe.get(name)
+
+
 def gather_backoff(client: redis.Redis, keys: CrawlKeys) -> dict[str, Any]:
     """Retries waiting in Redis and the sites whose shared rate is cut (``status``, metrics,
     the dashboard): ``retries_waiting``, ``next_retry_in`` (s, None: none), ``sites`` (one
@@ -100,20 +106,24 @@ def gather_backoff(client: redis.Redis, keys: CrawlKeys) -> dict[str, Any]:
     its last request) and ``budget`` in req/s (budget 0: none),
     ``cuts``, ``reason``, ``cut_ago`` and ``paused_for`` in s), and the crawl-wide counters
     ``site_rate_cuts``, ``site_rate_restores``, ``retries_delayed``."""
-    names = sorted(client.scan_iter(match=keys.polite_pattern, count=defaults.SCAN_COUNT))
-    pipe = client.pipeline(transaction=False)
-    pipe.time()
-    pipe.zcount(keys.requests, "-inf", f"({DELAYED_BELOW}")
-    pipe.zrange(keys.requests, 0, 0, withscores=True)
-    pipe.hmget(
-        keys.stats,
-        [StatsFields.SITE_RATE_CUTS, StatsFields.SITE_RATE_RESTORES, StatsFields.RETRIES_DELAYED],
-    )
+    names = sorted(scan(client, keys.polite_pattern))
+    batch = Batch(client, keys)
+    clock = batch.time()
+    delayed = f"({DELAYED_BELOW}"
+    waiting = batch.per_shard(lambda pipe, shard: pipe.zcount(shard.requests, "-inf", delayed))
+    firsts = batch.per_shard(lambda pipe, shard: pipe.zrange(shard.requests, 0, 0, withscores=True))
+    fields = [
+        StatsFields.SITE_RATE_CUTS,
+        StatsFields.SITE_RATE_RESTORES,
+        StatsFields.RETRIES_DELAYED,
+    ]
+    counters = batch.add(lambda pipe: pipe.hmget(keys.stats, fields))
     for name in names:
-        pipe.get(name)
-    (seconds, micros), waiting, first, counters, *values = pipe.execute()
+        batch.add(partial(_get, name))
+    replies = batch.execute()
+    seconds, micros = replies[clock]
+    values = replies[counters + 1 :]
     now_ms = seconds * 1000 + micros // 1000  # Redis's clock, which the due times are on
-    prefix = keys.polite("")
     sites = []
     for name, raw in zip(names, values, strict=True):
         state = read_site_state(raw)
@@ -124,7 +134,7 @@ def gather_backoff(client: redis.Redis, keys: CrawlKeys) -> dict[str, Any]:
         paused = as_float(state.get("paused_until"))
         sites.append(
             {
-                "site": as_text(name)[len(prefix) :],
+                "site": site_of_polite_key(keys, name),
                 "rate": round(rate, 3),
                 "budget": round(as_float(state.get("ceiling")) or 0.0, 3),
                 "cuts": as_int(state.get("cuts")),
@@ -135,42 +145,73 @@ def gather_backoff(client: redis.Redis, keys: CrawlKeys) -> dict[str, Any]:
                 else 0.0,
             }
         )
+    # the earliest retry of any shard: the smallest score below DELAYED_BELOW
+    first = min((each[0][1] for each in replies[firsts] if each), default=None)
     next_retry = None
-    if first and first[0][1] < DELAYED_BELOW:
-        next_retry = round(max(0.0, (first[0][1] - DELAYED_SCORE_BASE - now_ms) / 1000), 1)
-    cuts, restores, delayed = counters
+    if first is not None and first < DELAYED_BELOW:
+        next_retry = round(max(0.0, (first - DELAYED_SCORE_BASE - now_ms) / 1000), 1)
+    cuts, restores, retried = replies[counters]
     return {
-        "retries_waiting": int(waiting),
+        "retries_waiting": total(replies[waiting]),
         "next_retry_in": next_retry,
         "sites": sites,
         "site_rate_cuts": as_int(cuts),
         "site_rate_restores": as_int(restores),
-        "retries_delayed": as_int(delayed),
+        "retries_delayed": as_int(retried),
     }
 
 
 def _bloom_status(client: redis.Redis, keys: CrawlKeys) -> dict[str, Any] | None:
+    """The Bloom filter's figures; on a cluster, those of the shards' filters together
+    (bits, capacity, count and memory summed; the false-positive rate estimated for a
+    fingerprint of the crawl: the shards' rates weighted by their counts)."""
     # imported here: the module brings Scrapy, which `master --help` need not load
     from crawler.scheduling.bloom import bloom_status
 
-    return bloom_status(client, keys)
+    if not keys.cluster:
+        return bloom_status(client, keys)
+    # a shard has the key names bloom_status reads (bloom, bloom_meta)
+    found = [bloom_status(client, cast("CrawlKeys", shard)) for shard in keys.all_shards()]
+    shards = [each for each in found if each is not None]
+    if not shards:
+        return None
+    count = sum(int(each["count"]) for each in shards)
+    rates = [(float(each["estimated_error_rate"]), int(each["count"])) for each in shards]
+    return {
+        "bits": sum(int(each["bits"]) for each in shards),
+        "hashes": max(int(each["hashes"]) for each in shards),
+        "capacity": sum(int(each["capacity"]) for each in shards),
+        "error_rate": max(float(each["error_rate"]) for each in shards),
+        "count": count,
+        "memory_bytes": sum(int(each["memory_bytes"]) for each in shards),
+        "estimated_error_rate": sum(rate * n for rate, n in rates) / count
+        if count
+        else max(rate for rate, _ in rates),
+        "shards": len(shards),
+    }
 
 
 def gather_status(client: redis.Redis, keys: CrawlKeys, now: float | None = None) -> dict[str, Any]:
-    """The crawl at a glance (the data behind ``master status``)."""
+    """The crawl at a glance (the data behind ``master status``); on a cluster the
+    per-shard figures (queue, fingerprints) are summed over the shards."""
     now = time.time() if now is None else now
-    pipe = client.pipeline(transaction=False)
-    pipe.zcount(keys.requests, DELAYED_BELOW, "+inf")  # ready to go: not the waiting retries
-    pipe.llen(keys.start_urls)
-    pipe.scard(keys.dupefilter)
-    pipe.scard(keys.seeded)
-    pipe.hmget(
-        keys.stats,
-        [StatsFields.ITEMS_STORED, StatsFields.ITEMS_INVALID, StatsFields.REQUESTS_REFUSED],
+    batch = Batch(client, keys)
+    # ready to go: not the waiting retries
+    ready = batch.per_shard(lambda pipe, shard: pipe.zcount(shard.requests, DELAYED_BELOW, "+inf"))
+    batch.add(lambda pipe: pipe.llen(keys.start_urls))
+    fingerprints = batch.per_shard(lambda pipe, shard: pipe.scard(shard.dupefilter))
+    batch.add(lambda pipe: pipe.scard(keys.seeded))
+    fields = [StatsFields.ITEMS_STORED, StatsFields.ITEMS_INVALID, StatsFields.REQUESTS_REFUSED]
+    batch.add(lambda pipe: pipe.hmget(keys.stats, fields))
+    batch.add(lambda pipe: pipe.llen(keys.dead))
+    batch.add(lambda pipe: pipe.llen(keys.invalid))
+    replies = batch.execute()
+    queued, seen = total(replies[ready]), total(replies[fingerprints])
+    pending, seeded, counters, dead, kept = (
+        replies[ready.stop],
+        replies[fingerprints.stop],
+        *replies[fingerprints.stop + 1 :],
     )
-    pipe.llen(keys.dead)
-    pipe.llen(keys.invalid)
-    queued, pending, seen, seeded, counters, dead, kept = pipe.execute()
     stored, invalid_count, refused = counters
     inflight = count_inflight(client, keys)
     workers = load_workers(client, keys, now)

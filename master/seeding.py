@@ -27,6 +27,7 @@ from typing import Any, BinaryIO
 import redis
 
 from crawler.keys import CrawlKeys
+from crawler.layout import ensure_layout
 from crawler.network import NetworkRule
 from crawler.seeds import Seed, SeedError, parse_seed_lines
 
@@ -101,6 +102,8 @@ class SeedLoader:
         self._seen: set[str] = set()
         self._batch: list[tuple[str, str]] = []
         self._checking: list[Seed | SeedError] = []  # read, waiting for the network rule
+        if client is not None:  # a crawl on a cluster with another shard count: refused
+            ensure_layout(client, keys)
         self._script = client.register_script(SEED_BATCH_LUA) if client is not None else None
         self._pusher: ThreadPoolExecutor | None = None
         self._in_flight: deque[tuple[int, Future[int]]] = deque()

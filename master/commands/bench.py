@@ -21,7 +21,9 @@ from master.commands.base import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    EXIT_REDIS,
     Subcommands,
+    _non_negative_int,
     _positive_int,
     _seconds,
     _setting,
@@ -31,18 +33,32 @@ if TYPE_CHECKING:
     from master.cli import Context
 
 
-def cmd_frontier(count: int) -> int:
-    """``bench --frontier N``: bytes per queued request and per fingerprint, one Redis."""
-    from benchmarks.frontier import measure, render
+def cmd_frontier(count: int, cluster_primaries: int) -> int:
+    """``bench --frontier N``: bytes per queued request and per fingerprint, on one Redis,
+    then on a private Redis Cluster (``cluster_primaries`` 0: not)."""
+    import shutil
 
+    from benchmarks.frontier import measure, measure_cluster, render
+
+    if 0 < cluster_primaries < 3:
+        sys.stderr.write("error: --cluster-primaries: a Redis Cluster needs at least 3\n")
+        return EXIT_REDIS  # a usage error
     for line in render(measure(count)):
+        print(line, flush=True)
+    if not cluster_primaries:
+        return EXIT_OK
+    if shutil.which("redis-cli") is None:
+        sys.stderr.write("no Redis Cluster measured: redis-cli is needed to create one\n")
+        return EXIT_OK
+    print(flush=True)
+    for line in render(measure_cluster(count, cluster_primaries)):
         print(line, flush=True)
     return EXIT_OK
 
 
 def cmd_bench(ctx: Context, args: argparse.Namespace) -> int:
     if args.frontier is not None:
-        return cmd_frontier(args.frontier)
+        return cmd_frontier(args.frontier, args.cluster_primaries)
     # heavy imports (the shop, matplotlib) only for this command
     from benchmarks.bench import Bench, BenchFailed, RunResult, RunSpec
     from benchmarks.bench_report import draw_chart, render_ratios, render_table, write_json
@@ -220,8 +236,17 @@ def register(commands: Subcommands) -> None:
         help=(
             "instead of crawling: queue N typical product links and their fingerprints in "
             "a private Redis and print the bytes per queued request and per fingerprint "
-            "(exact set and Bloom filter)"
+            "(exact set and Bloom filter); then the same on a private Redis Cluster "
+            "(--cluster-primaries), every shard's keys summed"
         ),
+    )
+    parser.add_argument(
+        "--cluster-primaries",
+        type=_non_negative_int,
+        default=3,
+        metavar="P",
+        help="with --frontier: primaries of the private Redis Cluster measured after the "
+        "single Redis (default 3, at least 3; 0: the single Redis only)",
     )
     parser.add_argument(
         "--timeout",

@@ -10,7 +10,9 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from crawler.layout import ensure_layout
 from master import deadletters, render
+from master.clusterscan import queue_label
 from master.commands.base import (
     EXIT_FAILED,
     EXIT_OK,
@@ -53,6 +55,7 @@ def cmd_dead(ctx: Context, args: argparse.Namespace) -> int:
 
 
 def requeue(ctx: Context, args: argparse.Namespace) -> int:
+    ensure_layout(ctx.client, ctx.keys)  # another shard count: refused, exit 2
     result = deadletters.requeue(ctx.client, ctx.keys, args.limit, args.reason)
     for skipped in result.skipped:
         err(
@@ -73,7 +76,7 @@ def requeue(ctx: Context, args: argparse.Namespace) -> int:
     else:
         out(
             f"requeued {result.requeued} dead letters: {result.requests} requests to "
-            f"{ctx.keys.requests}, {result.seeds} seeds to {ctx.keys.start_urls}; "
+            f"{queue_label(ctx.keys)}, {result.seeds} seeds to {ctx.keys.start_urls}; "
             f"{len(result.skipped)} left in place, {result.remaining} remain."
         )
     return EXIT_FAILED if result.skipped else EXIT_OK
@@ -107,8 +110,9 @@ def register(commands: Subcommands) -> None:
             "list (default): show dead letters. reasons: their reasons with counts, largest "
             "first. requeue: put each back to work (its request "
             "into the request queue, or its URL into the start URLs), removing it from the "
-            "list atomically; exit 1 when some could not be requeued. clear: delete them all "
-            "(asks first)."
+            "list atomically (on a Redis Cluster: pushed first, then removed; at least once, "
+            "see docs/running.md); exit 1 when some could not be requeued. clear: delete "
+            "them all (asks first)."
         ),
         examples=[
             "dead",

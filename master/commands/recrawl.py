@@ -33,7 +33,9 @@ from typing import TYPE_CHECKING, Any
 import redis
 
 from crawler.keys import CrawlKeys
+from crawler.layout import ensure_layout
 from crawler.sites import site_key
+from master.clusterscan import queue_label
 from master.durations import parse_duration
 from master.stores import StoreError, add_store_options, open_store, read_errors
 
@@ -73,13 +75,24 @@ def _batches(urls: Iterable[str], size: int) -> Iterator[list[str]]:
 
 
 def queue_again(client: redis.Redis, keys: CrawlKeys, urls: Iterable[str]) -> tuple[int, int]:
-    """Queue each URL's request past the dupefilter; returns (seen, newly queued)."""
+    """Queue each URL's request past the dupefilter, in the queue of its site's shard on a
+    cluster (one ZADD per shard of a batch, in one pipeline); returns (seen, newly queued)."""
     seen = queued = 0
     for batch in _batches(urls, PUSH_BATCH):
         # score 0: priority 0, as the spider's own requests
-        mapping = {encode(recrawl_request(url)): 0 for url in batch}
-        added: Any = client.zadd(keys.requests, mapping)  # type: ignore[arg-type]
-        queued += int(added)
+        by_queue: dict[str, dict[bytes, float]] = {}
+        for url in batch:
+            queue = keys.for_site(site_key(url)).requests
+            by_queue.setdefault(queue, {})[encode(recrawl_request(url))] = 0
+        if len(by_queue) == 1:  # one Redis: one ZADD, as always
+            ((queue, mapping),) = by_queue.items()
+            added: Any = client.zadd(queue, mapping)  # type: ignore[arg-type]
+            queued += int(added)
+        else:
+            pipe = client.pipeline(transaction=False)
+            for queue, mapping in by_queue.items():
+                pipe.zadd(queue, mapping)  # type: ignore[arg-type]
+            queued += sum(int(n) for n in pipe.execute())
         seen += len(batch)
     return seen, queued
 
@@ -126,6 +139,7 @@ def cmd_recrawl(ctx: Context, args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 0
+        ensure_layout(ctx.client, ctx.keys)  # another shard count: refused, exit 2
         seen, queued = queue_again(ctx.client, ctx.keys, urls)
     except read_errors() as exc:
         print(f"error: reading {store.location} failed: {exc}".rstrip(), file=sys.stderr)
@@ -134,7 +148,7 @@ def cmd_recrawl(ctx: Context, args: argparse.Namespace) -> int:
         store.close()
     print(
         f"queued {queued} of {seen} products {what} "
-        f"({seen - queued} were queued already) into {ctx.keys.requests}"
+        f"({seen - queued} were queued already) into {queue_label(ctx.keys)}"
     )
     return 0
 
@@ -169,7 +183,8 @@ def register(commands: Subcommands) -> None:
         description=(
             "Queue the product URLs whose last_seen is older than DURATION (--older-than), or "
             "whose sitemap lastmod is newer than their last_seen (--changed), straight into "
-            "<spider>:requests (past the dupefilter, for those URLs only), so the workers "
+            "<spider>:requests (on a Redis Cluster: the queue of each URL's site's shard), "
+            "past the dupefilter for those URLs only, so the workers "
             "refetch them and record price changes. Run it from cron to keep prices fresh."
         ),
         examples=[

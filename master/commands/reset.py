@@ -72,7 +72,8 @@ def register(commands: Subcommands) -> None:
         help="delete the crawl's whole Redis state (asks first)",
         description=(
             "Delete every key matching <spider>:* (queue, fingerprints, seeds, worker "
-            "records, dead letters, ...) after showing what will go and asking. Refuses while "
+            "records, dead letters, ...; on a Redis Cluster on every primary, the layout key "
+            "included) after showing what will go and asking. Refuses while "
             "live workers exist unless --force; refuses without a terminal unless --yes."
         ),
         examples=["reset", "reset --yes", "reset --yes --force"],

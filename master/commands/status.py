@@ -59,7 +59,8 @@ def register(commands: Subcommands) -> None:
             "fingerprints, requests in flight, live workers with their pages/min, items stored "
             "and invalid, dead letters, the sites whose shared rate is cut (rate, budget, "
             "cuts, pause; docs/backoff.md), and the crawl's state: paused, running, idle or "
-            "finished."
+            "finished. On a Redis Cluster (REDIS_CLUSTER=true) the figures are summed over "
+            "the shards, the keys scanned on every primary."
         ),
         examples=["status", "status --json", "status --watch 2", "status --sites"],
     )

@@ -32,6 +32,7 @@ from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
 from crawler.items import Availability
+from crawler.layout import ensure_layout
 from crawler.network import NetworkRule, resolve
 from crawler.series import read_series
 from master import control, deadletters, inspection
@@ -137,6 +138,7 @@ def dead_requeue(
     config: Config, action: Annotated[DeadAction | None, Body()] = None
 ) -> dict[str, Any]:
     action = action or DeadAction()
+    ensure_layout(config.client, config.keys)  # another shard count: 409
     result = deadletters.requeue(config.client, config.keys, action.limit, action.reason)
     return {**asdict(result), "requeued": result.requeued}
 

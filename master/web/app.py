@@ -14,8 +14,9 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.responses import RedirectResponse, Response
+from fastapi.responses import JSONResponse, RedirectResponse, Response
 
+from crawler.layout import LayoutMismatch
 from master.web import api, pages
 from master.web.config import DashboardConfig
 from master.web.security import BodyLimit, LoginRequired, require_api
@@ -46,6 +47,11 @@ def create_app(config: DashboardConfig) -> FastAPI:
     @app.exception_handler(LoginRequired)
     async def to_login(request: Request, exc: LoginRequired) -> Response:
         return RedirectResponse("/login", status_code=303)
+
+    @app.exception_handler(LayoutMismatch)
+    async def other_layout(request: Request, exc: LayoutMismatch) -> Response:
+        # a write (seeds, requeue) with another REDIS_CLUSTER_SHARDS than the crawl's
+        return JSONResponse({"detail": str(exc)}, status_code=409)
 
     @app.get("/api/v1/openapi.json", include_in_schema=False)
     def openapi(request: Request) -> dict[str, Any]:
