@@ -47,6 +47,7 @@ import redis
 from scrapy import Request, signals
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest
 from scrapy.http import TextResponse
+from scrapy.settings import SETTINGS_PRIORITIES
 from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy_redis.spiders import RedisSpider
 from scrapy_redis.utils import bytes_to_str
@@ -124,10 +125,14 @@ class EcommerceSpider(RedisSpider):
         super().update_settings(settings)
         cluster = settings.getbool("REDIS_CLUSTER", defaults.REDIS_CLUSTER)
         if cluster:
+            # at the spider's priority at least: the crawler process merges its own
+            # (project) settings into the crawler's again, and would undo it
+            priority = max(SETTINGS_PRIORITIES["spider"], settings.getpriority("REDIS_PARAMS") or 0)
             params = worker_redis_params(settings.getdict("REDIS_PARAMS"), cluster)
-            settings.set("REDIS_PARAMS", params, priority=settings.getpriority("REDIS_PARAMS"))
+            settings.set("REDIS_PARAMS", params, priority=priority)
             # scrapy-redis's own start_urls key (unused: seeds are popped under lease)
-            settings.set("REDIS_START_URLS_KEY", CrawlKeys.from_settings(settings).start_urls)
+            start_urls = CrawlKeys.from_settings(settings).start_urls
+            settings.set("REDIS_START_URLS_KEY", start_urls, priority="spider")
 
     @classmethod
     def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> EcommerceSpider:
