@@ -70,6 +70,10 @@ class ReliablePriorityQueue(PriorityQueue):
             self._length = (now, self.ledger.waiting()[0])
         return len(self._buffer) + self._length[1]
 
+    def _pushed(self) -> None:
+        """This worker queued a request: the cluster queue's length is read afresh."""
+        self._length = (0.0, 0)
+
     def shard(self, request: Request) -> int:
         """The shard of the request's site (0 on a plain Redis: not even computed)."""
         return self.ledger.keys.shard_of(site_key(request.url)) if self.ledger.cluster else 0
@@ -88,6 +92,8 @@ class ReliablePriorityQueue(PriorityQueue):
         """
         lease = take_lease(request)
         delay = request.meta.pop(DELAY_META_KEY, None)
+        if self.ledger.cluster:
+            self._pushed()
         if delay:
             payload = self._encode_request(request)
             wait = self.ledger.push_delayed(float(delay), payload, lease, self.shard(request))
@@ -128,6 +134,8 @@ class ReliablePriorityQueue(PriorityQueue):
         """Queue a request unless its fingerprint was seen; its lease is finished either way."""
         lease = take_lease(request)
         payload = self._encode_request(request)
+        if self.ledger.cluster:
+            self._pushed()
         return self.ledger.push_if_new(
             fingerprint, -request.priority, payload, lease, self.shard(request)
         )
