@@ -21,6 +21,13 @@ forgets its cache, the lease tracker requeues every lease this worker holds
 (:meth:`crawler.leasing.tracker.LeaseTracker.redis_restarted`), so
 that what it was doing is fetched again (at-least-once; the upserts make the
 second write harmless). A restart that lost nothing costs those pages twice.
+
+On a Redis Cluster the cluster client makes each node's handshake itself and
+then calls :func:`check_run_id` (``REDIS_PARAMS``, see
+:func:`crawler.redis_client.worker_redis_params`): a node that restarted makes
+the listeners redo everything the worker holds, in every shard. A node seen for
+the first time (a replica promoted by a failover, a node added) has no earlier
+run id: nothing is redone for it here.
 """
 
 from __future__ import annotations
