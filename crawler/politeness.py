@@ -26,6 +26,11 @@ is a plain number again. A site without budget is cut to
 counted in the stats hash (``site_rate_cuts``, ``site_rate_restores``).
 :func:`read_site_state` reads the object back (``master status``).
 
+On a Redis Cluster a site's key is in its shard (``<spider>:{s<i>}:polite:<site>``,
+see :mod:`crawler.keys`) and the crawl's stats hash has a slot of its own: the
+script then gets the site's key alone and the counts above are added by a
+separate ``HINCRBY`` (a round trip more, only for a wait, a cut or a restore).
+
 :class:`SiteWaits` is the worker's local view: how many of its requests are
 waiting for a slot of each site, so the scheduler can hand out requests of other
 sites first (see :class:`crawler.scheduling.scheduler.ReliableScheduler`). It is
@@ -64,7 +69,8 @@ local function load(key)
 end
 """
 
-# KEYS: the site's key, the crawl's stats hash. ARGV: interval in ms (budget and
+# KEYS: the site's key, the crawl's stats hash (none on a cluster: counted by the
+# caller). ARGV: interval in ms (budget and
 # Crawl-delay; 0: none), step up (req/s), step interval (ms), the rate at which a
 # site without budget is free again. Takes the next slot; while the site is
 # backed off, the slot is spaced by its current rate, which climbs back a step
@@ -87,7 +93,7 @@ if state then
   if state.rate >= target then
     restored = 1
     state = nil
-    redis.call('HINCRBY', KEYS[2], 'site_rate_restores', 1)
+    if KEYS[2] then redis.call('HINCRBY', KEYS[2], 'site_rate_restores', 1) end
   else
     interval = math.max(interval, math.ceil(1000 / state.rate))
   end
@@ -99,7 +105,7 @@ if state then
 else
   redis.call('SET', KEYS[1], at + interval, 'PX', math.floor(at + interval - now) + 60000)
 end
-if at > now then
+if at > now and KEYS[2] then
   redis.call('HINCRBY', KEYS[2], 'politeness_waits', 1)
   redis.call('HINCRBY', KEYS[2], 'politeness_wait_ms', at - now)
 end
@@ -130,7 +136,7 @@ if not state or now - (tonumber(state.cut_at) or 0) >= tonumber(ARGV[6]) then
   state.changed = now
   state.cuts = (tonumber(state.cuts) or 0) + 1
   cut = 1
-  redis.call('HINCRBY', KEYS[2], 'site_rate_cuts', 1)
+  if KEYS[2] then redis.call('HINCRBY', KEYS[2], 'site_rate_cuts', 1) end
 end
 state.reason = ARGV[3]
 state.ceiling = ceiling
@@ -218,11 +224,26 @@ class SiteBudget:
         self._reserve = server.register_script(_RESERVE)
         self._cut = server.register_script(_CUT)
 
+    def _keys(self, site: str) -> list[str]:
+        if self.keys.cluster:  # the stats hash is in another slot: counted after
+            return [self.keys.for_site(site).polite(site)]
+        return [self.keys.polite(site), self.keys.stats]
+
+    def _count(self, counts: dict[str, int]) -> None:
+        """Cluster: add to the crawl's stats what the script could not (one round trip)."""
+        counts = {name: count for name, count in counts.items() if count}
+        if not self.keys.cluster or not counts:
+            return
+        with self.server.pipeline(transaction=False) as pipe:
+            for name, count in counts.items():
+                pipe.hincrby(self.keys.stats, name, count)
+            pipe.execute()
+
     def take_slot(self, site: str, interval: float) -> Reservation:
         """Take the site's next slot at ``interval`` s (or the site's current rate, slower)."""
         rule = self.rule
         wait_ms, restored, rate = self._reserve(
-            keys=[self.keys.polite(site), self.keys.stats],
+            keys=self._keys(site),
             args=[
                 round(interval * 1000, 3),
                 rule.step_rps,
@@ -230,7 +251,15 @@ class SiteBudget:
                 rule.start_rps * 2,
             ],
         )
-        return Reservation(max(0, int(wait_ms)) / 1000.0, bool(restored), int(rate) / 1000.0)
+        waited = max(0, int(wait_ms))
+        self._count(
+            {
+                "politeness_waits": 1 if waited else 0,
+                "politeness_wait_ms": waited,
+                "site_rate_restores": int(restored),
+            }
+        )
+        return Reservation(waited / 1000.0, bool(restored), int(rate) / 1000.0)
 
     def reserve(self, site: str, interval: float) -> float:
         """Take the site's next slot; returns the seconds to wait until it (0: go now)."""
@@ -240,7 +269,7 @@ class SiteBudget:
         """The site failed (429, 503, a timeout): cut its rate, pause it ``pause`` s."""
         rule = self.rule
         cut, before, after = self._cut(
-            keys=[self.keys.polite(site), self.keys.stats],
+            keys=self._keys(site),
             args=[
                 round(interval * 1000, 3),
                 int(pause * 1000),
@@ -253,6 +282,7 @@ class SiteBudget:
                 int(rule.step_interval * 1000),
             ],
         )
+        self._count({"site_rate_cuts": int(cut)})
         return Cut(bool(cut), int(before) / 1000.0, int(after) / 1000.0)
 
 

@@ -13,7 +13,13 @@ as ``crawler_redis_round_trips_total``.
 
 On a Redis Cluster (``REDIS_CLUSTER=true``) the client is
 :class:`CountingRedisCluster`, built by :func:`cluster_client` from one node's
-URL or a comma-separated list of startup nodes.
+URL or a comma-separated list of startup nodes. :func:`worker_redis_params`
+turns the workers' ``REDIS_PARAMS`` into those of a cluster client (the spider
+applies it in ``update_settings``, so every component built by scrapy-redis's
+``get_redis_from_settings`` gets one): the same timeouts, the same retry
+policy (redis-py's cluster-level ``retry``), and the restart check of
+:mod:`crawler.scheduling.restarts` run after the cluster client's own
+handshake on every new connection to every node.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from typing import Any
 
 import redis
 from redis.client import Pipeline
-from redis.cluster import ClusterNode, RedisCluster
+from redis.cluster import ClusterNode, ClusterPipeline, RedisCluster
 
 
 class RoundTripCounter:
@@ -119,3 +125,55 @@ class CountingRedisCluster(RedisCluster):
     def execute_command(self, *args: Any, **kwargs: Any) -> Any:
         ROUND_TRIPS.add()
         return super().execute_command(*args, **kwargs)
+
+    def pipeline(self, transaction: Any = None, shard_hint: Any = None) -> ClusterPipeline:
+        pipe = super().pipeline(transaction, shard_hint)
+        pipe.__class__ = CountingClusterPipeline
+        pipe._counting_client = self  # type: ignore[attr-defined]
+        return pipe
+
+
+class CountingClusterPipeline(ClusterPipeline):
+    """A cluster pipeline counted once per node its commands go to."""
+
+    _counting_client: RedisCluster
+
+    def execute(self, raise_on_error: bool = True) -> list[Any]:
+        nodes = set()
+        for command in self._execution_strategy.command_queue:
+            args = command.args
+            try:
+                key = args[3] if str(args[0]).upper() in ("EVALSHA", "EVAL") else args[1]
+                nodes.add(self._counting_client.get_node_from_key(key).name)
+            except Exception:  # noqa: BLE001 - a keyless command: one more trip
+                nodes.add(repr(args[0]))
+        ROUND_TRIPS.add(len(nodes))
+        return super().execute(raise_on_error)
+
+
+# REDIS_PARAMS entries a cluster client has no use for (its own health checks and
+# retries cover them), and the plain handshake it replaces with its own.
+_NOT_FOR_A_CLUSTER = ("retry_on_error", "health_check_interval", "redis_cls")
+
+
+def worker_redis_params(params: dict[str, Any], cluster: bool) -> dict[str, Any]:
+    """The workers' ``REDIS_PARAMS`` for a plain Redis (as given) or for a cluster.
+
+    On a cluster: ``redis_cls`` is :class:`CountingRedisCluster`, and a
+    ``redis_connect_func`` that makes the handshake itself (as
+    :func:`crawler.scheduling.restarts.connect` does) is swapped for its
+    ``after_handshake`` (the cluster client shakes hands first, then calls it).
+    """
+    if not cluster:
+        return dict(params)
+    out = {key: value for key, value in params.items() if key not in _NOT_FOR_A_CLUSTER}
+    out["redis_cls"] = f"{CountingRedisCluster.__module__}.{CountingRedisCluster.__name__}"
+    connect = out.get("redis_connect_func")
+    after = getattr(connect, "after_handshake", None)
+    if connect is not None and after is not None:
+        out["redis_connect_func"] = after
+    return out
+
+
+def is_cluster(client: Any) -> bool:
+    return isinstance(client, RedisCluster)

@@ -60,7 +60,7 @@ from crawler import defaults
 from crawler import signals as crawler_signals
 from crawler.config import worker_id
 from crawler.keys import SPIDER_NAME, CrawlKeys
-from crawler.redis_client import ROUND_TRIPS
+from crawler.redis_client import ROUND_TRIPS, cluster_client
 
 logger = logging.getLogger(__name__)
 
@@ -160,7 +160,9 @@ class PrometheusMetrics:
         self.port = port
         self.address = address
         self.worker = worker_id(crawler.settings)
-        self.keys = CrawlKeys(getattr(crawler.spidercls, "name", None) or SPIDER_NAME)
+        self.keys = CrawlKeys.from_settings(
+            crawler.settings, getattr(crawler.spidercls, "name", None) or SPIDER_NAME
+        )
         self.redis_url = crawler.settings.get("REDIS_URL", defaults.REDIS_URL)
         self.started_at = time.time()
         self.registry = CollectorRegistry(auto_describe=False)
@@ -186,7 +188,7 @@ class PrometheusMetrics:
         self.registry.register(WorkerCollector(self))
         self._server: Any = None
         self._thread: Any = None
-        self._redis: redis.Redis | None = None
+        self._redis: Any = None  # redis.Redis, or a RedisCluster
         self._engine: Any = None  # the crawler's engine, once the spider is open
 
     @classmethod
@@ -208,9 +210,17 @@ class PrometheusMetrics:
         self.started_at = time.time()
         self._engine = self.crawler.engine
         # a plain client (not the counting one): scrapes are not the crawl's round trips
-        self._redis = redis.Redis.from_url(
-            self.redis_url, socket_connect_timeout=2, socket_timeout=2
-        )
+        try:
+            if self.keys.cluster:
+                self._redis = cluster_client(
+                    self.redis_url, socket_connect_timeout=2, socket_timeout=2
+                )
+            else:
+                self._redis = redis.Redis.from_url(
+                    self.redis_url, socket_connect_timeout=2, socket_timeout=2
+                )
+        except redis.RedisError as exc:  # a cluster client reads the slots when built
+            logger.warning("Metrics: no Redis client (%r); the leases gauge is missing", exc)
         try:
             self._server, self._thread = start_http_server(
                 self.port, addr=self.address, registry=self.registry
@@ -254,6 +264,13 @@ class PrometheusMetrics:
         if self._redis is None:
             return None
         try:
-            return int(self._redis.hlen(self.keys.inflight(self.worker)))
+            if not self.keys.cluster:
+                return int(self._redis.hlen(self.keys.inflight(self.worker)))
+            # every shard's lease hash of this worker and its seeds' (one trip per node)
+            with self._redis.pipeline(transaction=False) as pipe:
+                for shard in self.keys.all_shards():
+                    pipe.hlen(shard.inflight(self.worker))
+                pipe.hlen(self.keys.seed_inflight(self.worker))
+                return sum(int(count) for count in pipe.execute())
         except redis.RedisError:
             return None  # Redis away: the gauge is missing from this scrape

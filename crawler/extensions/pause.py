@@ -35,7 +35,8 @@ class PauseControl:
             "PAUSE_POLL_INTERVAL", defaults.PAUSE_POLL_INTERVAL
         )
         self.server = get_redis_from_settings(crawler.settings)
-        self.key = CrawlKeys(getattr(crawler.spidercls, "name", None) or SPIDER_NAME).paused
+        name = getattr(crawler.spidercls, "name", None) or SPIDER_NAME
+        self.key = CrawlKeys.from_settings(crawler.settings, name).paused
         self._loop: task.LoopingCall | None = None
 
     @property

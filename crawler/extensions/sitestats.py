@@ -29,7 +29,9 @@ logger = logging.getLogger(__name__)
 class SiteStats:
     def __init__(self, crawler: Any) -> None:
         self.server = get_redis_from_settings(crawler.settings)
-        self.keys = CrawlKeys(getattr(crawler.spidercls, "name", None) or SPIDER_NAME)
+        self.keys = CrawlKeys.from_settings(
+            crawler.settings, getattr(crawler.spidercls, "name", None) or SPIDER_NAME
+        )
         self.interval = crawler.settings.getfloat(
             "WORKERSTATS_INTERVAL", defaults.WORKERSTATS_INTERVAL
         )

@@ -59,7 +59,9 @@ class WorkerStats:
             "WORKERSTATS_INTERVAL", defaults.WORKERSTATS_INTERVAL
         )
         self.server = get_redis_from_settings(crawler.settings)
-        self.keys = CrawlKeys(getattr(crawler.spidercls, "name", None) or SPIDER_NAME)
+        self.keys = CrawlKeys.from_settings(
+            crawler.settings, getattr(crawler.spidercls, "name", None) or SPIDER_NAME
+        )
         self.series = SeriesWriter(
             self.server,
             self.keys,

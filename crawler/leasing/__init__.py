@@ -12,6 +12,10 @@ where they came from by any other worker. Follow a lease through:
   beat, and recover the leases of a dead worker, each in one atomic call.
 * :mod:`.batch` — :class:`OutputBatch`, the same for many pages at once: their
   links, then their finished leases, then the next pop, in one script call.
+* :mod:`.shards` and :mod:`.batch_shards` — the same on a Redis Cluster: one
+  queue, fingerprint set and lease hash per shard, pops that go around the
+  shards fairly, a batch split per shard (every link before any lease),
+  recovery shard by shard.
 * :mod:`.meta` — the lease id a request carries in ``request.meta["lease"]``.
 * :mod:`.tracker` — :class:`LeaseTracker` (extension, ``EXTENSIONS``): decides
   when a lease is finished, beats the heart, recovers the dead's leases, and

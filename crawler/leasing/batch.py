@@ -43,6 +43,14 @@ so a worker killed mid-batch is recovered the same way: what it held is
 requeued, and the links it had not sent yet are found again when the pages
 whose leases were never finished are fetched again.
 
+**On a Redis Cluster** the batch is split per shard
+(:func:`crawler.leasing.batch_shards.flush_sharded`): one call of the same
+script per shard whose links it holds, then the finished leases, hash by hash
+(each lease is finished in the shard it was popped from), then the pop, across
+the shards in turn; so the links of every shard are queued before any lease is
+finished (at-least-once holds: a failure in between leaves the leases unfinished,
+and the links already queued are found seen when sent again).
+
 Stats: ``scheduler/batch/flushes``, ``scheduler/batch/links``,
 ``dupefilter/filtered``, ``leases/finished``.
 """
@@ -162,8 +170,11 @@ class OutputBatch:
         linger: float = 0.0,
         deep_queue: int = 0,
         lease_wait: float = 0.0,
+        ledger: Any = None,
     ) -> None:
         self.keys = keys
+        #: the worker's LeaseLedger: on a cluster, where its leases are and the pop's shards
+        self.ledger = ledger
         self.inflight_key = inflight_key
         self.interval = interval
         self.max_size = max(1, max_size)
@@ -183,15 +194,23 @@ class OutputBatch:
         self._depth_at: float | None = None  # when the depth was read last
         self.server = server
         self._script = server.register_script(_FLUSH)
-        self._keys = [keys.dupefilter, keys.requests, inflight_key]
+        # the keys of the one script call (a plain Redis; per shard on a cluster)
+        self._keys = [] if keys.cluster else [keys.dupefilter, keys.requests, inflight_key]
         self._bloom: BloomFilter | None = None
-        self._links: list[tuple[bytes, float, bytes]] = []
+        self.blooms: list[BloomFilter] | None = None  # cluster: one filter per shard
+        self.shard_depth: dict[int, int] = {}  # cluster: queue depth per shard, last read
+        self._links: list[tuple[bytes, float, bytes, int]] = []
         self._leases: list[str] = []
         self._links_since = 0.0  # monotonic time of the oldest link waiting
         self._leases_since = 0.0  # monotonic time of the oldest lease waiting
 
-    def use_bloom(self, bloom: BloomFilter) -> None:
-        """Check and add fingerprints in this Bloom filter instead of the exact set."""
+    def use_bloom(self, bloom: BloomFilter | list[BloomFilter]) -> None:
+        """Check and add fingerprints in this Bloom filter instead of the exact set
+        (on a cluster: a list, one filter per shard)."""
+        if isinstance(bloom, list):
+            self.blooms = bloom
+            self._script = self.server.register_script(_FLUSH_BLOOM)
+            return
         self._bloom = bloom
         self._script = self.server.register_script(_FLUSH_BLOOM)
         self._keys = [bloom.key, self.keys.requests, self.inflight_key, bloom.meta_key]
@@ -238,11 +257,15 @@ class OutputBatch:
                 return True
         return bool(self._leases) and now - self._leases_since >= self.lease_wait
 
-    def add_link(self, fingerprint: bytes, score: float, payload: bytes, old_lease: str) -> None:
-        """Queue a request unless its fingerprint is seen; ``old_lease`` is finished either way."""
+    def add_link(
+        self, fingerprint: bytes, score: float, payload: bytes, old_lease: str, shard: int = 0
+    ) -> None:
+        """Queue a request unless its fingerprint is seen; ``old_lease`` is finished either way.
+
+        ``shard``: of the request's site (always 0 on a plain Redis)."""
         if not self._links:
             self._links_since = time.monotonic()
-        self._links.append((fingerprint, score, payload))
+        self._links.append((fingerprint, score, payload, shard))
         if old_lease:
             self._add_lease(old_lease)
         self._added()
@@ -271,6 +294,10 @@ class OutputBatch:
         More than ``SCHEDULER_FLUSH_MAX`` (after an outage) goes in several calls,
         every link before every lease, so no lease is finished before its links.
         """
+        if self.keys.cluster:
+            from crawler.leasing.batch_shards import flush_sharded
+
+            return flush_sharded(self, pop)
         popped: list[tuple[str, bytes]] = []
         while True:
             last = len(self) <= self.max_size
@@ -283,26 +310,40 @@ class OutputBatch:
                 return popped
 
     def _call(
-        self, links: list[tuple[bytes, float, bytes]], leases: list[str], pop: int
+        self, links: list[tuple[bytes, float, bytes, int]], leases: list[str], pop: int
     ) -> list[tuple[str, bytes]]:
         if not links and not leases and not pop:
             return []
         size = self._bloom.size if self._bloom is not None else None
         now = time.monotonic()
+        read_depth = bool(pop) and self._depth_due(now)
+        _, popped, depth, wait = self.send(self._keys, size, links, leases, pop, read_depth)
+        if depth >= 0:
+            self._saw_depth(depth, now)
+        self.delayed_wait = wait if pop else self.delayed_wait
+        return popped
+
+    def send(
+        self,
+        keys: list[str],
+        size: Any,
+        links: list[tuple[bytes, float, bytes, int]],
+        leases: list[str],
+        pop: int,
+        read_depth: bool,
+    ) -> tuple[list[int], list[tuple[str, bytes]], int, int]:
+        """One script call on one shard's ``keys``: (added flags, popped, depth, wait)."""
         args: list[Any] = [
             len(links),
             pop,
-            1 if pop and self._depth_due(now) else 0,
+            1 if read_depth else 0,
             size.bits if size else 0,
             size.hashes if size else 0,
         ]
-        for fingerprint, score, payload in links:
+        for fingerprint, score, payload, _ in links:
             args += [fingerprint, score, payload]
         args += leases
-        added, popped, depth, wait = self._script(keys=self._keys, args=args)
-        if int(depth) >= 0:
-            self._saw_depth(int(depth), now)
-        self.delayed_wait = int(wait) if pop else self.delayed_wait
+        added, popped, depth, wait = self._script(keys=keys, args=args)
         if self.stats is not None and (links or leases):
             self.stats.inc_value("scheduler/batch/flushes")
             self.stats.inc_value("scheduler/batch/links", len(links))
@@ -311,4 +352,5 @@ class OutputBatch:
                 self.stats.inc_value("dupefilter/filtered", duplicates)
             if leases:
                 self.stats.inc_value("leases/finished", len(leases))
-        return [(popped[i].decode(), popped[i + 1]) for i in range(0, len(popped), 2)]
+        pairs = [(popped[i].decode(), popped[i + 1]) for i in range(0, len(popped), 2)]
+        return [int(flag) for flag in added], pairs, int(depth), int(wait)

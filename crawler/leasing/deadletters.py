@@ -55,7 +55,8 @@ class DeadLetters:
             request=None if payload is None else payload.decode("utf-8", "replace"),
             history=history or None,
         )
-        pipe = self.server.pipeline(transaction=True)
+        # on a cluster the keys have slots of their own: no MULTI across them
+        pipe = self.server.pipeline(transaction=not self.keys.cluster)
         pipe.lpush(self.keys.dead, letter.encode())
         if refused:
             pipe.hincrby(self.keys.stats, StatsFields.REQUESTS_REFUSED, 1)

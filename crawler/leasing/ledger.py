@@ -13,7 +13,11 @@ queue (``score`` is its queue score), ``s`` for a seed of ``start_urls``, so
 recovery knows where to put each one back without decoding it.
 
 All multi-step operations are Lua scripts, so they are atomic and cost one round
-trip. :class:`~crawler.leasing.batch.OutputBatch` does the same operations for
+trip. On a Redis Cluster the same scripts run on one shard's keys at a time
+(queue, fingerprints and this worker's lease hash of the shard of the request's
+site; seeds under ``{seeds}``), pops go around the shards fairly and recovery
+goes shard by shard: see :mod:`crawler.leasing.shards`.
+:class:`~crawler.leasing.batch.OutputBatch` does the same operations for
 many pages in one call; :class:`~crawler.leasing.tracker.LeaseTracker` decides
 when a lease is finished and when a worker's leases are recovered.
 """
@@ -23,8 +27,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 import redis
+from redis.cluster import RedisCluster
 
 from crawler.keys import DELAYED_BELOW, DELAYED_SCORE_BASE, CrawlKeys
+from crawler.leasing.shards import ClusterLeases
 
 # take(queue, n): ZPOPMIN, except that retries waiting for their time (scores
 # below DELAYED_BELOW, sorted first; see crawler/keys.py) stay in the queue until
@@ -112,7 +118,7 @@ if ARGV[3] ~= '' then redis.call('HDEL', KEYS[2], ARGV[3]) end
 return 1
 """
 
-# KEYS: queue, inflight, stats. ARGV: seconds to wait, payload, old lease or ''.
+# KEYS: queue, inflight, stats (none on a cluster). ARGV: seconds to wait, payload, old lease or ''.
 # Queues a retry that waits in the queue until its due time (Redis clock), and
 # finishes the lease of the failed request in the same atomic step.
 _PUSH_DELAYED = f"""
@@ -121,7 +127,7 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local due = now + math.floor(tonumber(ARGV[1]) * 1000)
 redis.call('ZADD', KEYS[1], string.format('%.0f', {DELAYED_SCORE_BASE} + due), ARGV[2])
 if ARGV[3] ~= '' then redis.call('HDEL', KEYS[2], ARGV[3]) end
-redis.call('HINCRBY', KEYS[3], 'retries_delayed', 1)
+if KEYS[3] then redis.call('HINCRBY', KEYS[3], 'retries_delayed', 1) end
 return due - now
 """
 
@@ -152,61 +158,148 @@ def _pairs(reply: Sequence[bytes]) -> list[tuple[str, bytes]]:
 
 
 class LeaseLedger:
-    """Lease operations of one worker on one crawl's keys."""
+    """Lease operations of one worker on one crawl's keys.
+
+    ``inflight_key`` is this worker's lease hash on a plain Redis; on a cluster,
+    that of its seeds (the requests' leases are in each shard's hash,
+    :meth:`inflight_keys`). ``shard`` arguments: the shard of the request's site
+    (:meth:`crawler.keys.CrawlKeys.shard_of`), always 0 on a plain Redis.
+    """
 
     def __init__(self, server: redis.Redis, keys: CrawlKeys, worker_id: str) -> None:
         self.server = server
         self.keys = keys
         self.worker_id = worker_id
-        self.inflight_key = keys.inflight(worker_id)
+        self.cluster = keys.cluster
+        self.inflight_key = keys.seed_inflight(worker_id)
         self._pop = server.register_script(_POP)
         self._pop_seeds = server.register_script(_POP_SEEDS)
         self._push_if_new = server.register_script(_PUSH_IF_NEW)
         self._push = server.register_script(_PUSH)
         self._push_delayed = server.register_script(_PUSH_DELAYED)
         self._recover = server.register_script(_RECOVER)
+        if self.cluster:
+            self.sharded = ClusterLeases(self)
+            self.homes = self.sharded.homes
+
+    # -- where things are (one shard, and no tag, on a plain Redis) ----------------------
+    def shard_inflight(self, shard: int) -> str:
+        if not self.cluster:
+            return self.inflight_key
+        return self.keys.shard(shard).inflight(self.worker_id)
+
+    def inflight_keys(self, worker_id: str | None = None) -> list[str]:
+        """Every lease hash of a worker: one per shard and the seeds' (one on a plain Redis)."""
+        worker = worker_id or self.worker_id
+        if not self.cluster:
+            return [self.keys.inflight(worker)]
+        return [shard.inflight(worker) for shard in self.keys.all_shards()] + [
+            self.keys.seed_inflight(worker)
+        ]
+
+    def home_of(self, lease: str) -> str | None:
+        """The hash holding one of this worker's leases (None: a request's lease it did
+        not pop itself, on a cluster)."""
+        if not self.cluster:
+            return self.inflight_key
+        home = self.homes.home(lease)
+        if home is None and lease.startswith("s|"):
+            return self.inflight_key
+        return home
 
     def pop(self, count: int) -> tuple[list[tuple[str, bytes]], int]:
         """Take up to ``count`` requests of the queue, best score first, under lease.
 
         Retries whose time has not come stay in the queue; the second value is the
         ms until the earliest of those the pop met is due (-1: it met none).
+        On a cluster, from several shards in turn (:mod:`crawler.leasing.shards`).
         """
+        if self.cluster:
+            return self.sharded.take_across(count, self._pop_shard)
         taken, wait = self._pop(keys=[self.keys.requests, self.inflight_key], args=[count])
+        return _pairs(taken), int(wait)
+
+    def _pop_shard(self, shard: int, count: int) -> tuple[list[tuple[str, bytes]], int]:
+        keys = self.keys.shard(shard)
+        taken, wait = self._pop(keys=[keys.requests, keys.inflight(self.worker_id)], args=[count])
         return _pairs(taken), int(wait)
 
     def pop_seeds(self, count: int) -> list[tuple[str, bytes]]:
         """Take up to ``count`` seeds of ``start_urls`` under lease."""
         return _pairs(self._pop_seeds(keys=[self.keys.start_urls, self.inflight_key], args=[count]))
 
+    def _takes_over(self, shard: int, old_lease: str) -> tuple[str, str | None]:
+        """``old_lease`` if the script of ``shard`` can finish it, and the hash where it
+        must be finished after the script otherwise (cluster: another slot)."""
+        if not old_lease or not self.cluster:
+            return old_lease, None
+        home = self.home_of(old_lease)
+        if home == self.shard_inflight(shard):
+            self.homes.done([old_lease])
+            return old_lease, None
+        return "", home or ""
+
+    def _finish_after(self, old_lease: str, home: str | None) -> None:
+        if home is not None:
+            self.finish([old_lease])
+
     def push_if_new(
-        self, fingerprint: bytes, score: float, payload: bytes, old_lease: str = ""
+        self, fingerprint: bytes, score: float, payload: bytes, old_lease: str = "", shard: int = 0
     ) -> bool:
         """Queue a request unless its fingerprint is known; finish ``old_lease`` too."""
+        if not self.cluster:
+            keys = [self.keys.dupefilter, self.keys.requests, self.inflight_key]
+            return bool(self._push_if_new(keys=keys, args=[fingerprint, score, payload, old_lease]))
+        inside, home = self._takes_over(shard, old_lease)
+        where = self.keys.shard(shard)
         added = self._push_if_new(
-            keys=[self.keys.dupefilter, self.keys.requests, self.inflight_key],
-            args=[fingerprint, score, payload, old_lease],
+            keys=[where.dupefilter, where.requests, where.inflight(self.worker_id)],
+            args=[fingerprint, score, payload, inside],
         )
+        self._finish_after(old_lease, home)
         return bool(added)
 
-    def push(self, score: float, payload: bytes, old_lease: str = "") -> None:
+    def push(self, score: float, payload: bytes, old_lease: str = "", shard: int = 0) -> None:
         """Queue a request without the fingerprint check (``dont_filter``)."""
-        self._push(keys=[self.keys.requests, self.inflight_key], args=[score, payload, old_lease])
+        if not self.cluster:
+            keys = [self.keys.requests, self.inflight_key]
+            self._push(keys=keys, args=[score, payload, old_lease])
+            return
+        inside, home = self._takes_over(shard, old_lease)
+        where = self.keys.shard(shard)
+        keys = [where.requests, where.inflight(self.worker_id)]
+        self._push(keys=keys, args=[score, payload, inside])
+        self._finish_after(old_lease, home)
 
-    def push_delayed(self, delay: float, payload: bytes, old_lease: str = "") -> int:
+    def push_delayed(
+        self, delay: float, payload: bytes, old_lease: str = "", shard: int = 0
+    ) -> int:
         """Queue a retry that waits ``delay`` seconds in Redis (``dont_filter``); finish
-        ``old_lease`` in the same atomic call. Returns the wait in ms."""
-        return int(
-            self._push_delayed(
-                keys=[self.keys.requests, self.inflight_key, self.keys.stats],
-                args=[f"{max(0.0, delay):.3f}", payload, old_lease],
-            )
+        ``old_lease`` in the same atomic call. Returns the wait in ms.
+
+        On a cluster the crawl-wide count ``retries_delayed`` is a separate ``HINCRBY``
+        (the stats hash has a slot of its own), after the push."""
+        wait_s = f"{max(0.0, delay):.3f}"
+        if not self.cluster:
+            keys = [self.keys.requests, self.inflight_key, self.keys.stats]
+            return int(self._push_delayed(keys=keys, args=[wait_s, payload, old_lease]))
+        inside, home = self._takes_over(shard, old_lease)
+        where = self.keys.shard(shard)
+        wait = self._push_delayed(
+            keys=[where.requests, where.inflight(self.worker_id)], args=[wait_s, payload, inside]
         )
+        self._finish_after(old_lease, home)
+        self.server.hincrby(self.keys.stats, "retries_delayed", 1)
+        return int(wait)
 
     def finish(self, leases: Iterable[str]) -> None:
         leases = list(leases)
-        if leases:
+        if not leases:
+            return
+        if not self.cluster:
             self.server.hdel(self.inflight_key, *leases)
+            return
+        self.sharded.finish(leases)
 
     def heartbeat(self, ttl: int) -> None:
         self.server.set(self.keys.alive(self.worker_id), b"1", ex=max(1, int(ttl)))
@@ -224,43 +317,56 @@ class LeaseLedger:
     def stop_beating(self) -> None:
         self.server.delete(self.keys.alive(self.worker_id))
 
-    def recover(self, worker_id: str, force: bool = False) -> int:
-        """Requeue what ``worker_id`` holds if it is dead (or if ``force``); -1 if alive."""
-        return int(
-            self._recover(
-                keys=[
-                    self.keys.inflight(worker_id),
-                    self.keys.alive(worker_id),
-                    self.keys.requests,
-                    self.keys.start_urls,
-                ],
-                args=["1" if force else "0"],
+    def recover(self, worker_id: str, force: bool = False, held: list[str] | None = None) -> int:
+        """Requeue what ``worker_id`` holds if it is dead (or if ``force``); -1 if alive.
+
+        ``held``: its lease hashes, when known (a cluster; else they are looked up)."""
+        if not self.cluster:
+            return int(
+                self._recover(
+                    keys=[
+                        self.keys.inflight(worker_id),
+                        self.keys.alive(worker_id),
+                        self.keys.requests,
+                        self.keys.start_urls,
+                    ],
+                    args=["1" if force else "0"],
+                )
             )
-        )
+        return self.sharded.recover(worker_id, force, held)
 
     def waiting(self) -> tuple[int, int]:
-        """Requests queued and seeds not yet taken, in one round trip."""
+        """Requests queued and seeds not yet taken, in one round trip (one per node on
+        a cluster, the queues of every shard summed)."""
+        if self.cluster:
+            return self.sharded.waiting()
         with self.server.pipeline(transaction=False) as pipe:
             pipe.zcard(self.keys.requests)
             pipe.llen(self.keys.start_urls)
             queued, seeds = pipe.execute()
         return int(queued), int(seeds)
 
+    def holdings(self) -> dict[str, list[str]]:
+        """Worker id -> its lease hashes, of the workers that hold leases right now
+        (on a cluster, scanned on every primary)."""
+        found: dict[str, list[str]] = {}
+        options = {"target_nodes": RedisCluster.PRIMARIES} if self.cluster else {}
+        for raw in self.server.scan_iter(match=self.keys.inflight_pattern, count=1000, **options):
+            key = raw.decode()
+            found.setdefault(key.rsplit(":inflight:", 1)[1], []).append(key)
+        return found
+
     def holders(self) -> list[str]:
         """Ids of the workers that hold leases right now."""
-        prefix = self.keys.inflight("")
-        return [
-            key.decode()[len(prefix) :]
-            for key in self.server.scan_iter(match=self.keys.inflight_pattern, count=1000)
-        ]
+        return list(self.holdings())
 
     def recover_dead(self) -> dict[str, int]:
         """Requeue the leases of every dead worker; returns worker id -> requests requeued."""
         recovered = {}
-        for worker in self.holders():
+        for worker, held in self.holdings().items():
             if worker == self.worker_id:
                 continue
-            count = self.recover(worker)
+            count = self.recover(worker, held=held if self.cluster else None)
             if count > 0:
                 recovered[worker] = count
         return recovered

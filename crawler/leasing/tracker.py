@@ -97,7 +97,7 @@ class LeaseTracker:
             raise NotConfigured("LEASE_WORKER_TIMEOUT must be longer than LEASE_HEARTBEAT_INTERVAL")
         self.server = get_redis_from_settings(settings)
         spider_name = getattr(crawler.spidercls, "name", None) or SPIDER_NAME
-        self.keys = CrawlKeys(spider_name)
+        self.keys = CrawlKeys.from_settings(settings, spider_name)
         self.ledger = LeaseLedger(self.server, self.keys, self.worker_id)
         self.heartbeat = Heartbeat(self.ledger, self.timeout, beat_interval)
         self.pending = PendingWork(self.finish)
@@ -120,6 +120,7 @@ class LeaseTracker:
                     "SCHEDULER_FLUSH_DEEP_QUEUE", defaults.SCHEDULER_FLUSH_DEEP_QUEUE
                 ),
                 lease_wait=self.finish_interval,
+                ledger=self.ledger,
             )
         self._to_finish: list[str] = []
         self._loop: task.LoopingCall | None = None

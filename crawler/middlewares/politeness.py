@@ -98,7 +98,7 @@ class SharedPolitenessMiddleware:
     def from_crawler(cls, crawler: Any) -> SharedPolitenessMiddleware:
         budget = SiteBudget(
             get_redis_from_settings(crawler.settings),
-            CrawlKeys(crawler.spidercls.name),
+            CrawlKeys.from_settings(crawler.settings, crawler.spidercls.name),
             BackoffRule.from_settings(crawler.settings),
         )
         return cls(crawler, budget)

@@ -37,7 +37,7 @@ class SeedBudgetMiddleware:
     def from_crawler(cls, crawler: Any) -> SeedBudgetMiddleware:
         return cls(
             get_redis_from_settings(crawler.settings),
-            CrawlKeys(crawler.spidercls.name),
+            CrawlKeys.from_settings(crawler.settings, crawler.spidercls.name),
             crawler.stats,
         )
 

@@ -161,7 +161,10 @@ class BatchingStorePipeline(StoreBackend):
         if self.server is None:
             self.server = get_redis_from_settings(self.crawler.settings)
         self.keeper = RejectedItemKeeper(
-            self.server, CrawlKeys(self.spider.name), self.worker, keep=self.keep_invalid
+            self.server,
+            CrawlKeys.from_settings(self.crawler.settings, self.spider.name),
+            self.worker,
+            keep=self.keep_invalid,
         )
         location = self.store_location()
         others = self.stats.get_value("store/location")  # another store of this crawler

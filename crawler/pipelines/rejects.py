@@ -71,7 +71,8 @@ class RejectedItemKeeper:
             invalid_record(item, problems, self.worker).encode() for item, problems in rejected
         ]
         try:
-            pipe = self.server.pipeline(transaction=True)
+            # on a cluster the keys have slots of their own: no MULTI across them
+            pipe = self.server.pipeline(transaction=not self.keys.cluster)
             if self.keep:
                 pipe.lpush(self.keys.invalid, *records)
             pipe.hincrby(self.keys.stats, StatsFields.ITEMS_INVALID, len(records))

@@ -71,7 +71,10 @@ class ProductValidationPipeline:
         if self.server is None:
             self.server = get_redis_from_settings(self.crawler.settings)
         self.keeper = RejectedItemKeeper(
-            self.server, CrawlKeys(spider.name), self.worker, keep=self.keep_invalid
+            self.server,
+            CrawlKeys.from_settings(self.crawler.settings, spider.name),
+            self.worker,
+            keep=self.keep_invalid,
         )
 
     def close_spider(self, spider: Spider | None = None) -> None:

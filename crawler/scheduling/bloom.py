@@ -17,6 +17,12 @@ a whole batch of links is checked, added and queued in one atomic call.
 Positions: double hashing of the 20-byte SHA1 fingerprint (bytes 1-6 and 7-12).
 
 Needs batching (``SCHEDULER_FLUSH_INTERVAL`` > 0).
+
+On a Redis Cluster each shard has its own filter (``<spider>:{s<i>}:bloom`` and
+``:bloom:meta``), checked in the same script call as the shard's queue; each is
+sized for ``BLOOM_CAPACITY / REDIS_CLUSTER_SHARDS`` URLs at ``BLOOM_ERROR_RATE``
+(sites spread evenly over the shards by a hash; a shard that gets more than its
+share has a higher false-positive rate, which :func:`bloom_status` reports).
 """
 
 from __future__ import annotations
@@ -30,8 +36,9 @@ import redis
 from scrapy import Request
 
 from crawler import defaults
-from crawler.keys import CrawlKeys
+from crawler.keys import CrawlKeys, ShardKeys
 from crawler.scheduling.dupefilter import BinaryFingerprintDupeFilter
+from crawler.sites import site_key
 
 logger = logging.getLogger(__name__)
 
@@ -143,9 +150,16 @@ class BloomSize:
 class BloomFilter:
     """The shared Bloom filter of one crawl; the sizes of the first user win."""
 
-    def __init__(self, server: redis.Redis, keys: CrawlKeys, size: BloomSize) -> None:
+    def __init__(
+        self,
+        server: redis.Redis,
+        keys: CrawlKeys,
+        size: BloomSize,
+        shard: ShardKeys | None = None,
+    ) -> None:
         self.server = server
-        self.key, self.meta_key = keys.bloom, keys.bloom_meta
+        where = shard if shard is not None else keys
+        self.key, self.meta_key = where.bloom, where.bloom_meta
         self.size = self._agree(size)
         self._check_and_add = server.register_script(_CHECK_AND_ADD)
         self._contains = server.register_script(_CONTAINS)
@@ -204,22 +218,36 @@ def read_meta(server: redis.Redis, meta_key: str) -> BloomSize | None:
 
 
 def bloom_status(server: redis.Redis, keys: CrawlKeys) -> dict[str, Any] | None:
-    """Memory and estimated false-positive rate of the crawl's Bloom filter, if it has one."""
-    key, meta_key = keys.bloom, keys.bloom_meta
-    size = read_meta(server, meta_key)
-    if size is None:
-        return None
-    count = int(server.hget(meta_key, "count") or 0)
-    memory = int(server.memory_usage(key) or 0)
-    return {
-        "bits": size.bits,
-        "hashes": size.hashes,
-        "capacity": size.capacity,
-        "error_rate": size.error_rate,
-        "count": count,
-        "memory_bytes": memory,
-        "estimated_error_rate": size.estimated_error_rate(count),
-    }
+    """Memory and estimated false-positive rate of the crawl's Bloom filter, if it has one
+    (on a cluster: of its filters together, sizes and counts summed, the rate that of
+    the fullest shard)."""
+    shards = keys.all_shards() if keys.cluster else [None]
+    total: dict[str, Any] | None = None
+    for shard in shards:
+        key, meta_key = (shard.bloom, shard.bloom_meta) if shard else (keys.bloom, keys.bloom_meta)
+        size = read_meta(server, meta_key)
+        if size is None:
+            continue
+        count = int(server.hget(meta_key, "count") or 0)
+        memory = int(server.memory_usage(key) or 0)
+        one = {
+            "bits": size.bits,
+            "hashes": size.hashes,
+            "capacity": size.capacity,
+            "error_rate": size.error_rate,
+            "count": count,
+            "memory_bytes": memory,
+            "estimated_error_rate": size.estimated_error_rate(count),
+        }
+        if total is None:
+            total = one
+            continue
+        for name in ("bits", "capacity", "count", "memory_bytes"):
+            total[name] += one[name]
+        total["estimated_error_rate"] = max(
+            total["estimated_error_rate"], one["estimated_error_rate"]
+        )
+    return total
 
 
 class BloomDupeFilter(BinaryFingerprintDupeFilter):
@@ -227,6 +255,7 @@ class BloomDupeFilter(BinaryFingerprintDupeFilter):
     ``BLOOM_ERROR_RATE``); the in-process cache of known fingerprints still applies."""
 
     bloom: BloomFilter
+    blooms: list[BloomFilter]  # on a cluster: one per shard (``bloom`` is shard 0's)
 
     @classmethod
     def from_spider(cls, spider: Any) -> BloomDupeFilter:
@@ -237,13 +266,27 @@ class BloomDupeFilter(BinaryFingerprintDupeFilter):
             settings.getint("BLOOM_CAPACITY", defaults.BLOOM_CAPACITY),
             settings.getfloat("BLOOM_ERROR_RATE", defaults.BLOOM_ERROR_RATE),
         )
-        dupefilter.bloom = BloomFilter(dupefilter.server, CrawlKeys(spider.name), size)
+        keys = dupefilter.keys
+        if keys.cluster:
+            size = BloomSize.for_capacity(
+                max(1, size.capacity // keys.shards), size.error_rate
+            )
+            dupefilter.blooms = [
+                BloomFilter(dupefilter.server, keys, size, shard) for shard in keys.all_shards()
+            ]
+            dupefilter.bloom = dupefilter.blooms[0]
+        else:
+            dupefilter.bloom = BloomFilter(dupefilter.server, keys, size)
+            dupefilter.blooms = [dupefilter.bloom]
         return dupefilter
 
     def request_seen(self, request: Request) -> bool:
         fingerprint = self.request_fingerprint(request)
         if self.known(fingerprint):
             return True
-        [added] = self.bloom.check_and_add([fingerprint])
+        bloom = self.bloom
+        if self.keys.cluster:
+            bloom = self.blooms[self.keys.shard_of(site_key(request.url))]
+        [added] = bloom.check_and_add([fingerprint])
         self.remember(fingerprint)
         return not added

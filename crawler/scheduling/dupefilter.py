@@ -9,6 +9,10 @@ worker sees again and again (menus, breadcrumbs) cost no round trip.
 
 Unlike scrapy-redis's filter, ``close()`` never deletes the set: shared state is
 only ever deleted by ``python -m master reset``.
+
+On a Redis Cluster there is one set per shard (``<spider>:{s<i>}:dupefilter``),
+and a fingerprint is checked in the shard of its request's site (see
+:mod:`crawler.keys`).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from scrapy_redis.dupefilter import RFPDupeFilter
 from crawler import defaults
 from crawler.keys import CrawlKeys
 from crawler.scheduling import restarts
+from crawler.sites import site_key
 
 #: URLs whose fingerprint is kept (the oldest goes first): the links that repeat.
 URL_CACHE_SIZE = 4096
@@ -44,8 +49,10 @@ class BinaryFingerprintDupeFilter(RFPDupeFilter):
         debug: bool = False,
         fingerprinter: Any = None,
         cache_size: int = 0,
+        keys: CrawlKeys | None = None,
     ) -> None:
         super().__init__(server, key, debug)
+        self.keys = keys or CrawlKeys()  # on a cluster: the set of each request's shard
         if fingerprinter is None:
             from scrapy.utils.request import RequestFingerprinter
 
@@ -68,9 +75,11 @@ class BinaryFingerprintDupeFilter(RFPDupeFilter):
     @classmethod
     def from_spider(cls, spider: Any) -> BinaryFingerprintDupeFilter:
         settings = spider.settings
+        keys = CrawlKeys.from_settings(settings, spider.name)
         return cls(
             get_redis_from_settings(settings),
-            key=CrawlKeys(spider.name).dupefilter,
+            key="" if keys.cluster else keys.dupefilter,
+            keys=keys,
             debug=settings.getbool("DUPEFILTER_DEBUG"),
             fingerprinter=spider.crawler.request_fingerprinter,
             cache_size=settings.getint(
@@ -117,7 +126,10 @@ class BinaryFingerprintDupeFilter(RFPDupeFilter):
         fingerprint = self.request_fingerprint(request)
         if self.known(fingerprint):
             return True
-        added = self.server.sadd(self.key, fingerprint)
+        key = self.key
+        if self.keys.cluster:
+            key = self.keys.for_site(site_key(request.url)).dupefilter
+        added = self.server.sadd(key, fingerprint)
         self.remember(fingerprint)
         return added == 0
 

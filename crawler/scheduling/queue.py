@@ -15,6 +15,11 @@ worker, and survives the worker and a Redis restart. Pops hand it out once it
 is due. The queue remembers when the earliest waiting retry it met is due, so
 that a starved worker pops again then, not at every idle poll
 (:meth:`ready_work`).
+
+On a Redis Cluster a request is pushed into the shard of its URL's site (its
+fingerprint checked there too), pops go across the shards
+(:mod:`crawler.leasing.shards`), and the queue's length is the sum over the
+shards, read at most every ``LENGTH_TTL`` seconds (one round trip per node).
 """
 
 from __future__ import annotations
@@ -32,11 +37,13 @@ from crawler.leasing.meta import LEASE_META_KEY, take_lease
 from crawler.leasing.tracker import LeaseTracker
 from crawler.retrypolicy import DELAY_META_KEY
 from crawler.scheduling.serializer import request_to_dict
+from crawler.sites import site_key
 
 logger = logging.getLogger(__name__)
 
 # seconds: a starved worker that knows of waiting retries pops at least this often
 DELAYED_RECHECK = 5.0
+LENGTH_TTL = 0.5  # seconds a cluster queue's summed length is reused
 
 
 class ReliablePriorityQueue(PriorityQueue):
@@ -53,9 +60,23 @@ class ReliablePriorityQueue(PriorityQueue):
         #: when (monotonic) to pop again for waiting retries (None: none known)
         self.delayed_due: float | None = None
         self._delayed_baseline: int | None = None  # queue length with only those retries
+        self._length: tuple[float, int] = (0.0, 0)  # cluster: (when read, summed length)
 
     def __len__(self) -> int:
-        return len(self._buffer) + int(self.server.zcard(self.key))
+        if not self.ledger.cluster:
+            return len(self._buffer) + int(self.server.zcard(self.key))
+        now = time.monotonic()
+        if now - self._length[0] >= LENGTH_TTL:
+            self._length = (now, self.ledger.waiting()[0])
+        return len(self._buffer) + self._length[1]
+
+    def _pushed(self) -> None:
+        """This worker queued a request: the cluster queue's length is read afresh."""
+        self._length = (0.0, 0)
+
+    def shard(self, request: Request) -> int:
+        """The shard of the request's site (0 on a plain Redis: not even computed)."""
+        return self.ledger.keys.shard_of(site_key(request.url)) if self.ledger.cluster else 0
 
     @property
     def buffered(self) -> int:
@@ -71,11 +92,15 @@ class ReliablePriorityQueue(PriorityQueue):
         """
         lease = take_lease(request)
         delay = request.meta.pop(DELAY_META_KEY, None)
+        if self.ledger.cluster:
+            self._pushed()
         if delay:
-            wait = self.ledger.push_delayed(float(delay), self._encode_request(request), lease)
+            payload = self._encode_request(request)
+            wait = self.ledger.push_delayed(float(delay), payload, lease, self.shard(request))
             self._met_delayed(wait, keep_earlier=True)
             return
-        self.ledger.push(-request.priority, self._encode_request(request), lease)
+        payload = self._encode_request(request)
+        self.ledger.push(-request.priority, payload, lease, self.shard(request))
 
     def _met_delayed(self, wait_ms: int, keep_earlier: bool = False) -> None:
         """A pop met waiting retries, the earliest due in ``wait_ms`` (-1: met none)."""
@@ -109,14 +134,20 @@ class ReliablePriorityQueue(PriorityQueue):
         """Queue a request unless its fingerprint was seen; its lease is finished either way."""
         lease = take_lease(request)
         payload = self._encode_request(request)
-        return self.ledger.push_if_new(fingerprint, -request.priority, payload, lease)
+        if self.ledger.cluster:
+            self._pushed()
+        return self.ledger.push_if_new(
+            fingerprint, -request.priority, payload, lease, self.shard(request)
+        )
 
     def push_batched(self, request: Request, fingerprint: bytes) -> None:
         """Queue a request with the worker's next batch, unless its fingerprint is seen then."""
         assert self.tracker.batch is not None
         lease = take_lease(request)
         payload = self._encode_request(request)
-        self.tracker.batch.add_link(fingerprint, -request.priority, payload, lease)
+        self.tracker.batch.add_link(
+            fingerprint, -request.priority, payload, lease, self.shard(request)
+        )
 
     def pop(self, timeout: int = 0) -> Request | None:
         if not self._buffer:

@@ -21,6 +21,13 @@ forgets its cache, the lease tracker requeues every lease this worker holds
 (:meth:`crawler.leasing.tracker.LeaseTracker.redis_restarted`), so
 that what it was doing is fetched again (at-least-once; the upserts make the
 second write harmless). A restart that lost nothing costs those pages twice.
+
+On a Redis Cluster the cluster client makes each node's handshake itself and
+then calls :func:`check_run_id` (``REDIS_PARAMS``, see
+:func:`crawler.redis_client.worker_redis_params`): a node that restarted makes
+the listeners redo everything the worker holds, in every shard. A node seen for
+the first time (a replica promoted by a failover, a node added) has no earlier
+run id: nothing is redone for it here.
 """
 
 from __future__ import annotations
@@ -44,13 +51,23 @@ def address_of(settings: dict[str, Any]) -> Address:
     return (settings.get("host"), settings.get("port"), settings.get("path"))
 
 
+ANY_NODE: Address = ("*", "*", "*")  # a Redis Cluster client: any of its nodes
+
+
 def on_restart(client: Any, listener: Callable[[str, str], None]) -> Callable[[], None]:
     """Call ``listener(old_run_id, new_run_id)`` when the server of ``client`` restarts.
 
-    Returns the call that unregisters it.
+    For a Redis Cluster client, when any node of the cluster restarts (the
+    listeners redo everything this worker holds, in every shard: simpler, and a
+    node restart is rare). Returns the call that unregisters it.
     """
-    pool = getattr(client, "connection_pool", None)
-    entry = (address_of(getattr(pool, "connection_kwargs", {})), listener)
+    from redis.cluster import RedisCluster
+
+    if isinstance(client, RedisCluster):
+        entry = (ANY_NODE, listener)
+    else:
+        pool = getattr(client, "connection_pool", None)
+        entry = (address_of(getattr(pool, "connection_kwargs", {})), listener)
     with _lock:
         _listeners.append(entry)
 
@@ -74,6 +91,15 @@ def server_run_id(info: Any) -> str:
 def connect(connection: Any) -> None:
     """``redis_connect_func``: the usual handshake, then the restart check."""
     connection.on_connect()
+    check_run_id(connection)
+
+
+def check_run_id(connection: Any) -> None:
+    """The restart check alone, on a connection that has made its handshake.
+
+    A Redis Cluster client makes the handshake itself and then calls its
+    ``redis_connect_func``: it is given this (:func:`crawler.redis_client.worker_redis_params`).
+    """
     if getattr(_local, "in_listener", False):
         return  # a listener's own commands, on a connection of their own
     connection.send_command("INFO", "server")
@@ -99,8 +125,11 @@ def connect(connection: Any) -> None:
             _local.in_listener = True
             try:
                 for where, listener in list(_listeners):
-                    if where == address:
+                    if where == address or where == ANY_NODE:
                         listener(previous, run_id)
             finally:
                 _local.in_listener = False
         _seen[address] = run_id
+
+
+connect.after_handshake = check_run_id  # type: ignore[attr-defined]

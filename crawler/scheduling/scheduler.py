@@ -126,13 +126,13 @@ class ReliableScheduler(Scheduler):
         queued = len(self.queue)
         if queued:
             logger.info("Resuming crawl (%d requests queued)", queued)
-        self.keys = CrawlKeys(spider.name)
+        self.keys = CrawlKeys.from_settings(spider.settings, spider.name)
         self.ledger = self.queue.ledger
         self.tracker = self.queue.tracker
         if isinstance(self.df, BloomDupeFilter):
             if self.tracker.batch is None:
                 raise NotConfigured("BloomDupeFilter needs SCHEDULER_FLUSH_INTERVAL > 0")
-            self.tracker.batch.use_bloom(self.df.bloom)
+            self.tracker.batch.use_bloom(self.df.blooms if self.keys.cluster else self.df.bloom)
         if self.idle_poll_interval > 0:
             self._waker = task.LoopingCall(self._wake_engine_if_work)
             self._waker.start(self.idle_poll_interval, now=False)

@@ -25,6 +25,13 @@ any worker); it never closes while paused. 0 means never. The idle clock starts
 when the spider is open and has read the crawl's state in Redis for the first
 time, not when the process starts: a worker started before the crawl is seeded
 waits the full time, however long its start-up took.
+
+On a Redis Cluster (``REDIS_CLUSTER=true``, ``REDIS_URL`` = a node or a
+comma-separated list of nodes), :meth:`EcommerceSpider.update_settings` gives
+every component a :class:`crawler.redis_client.CountingRedisCluster`
+(:func:`crawler.redis_client.worker_redis_params`), and the start-up check
+records the crawl's shard count or refuses to run with another
+(:mod:`crawler.layout`).
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ import redis
 from scrapy import Request, signals
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest
 from scrapy.http import TextResponse
+from scrapy.settings import SETTINGS_PRIORITIES
 from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy_redis.spiders import RedisSpider
 from scrapy_redis.utils import bytes_to_str
@@ -51,10 +59,12 @@ from crawler.extraction.links import looks_like_product
 from crawler.firstpage import without_first_page
 from crawler.flow import FlowControl
 from crawler.keys import SPIDER_NAME, CrawlKeys
+from crawler.layout import LayoutMismatch, ensure_layout
 from crawler.leasing.meta import LEASE_META_KEY, lease_of
 from crawler.leasing.tracker import LeaseTracker
 from crawler.middlewares.network import RefusedRequest
 from crawler.network import NetworkRule
+from crawler.redis_client import cluster_client, worker_redis_params
 from crawler.retrypolicy import HISTORY_META_KEY, describe_history
 from crawler.scheduling import serializer
 from crawler.scheduling.scheduler import wake_engine
@@ -71,19 +81,36 @@ class RedisUnavailable(StartupError):
     """The shared Redis cannot be reached when a worker starts."""
 
 
+class ClusterLayoutMismatch(StartupError):
+    """The crawl on the cluster was started with another ``REDIS_CLUSTER_SHARDS``."""
+
+
 def check_redis(settings: Any) -> None:
-    """Fail at once, saying what to do, when the shared Redis does not answer."""
+    """Fail at once, saying what to do, when the shared Redis does not answer (on a
+    cluster: or when the crawl's keys were laid out in another number of shards)."""
     url = settings.get("REDIS_URL", defaults.REDIS_URL)
-    client = redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=5)
+    keys = CrawlKeys.from_settings(settings)
+    client: Any = None
     try:
+        if keys.cluster:
+            client = cluster_client(url, socket_connect_timeout=5, socket_timeout=5)
+        else:
+            client = redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=5)
         client.ping()
-    except redis.RedisError as exc:
+        ensure_layout(client, keys)
+    except (redis.RedisError, ValueError) as exc:
+        what, hint = "Redis", "."
+        if keys.cluster:
+            what, hint = "Redis Cluster", " (REDIS_CLUSTER=true: any node, or a list of nodes)."
         raise RedisUnavailable(
-            f"Cannot reach the shared Redis at {redact_dsn(url)} ({exc}). Start Redis, or point "
-            "REDIS_URL (environment or -s REDIS_URL=...) at the crawl's Redis."
+            f"Cannot reach the shared {what} at {redact_dsn(url)} ({exc}). Start Redis, or point "
+            "REDIS_URL (environment or -s REDIS_URL=...) at the crawl's Redis" + hint
         ) from None
+    except LayoutMismatch as exc:
+        raise ClusterLayoutMismatch(str(exc)) from None
     finally:
-        client.close()
+        if client is not None:
+            client.close()
 
 
 class EcommerceSpider(RedisSpider):
@@ -93,11 +120,26 @@ class EcommerceSpider(RedisSpider):
     _busy_checked: float = 0.0  # monotonic time of the last look at the whole crawl
 
     @classmethod
+    def update_settings(cls, settings: Any) -> None:
+        """On a Redis Cluster, every Redis client of the worker is a cluster client."""
+        super().update_settings(settings)
+        cluster = settings.getbool("REDIS_CLUSTER", defaults.REDIS_CLUSTER)
+        if cluster:
+            # at the spider's priority at least: the crawler process merges its own
+            # (project) settings into the crawler's again, and would undo it
+            priority = max(SETTINGS_PRIORITIES["spider"], settings.getpriority("REDIS_PARAMS") or 0)
+            params = worker_redis_params(settings.getdict("REDIS_PARAMS"), cluster)
+            settings.set("REDIS_PARAMS", params, priority=priority)
+            # scrapy-redis's own start_urls key (unused: seeds are popped under lease)
+            start_urls = CrawlKeys.from_settings(settings).start_urls
+            settings.set("REDIS_START_URLS_KEY", start_urls, priority="spider")
+
+    @classmethod
     def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> EcommerceSpider:
         check_redis(crawler.settings)
         spider = super().from_crawler(crawler, *args, **kwargs)
         settings = crawler.settings
-        spider.keys = CrawlKeys(spider.name)
+        spider.keys = CrawlKeys.from_settings(settings, spider.name)
         spider.worker_id = worker_id(settings)
         profiles_dir = settings.get("SITE_PROFILES_DIR", defaults.SITE_PROFILES_DIR)
         spider.profiles = (
