@@ -15,7 +15,7 @@ from contextlib import closing
 from dataclasses import asdict
 from functools import partial
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 from urllib.parse import quote
 
 import redis
@@ -162,33 +162,11 @@ def gather_backoff(client: redis.Redis, keys: CrawlKeys) -> dict[str, Any]:
 
 
 def _bloom_status(client: redis.Redis, keys: CrawlKeys) -> dict[str, Any] | None:
-    """The Bloom filter's figures; on a cluster, those of the shards' filters together
-    (bits, capacity, count and memory summed; the false-positive rate estimated for a
-    fingerprint of the crawl: the shards' rates weighted by their counts)."""
+    """The Bloom filter's figures (on a cluster, of the shards' filters together)."""
     # imported here: the module brings Scrapy, which `master --help` need not load
     from crawler.scheduling.bloom import bloom_status
 
-    if not keys.cluster:
-        return bloom_status(client, keys)
-    # a shard has the key names bloom_status reads (bloom, bloom_meta)
-    found = [bloom_status(client, cast("CrawlKeys", shard)) for shard in keys.all_shards()]
-    shards = [each for each in found if each is not None]
-    if not shards:
-        return None
-    count = sum(int(each["count"]) for each in shards)
-    rates = [(float(each["estimated_error_rate"]), int(each["count"])) for each in shards]
-    return {
-        "bits": sum(int(each["bits"]) for each in shards),
-        "hashes": max(int(each["hashes"]) for each in shards),
-        "capacity": sum(int(each["capacity"]) for each in shards),
-        "error_rate": max(float(each["error_rate"]) for each in shards),
-        "count": count,
-        "memory_bytes": sum(int(each["memory_bytes"]) for each in shards),
-        "estimated_error_rate": sum(rate * n for rate, n in rates) / count
-        if count
-        else max(rate for rate, _ in rates),
-        "shards": len(shards),
-    }
+    return bloom_status(client, keys)
 
 
 def gather_status(client: redis.Redis, keys: CrawlKeys, now: float | None = None) -> dict[str, Any]:

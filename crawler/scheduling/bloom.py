@@ -217,37 +217,49 @@ def read_meta(server: redis.Redis, meta_key: str) -> BloomSize | None:
     )
 
 
+def _one_status(server: redis.Redis, key: str, meta_key: str) -> dict[str, Any] | None:
+    size = read_meta(server, meta_key)
+    if size is None:
+        return None
+    count = int(server.hget(meta_key, "count") or 0)
+    return {
+        "bits": size.bits,
+        "hashes": size.hashes,
+        "capacity": size.capacity,
+        "error_rate": size.error_rate,
+        "count": count,
+        "memory_bytes": int(server.memory_usage(key) or 0),
+        "estimated_error_rate": size.estimated_error_rate(count),
+    }
+
+
 def bloom_status(server: redis.Redis, keys: CrawlKeys) -> dict[str, Any] | None:
-    """Memory and estimated false-positive rate of the crawl's Bloom filter, if it has one
-    (on a cluster: of its filters together, sizes and counts summed, the rate that of
-    the fullest shard)."""
-    shards = keys.all_shards() if keys.cluster else [None]
-    total: dict[str, Any] | None = None
-    for shard in shards:
-        key, meta_key = (shard.bloom, shard.bloom_meta) if shard else (keys.bloom, keys.bloom_meta)
-        size = read_meta(server, meta_key)
-        if size is None:
-            continue
-        count = int(server.hget(meta_key, "count") or 0)
-        memory = int(server.memory_usage(key) or 0)
-        one = {
-            "bits": size.bits,
-            "hashes": size.hashes,
-            "capacity": size.capacity,
-            "error_rate": size.error_rate,
-            "count": count,
-            "memory_bytes": memory,
-            "estimated_error_rate": size.estimated_error_rate(count),
-        }
-        if total is None:
-            total = one
-            continue
-        for name in ("bits", "capacity", "count", "memory_bytes"):
-            total[name] += one[name]
-        total["estimated_error_rate"] = max(
-            total["estimated_error_rate"], one["estimated_error_rate"]
-        )
-    return total
+    """Memory and estimated false-positive rate of the crawl's Bloom filter, if it has one.
+
+    On a cluster, of the shards' filters together: bits, capacity, count and memory
+    summed, ``shards`` the filters found, and the false-positive rate estimated for
+    a fingerprint of the crawl (the shards' rates weighted by their counts).
+    """
+    if not keys.cluster:
+        return _one_status(server, keys.bloom, keys.bloom_meta)
+    found = [_one_status(server, shard.bloom, shard.bloom_meta) for shard in keys.all_shards()]
+    shards = [each for each in found if each is not None]
+    if not shards:
+        return None
+    count = sum(int(each["count"]) for each in shards)
+    rates = [(float(each["estimated_error_rate"]), int(each["count"])) for each in shards]
+    return {
+        "bits": sum(int(each["bits"]) for each in shards),
+        "hashes": max(int(each["hashes"]) for each in shards),
+        "capacity": sum(int(each["capacity"]) for each in shards),
+        "error_rate": max(float(each["error_rate"]) for each in shards),
+        "count": count,
+        "memory_bytes": sum(int(each["memory_bytes"]) for each in shards),
+        "estimated_error_rate": (
+            sum(rate * n for rate, n in rates) / count if count else max(r for r, _ in rates)
+        ),
+        "shards": len(shards),
+    }
 
 
 class BloomDupeFilter(BinaryFingerprintDupeFilter):
