@@ -20,16 +20,13 @@ from redis.cluster import RedisCluster as ClusterClient
 from crawler.keys import DELAYED_SCORE_BASE, CrawlKeys
 from crawler.sites import site_key
 from master.commands.recrawl import encode, recrawl_request
+from tests.support.cluster import flush_all as flush
+
+__all__ = ["flush"]
 
 KEYS = CrawlKeys.layout(cluster=True)  # 16 shards: the default
 # loopback sites; their shards are on every node of a 3-node cluster (checked by the tests)
 SITES = [f"127.0.0.1:{port}" for port in range(8001, 8009)]
-
-
-def flush(client: ClusterClient) -> None:
-    """Empty every primary of the cluster."""
-    for node in client.get_primaries():
-        client.get_redis_connection(node).flushall()
 
 
 def node_of(client: ClusterClient, key: str) -> str:
