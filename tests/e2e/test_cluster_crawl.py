@@ -116,6 +116,23 @@ def test_two_workers_crawl_three_shops_on_a_cluster_once(crawl, cluster, shop_fa
     assert shards == {KEYS.for_site(site_key(shop.url)).tag for shop in shops}
     assert crawl.keys_matching(KEYS.inflight_pattern) == []  # every lease finished
 
+    # the master's figures are the sums over every shard on every node
+    result = crawl.master("status", "--json")
+    assert result.returncode == 0, result.stderr
+    status = json.loads(result.stdout)
+    assert status["items_stored"] == len(products)
+    assert status["queued_requests"] == 0 and status["in_flight"] == 0
+    assert status["seeded_urls"] == 3 and status["pending_seeds"] == 0
+    fingerprints = sum(
+        crawl.client.scard(key) for key in crawl.keys_matching("ecommerce:{s*}:dupefilter")
+    )
+    pages = sum(len(shop.catalog.crawlable_paths()) for shop in shops)
+    assert status["seen_fingerprints"] == fingerprints >= pages
+    assert status["known_workers"] == 2 and status["live_workers"] == 0  # both finished
+    report = crawl.master("report", "--json")
+    assert report.returncode == 0, report.stderr
+    assert sum(worker["items"] for worker in json.loads(report.stdout)["workers"]) == len(products)
+
 
 @pytest.mark.timeout(600)
 def test_a_killed_worker_loses_nothing_on_a_cluster(crawl, cluster, shop_factory):
