@@ -25,6 +25,11 @@ REDIS_URL = "redis://localhost:6379/0"
 REDIS_CLUSTER = False
 # Shards of a crawl on a cluster; the same for the master and every worker of a crawl.
 REDIS_CLUSTER_SHARDS = _keys.DEFAULT_CLUSTER_SHARDS
+# On a cluster with replicas: links are answered once this many replicas of their shard's
+# primary have them (WAIT), before the leases of their pages are finished, so a failover
+# loses none (crawler/leasing/replication.py); 0 never waits. At most this many ms.
+REDIS_CLUSTER_WAIT_REPLICAS = 1
+REDIS_CLUSTER_WAIT_TIMEOUT = 500
 # scrapy-redis's key templates, pinned to the key layout of crawler/keys.py
 SCHEDULER_QUEUE_KEY = _keys.QUEUE_KEY_TEMPLATE
 SCHEDULER_DUPEFILTER_KEY = _keys.DUPEFILTER_KEY_TEMPLATE

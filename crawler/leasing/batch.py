@@ -343,7 +343,11 @@ class OutputBatch:
         for fingerprint, score, payload, _ in links:
             args += [fingerprint, score, payload]
         args += leases
-        added, popped, depth, wait = self._script(keys=keys, args=args)
+        if links and self.keys.cluster:
+            # links reach a replica before any lease of their pages is finished
+            added, popped, depth, wait = self.ledger.replica_wait.call(self._script, keys, args)
+        else:
+            added, popped, depth, wait = self._script(keys=keys, args=args)
         if self.stats is not None and (links or leases):
             self.stats.inc_value("scheduler/batch/flushes")
             self.stats.inc_value("scheduler/batch/links", len(links))

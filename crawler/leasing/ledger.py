@@ -25,11 +25,13 @@ when a lease is finished and when a worker's leases are recovered.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import redis
 from redis.cluster import RedisCluster
 
 from crawler.keys import DELAYED_BELOW, DELAYED_SCORE_BASE, CrawlKeys
+from crawler.leasing.replication import ReplicaWait
 from crawler.leasing.shards import ClusterLeases
 
 # take(queue, n): ZPOPMIN, except that retries waiting for their time (scores
@@ -181,6 +183,8 @@ class LeaseLedger:
         if self.cluster:
             self.sharded = ClusterLeases(self)
             self.homes = self.sharded.homes
+        #: on a cluster with replicas, set by the lease tracker from the settings
+        self.replica_wait = ReplicaWait.off()
 
     # -- where things are (one shard, and no tag, on a plain Redis) ----------------------
     def shard_inflight(self, shard: int) -> str:
@@ -239,6 +243,13 @@ class LeaseLedger:
             return old_lease, None
         return "", home or ""
 
+    def _queue(self, script: Any, keys: list[str], args: list[Any], home: str | None) -> Any:
+        """A cluster push; when the lease it takes over is finished in another slot after
+        it, the push is first confirmed by the shard's replicas (:mod:`.replication`)."""
+        if home is None:
+            return script(keys=keys, args=args)
+        return self.replica_wait.call(script, keys, args)
+
     def _finish_after(self, old_lease: str, home: str | None) -> None:
         if home is not None:
             self.finish([old_lease])
@@ -252,9 +263,11 @@ class LeaseLedger:
             return bool(self._push_if_new(keys=keys, args=[fingerprint, score, payload, old_lease]))
         inside, home = self._takes_over(shard, old_lease)
         where = self.keys.shard(shard)
-        added = self._push_if_new(
-            keys=[where.dupefilter, where.requests, where.inflight(self.worker_id)],
-            args=[fingerprint, score, payload, inside],
+        added = self._queue(
+            self._push_if_new,
+            [where.dupefilter, where.requests, where.inflight(self.worker_id)],
+            [fingerprint, score, payload, inside],
+            home,
         )
         self._finish_after(old_lease, home)
         return bool(added)
@@ -268,7 +281,7 @@ class LeaseLedger:
         inside, home = self._takes_over(shard, old_lease)
         where = self.keys.shard(shard)
         keys = [where.requests, where.inflight(self.worker_id)]
-        self._push(keys=keys, args=[score, payload, inside])
+        self._queue(self._push, keys, [score, payload, inside], home)
         self._finish_after(old_lease, home)
 
     def push_delayed(
@@ -285,8 +298,11 @@ class LeaseLedger:
             return int(self._push_delayed(keys=keys, args=[wait_s, payload, old_lease]))
         inside, home = self._takes_over(shard, old_lease)
         where = self.keys.shard(shard)
-        wait = self._push_delayed(
-            keys=[where.requests, where.inflight(self.worker_id)], args=[wait_s, payload, inside]
+        wait = self._queue(
+            self._push_delayed,
+            [where.requests, where.inflight(self.worker_id)],
+            [wait_s, payload, inside],
+            home,
         )
         self._finish_after(old_lease, home)
         self.server.hincrby(self.keys.stats, "retries_delayed", 1)

@@ -61,6 +61,7 @@ from crawler.leasing.heartbeat import Heartbeat
 from crawler.leasing.ledger import LeaseLedger
 from crawler.leasing.meta import lease_of
 from crawler.leasing.pending import PendingWork
+from crawler.leasing.replication import ReplicaWait
 from crawler.scheduling import restarts
 
 logger = logging.getLogger(__name__)
@@ -99,6 +100,7 @@ class LeaseTracker:
         spider_name = getattr(crawler.spidercls, "name", None) or SPIDER_NAME
         self.keys = CrawlKeys.from_settings(settings, spider_name)
         self.ledger = LeaseLedger(self.server, self.keys, self.worker_id)
+        self.ledger.replica_wait = ReplicaWait.from_settings(self.server, settings, crawler.stats)
         self.heartbeat = Heartbeat(self.ledger, self.timeout, beat_interval)
         self.pending = PendingWork(self.finish)
         self.dead_letters = DeadLetters(self.server, self.keys, self.worker_id, crawler.stats)
@@ -125,6 +127,7 @@ class LeaseTracker:
         self._to_finish: list[str] = []
         self._loop: task.LoopingCall | None = None
         self._last_recovery = 0.0
+        self._redo_pending = False  # a restart's requeue that has not succeeded yet
         self._forget_restarts: Callable[[], None] = lambda: None
 
     @classmethod
@@ -211,7 +214,18 @@ class LeaseTracker:
         the pages in progress are fetched again, and their late acknowledgements
         find no lease to delete.
         """
-        requeued = self.ledger.recover(self.worker_id, force=True)
+        self._redo_pending = True
+        self._redo()
+
+    def _redo(self) -> None:
+        """Requeue what this worker holds after a restart or failover; while Redis (or the
+        cluster) is still in flux this fails, and the upkeep loop tries again at each beat."""
+        try:
+            requeued = self.ledger.recover(self.worker_id, force=True)
+        except Exception as exc:
+            logger.warning("Could not requeue the leases held yet (%r); retrying", exc)
+            return
+        self._redo_pending = False
         self.stats.inc_value("leases/requeued_after_redis_restart", requeued)
         logger.warning(
             "Redis restarted: requeued the %d request(s) this worker held, to be fetched again",
@@ -241,6 +255,8 @@ class LeaseTracker:
     def _tick(self) -> None:
         try:
             now = time.monotonic()
+            if self._redo_pending:
+                self._redo()
             if self.batch is not None and self.batch.due(now):
                 self.batch.flush()
             self._finish_waiting()

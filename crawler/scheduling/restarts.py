@@ -115,21 +115,64 @@ def check_run_id(connection: Any) -> None:
         previous = _seen.get(address)
         if previous == run_id:
             return
-        if previous is not None:
+        if previous is None and _cluster_primaries_known:
+            # no primary when the worker started: a replica that took over its failed
+            # primary (which may not have sent it its last writes), or a node added
+            logger.warning(
+                "Redis Cluster: a new primary at %s:%s (a replica that took over after a "
+                "failover, or a node added): writes of the old primary's last moments may "
+                "be lost; redoing the work this worker holds",
+                address[0],
+                address[1],
+            )
+            _call_listeners(lambda where: where == ANY_NODE, "", run_id)
+        elif previous is not None:
             logger.warning(
                 "Redis restarted (run id %s, was %s): writes of its last second may be "
                 "lost; redoing the work this worker holds",
                 run_id[:8],
                 previous[:8],
             )
-            _local.in_listener = True
-            try:
-                for where, listener in list(_listeners):
-                    if where == address or where == ANY_NODE:
-                        listener(previous, run_id)
-            finally:
-                _local.in_listener = False
+            _call_listeners(lambda where: where in (address, ANY_NODE), previous, run_id)
         _seen[address] = run_id
+
+
+def _call_listeners(matches: Callable[[Address], bool], previous: str, run_id: str) -> None:
+    _local.in_listener = True
+    try:
+        for where, listener in list(_listeners):
+            if matches(where):
+                try:
+                    listener(previous, run_id)
+                except Exception:  # one listener's failure must not cost the connection
+                    logger.exception("A Redis restart listener failed")
+    finally:
+        _local.in_listener = False
+
+
+_cluster_primaries_known = False  # set by note_cluster_primaries
+
+
+def note_cluster_primaries(client: Any) -> int:
+    """Remember the run id of every primary of a Redis Cluster, as the worker starts.
+
+    From then on, a connection to a node that was none of them is a new primary:
+    after a failover, the replica that took over. Replication is asynchronous, so
+    the old primary's last writes may be missing there (leases finished, pops,
+    fingerprints); the listeners redo everything this worker holds, as after a
+    restart. Returns the primaries noted.
+    """
+    global _cluster_primaries_known
+    noted = 0
+    for node in client.get_primaries():
+        info = client.get_redis_connection(node).info("server")
+        run_id = str(info.get("run_id") or "")
+        if run_id:
+            with _lock:
+                _seen.setdefault((node.host, node.port, None), run_id)
+            noted += 1
+    _cluster_primaries_known = True
+    return noted
 
 
 connect.after_handshake = check_run_id  # type: ignore[attr-defined]

@@ -38,6 +38,7 @@ import logging
 import time
 from typing import Any
 
+from redis.exceptions import RedisError
 from scrapy import Request
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.misc import load_object
@@ -170,6 +171,22 @@ class ReliableScheduler(Scheduler):
         if self.flow.held:
             self._starved = True
             return None
+        try:
+            request = self._next_from_redis()
+        except RedisError as exc:  # Redis away (a restart, a failover): the idle poll retries
+            logger.warning("Could not take requests from Redis yet (%r)", exc)
+            if self.stats:
+                self.stats.inc_value("scheduler/redis_errors")
+            request = None
+        if request is None:
+            self._starved = True
+            return None
+        self._starved = False
+        if self.stats:
+            self.stats.inc_value("scheduler/dequeued/redis")
+        return request
+
+    def _next_from_redis(self) -> Request | None:
         request = self._unpark()
         if request is None:
             request = self.queue.pop()
@@ -186,12 +203,6 @@ class ReliableScheduler(Scheduler):
                     if handed_back > self.queue.batch_size:
                         return None  # only busy sites: the politeness middleware wakes us
                 request = self.queue.pop()
-        if request is None:
-            self._starved = True
-            return None
-        self._starved = False
-        if self.stats:
-            self.stats.inc_value("scheduler/dequeued/redis")
         return request
 
     def _park(self, request: Request) -> bool:
@@ -215,7 +226,12 @@ class ReliableScheduler(Scheduler):
     def has_pending_requests(self) -> bool:
         # While held (paused, storage backlog) the worker is waiting, not idle:
         # it must not close for idleness.
-        return self.flow.held or bool(self._parked) or self._unsent() > 0 or len(self.queue) > 0
+        if self.flow.held or self._parked or self._unsent() > 0:
+            return True
+        try:
+            return len(self.queue) > 0
+        except RedisError:  # Redis away: not idle, the crawl may well go on
+            return True
 
     def _unsent(self) -> int:
         batch = self.tracker.batch

@@ -66,7 +66,7 @@ from crawler.middlewares.network import RefusedRequest
 from crawler.network import NetworkRule
 from crawler.redis_client import cluster_client, worker_redis_params
 from crawler.retrypolicy import HISTORY_META_KEY, describe_history
-from crawler.scheduling import serializer
+from crawler.scheduling import restarts, serializer
 from crawler.scheduling.scheduler import wake_engine
 from crawler.scope import Scope
 from crawler.seeds import SEED_LABEL_KEYS, InvalidSeed, parse_seed
@@ -98,6 +98,8 @@ def check_redis(settings: Any) -> None:
             client = redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=5)
         client.ping()
         ensure_layout(client, keys)
+        if keys.cluster:
+            restarts.note_cluster_primaries(client)
     except (redis.RedisError, ValueError) as exc:
         what, hint = "Redis", "."
         if keys.cluster:
