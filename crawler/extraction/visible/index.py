@@ -5,14 +5,14 @@ footers, navs, related products)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Callable
 from functools import lru_cache
 
 from lxml import etree
 from lxml.html import HtmlElement
 
-from .dom import SKIPPED_TAGS, CachedSearch, classes, hidden_with_class, text_of
-from .stylesheet import hidden_by_stylesheet
+from .dom import SKIPPED_TAGS, CachedSearch, _hiding_class, classes, hidden_with_class, text_of
+from .stylesheet import StyleHiding
 
 _PRICE_CLASS = re.compile(
     r"price|amount|precio|preço|preco|preis|prix|prezzo|"
@@ -85,24 +85,61 @@ class PageIndex:
         self.order: dict[HtmlElement, int] = {}
         self.prices: list[HtmlElement] = []
         self.h1s: list[HtmlElement] = []
-        touched: list[Collection[object]] = []  # kept alive for the walk (see the stylesheet)
-        styled_hidden = hidden_by_stylesheet(root.getroottree().getroot(), touched)
+        #: positions in :attr:`elements` of each class-and-id string, and of each tag
+        self.by_class: dict[str, list[int]] = {}
+        self.by_tag: dict[str, list[int]] = {}
+        #: positions of the elements that have an ``itemprop``, by its value
+        self.by_itemprop: dict[str, list[int]] = {}
+        styled = StyleHiding(root.getroottree().getroot())
+        hiding = styled.hiding
+        elements, classes, order, by_class, by_tag = (
+            self.elements, self.classes, self.order, self.by_class, self.by_tag
+        )
         # document order, elements only (a C-level walk); a hidden or non-content
-        # element's subtree is skipped whole (its elements are never looked at)
+        # element's subtree is skipped whole (its elements are never looked at). An
+        # element's attribute names are listed once: most have none, or few.
         walk = etree.iterwalk(root, events=("start",), tag=etree.Element)
         for _, el in walk:
             tag = el.tag
-            attr_class = el.get("class")
-            if tag in SKIPPED_TAGS or hidden_with_class(el, attr_class) or el in styled_hidden:
+            if tag in SKIPPED_TAGS:
                 walk.skip_subtree()
                 continue
-            self.order[el] = len(self.elements)
-            self.elements.append(el)
+            names = el.keys()
+            if names:
+                attr_class = el.get("class")
+                ident = el.get("id") if "id" in names else None
+                if (
+                    (("style" in names or "hidden" in names) and hidden_with_class(el, attr_class))
+                    or (attr_class and _hiding_class(attr_class))
+                    or (hiding and styled.hides(el, attr_class, ident))
+                ):
+                    walk.skip_subtree()
+                    continue
+                itemprop = el.get("itemprop") if "itemprop" in names else None
+            else:
+                attr_class = ident = itemprop = None
+            pos = order[el] = len(elements)
+            elements.append(el)
             cls = attr_class or ""
-            self.classes.append(cls + " " + (el.get("id") or ""))
+            key = cls + " " + (ident or "")
+            classes.append(key)
+            found = by_class.get(key)
+            if found is None:
+                by_class[key] = [pos]
+            else:
+                found.append(pos)
+            found = by_tag.get(tag)
+            if found is None:
+                by_tag[tag] = [pos]
+            else:
+                found.append(pos)
+            if itemprop is not None:
+                self.by_itemprop.setdefault(itemprop, []).append(pos)
             if tag == "h1":
                 self.h1s.append(el)
-            elif self._is_price(el, tag, cls):
+            elif (
+                itemprop == "price" or tag in ("ins", "del", "s") or _names_price(cls)
+            ) and self._is_price(el, tag, cls):
                 self.prices.append(el)
         # innermost price elements only
         price_set = set(self.prices)
@@ -137,6 +174,18 @@ class PageIndex:
             return False
         # a counter alone is no price; a price beside a counter ("30,000원 29개 구매") is
         return any(ch.isdigit() for ch in _COUNT_TEXT.sub(" ", text))
+
+    def with_class(self, test: Callable[[str], object]) -> list[int]:
+        """Positions, in document order, of the elements whose class-and-id string
+        (:attr:`classes`) passes ``test`` (tested once per distinct string)."""
+        found = [pos for key, where in self.by_class.items() if test(key) for pos in where]
+        found.sort()
+        return found
+
+    def positions(self, *groups: list[int]) -> list[int]:
+        """The positions of several groups (of :attr:`by_tag`, :meth:`with_class`...)
+        in document order, each once."""
+        return sorted(set().union(*groups))
 
     def find_grids(self, h1: HtmlElement | None) -> int:
         """Mark prices that sit in repeated priced cards; return the largest grid size."""
