@@ -63,7 +63,9 @@ _CART_FORM_ACTION = re.compile(r"cart/add|checkout/cart/add|add-?to-?cart|basket
 
 def read_availability(idx: PageIndex, h1_pos: int) -> tuple[str | None, bool]:
     # 1. a dedicated stock element
-    for el, cls in zip(idx.elements, idx.classes, strict=True):
+    marked_stock = idx.with_class(_STOCK_CLASS.search)
+    for pos in idx.positions(idx.by_itemprop.get("availability", []), marked_stock):
+        el, cls = idx.elements[pos], idx.classes[pos]
         if el.get("itemprop") == "availability" or _STOCK_CLASS.search(cls):
             if idx.is_excluded(el) or el.tag in ("link", "meta", "input", "body", "html"):
                 continue
@@ -207,7 +209,12 @@ def read_buy_control(idx: PageIndex) -> tuple[bool, bool]:
     (``disabled``, ``aria-disabled="true"``, a ``disabled`` class) still says the page
     sells products, but not that this one can be bought now."""
     found = False
-    for el in idx.elements:
+    # the candidates: the control tags, and blocks with role=button or a buy class (a
+    # buy class in the class attribute is also one in the class-and-id string)
+    blocks = [p for p in idx.with_class(_BUY_CLASS.search) if idx.elements[p].tag in _BLOCKS]
+    controls = [idx.by_tag.get(tag, []) for tag in _CONTROL_TAGS]
+    for pos in idx.positions(blocks, idx.role_buttons, *controls):
+        el = idx.elements[pos]
         tag = el.tag
         if tag in ("div", "span"):  # most elements: a cheap test of class and role first
             if el.get("role") != "button" and not _BUY_CLASS.search(el.get("class") or ""):
@@ -231,6 +238,7 @@ _BUY_SCRIPT = re.compile(
     re.I,
 )
 _CONTROL_TAGS = frozenset({"form", "button", "input", "a", "img"})
+_BLOCKS = frozenset({"div", "span"})
 _DISABLED_CLASS = re.compile(r"(?:^|[\s_-])(?:disabled|inactive|unavailable)(?:$|[\s_-])", re.I)
 
 

@@ -90,6 +90,9 @@ class PageIndex:
         self.by_tag: dict[str, list[int]] = {}
         #: positions of the elements that have an ``itemprop``, by its value
         self.by_itemprop: dict[str, list[int]] = {}
+        #: positions of the elements with ``role="button"``, and with an ``aria-label``
+        self.role_buttons: list[int] = []
+        self.aria_labelled: list[int] = []
         styled = StyleHiding(root.getroottree().getroot())
         hiding = styled.hiding
         elements, classes, order, by_class, by_tag = (
@@ -116,6 +119,10 @@ class PageIndex:
                     walk.skip_subtree()
                     continue
                 itemprop = el.get("itemprop") if "itemprop" in names else None
+                if "role" in names and el.get("role") == "button":
+                    self.role_buttons.append(len(elements))
+                if "aria-label" in names:
+                    self.aria_labelled.append(len(elements))
             else:
                 attr_class = ident = itemprop = None
             pos = order[el] = len(elements)
