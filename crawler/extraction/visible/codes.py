@@ -69,52 +69,17 @@ _OWN_CODE_LABEL = re.compile(
 )
 _NOT_SHOP_PREFIX = frozenset(
     {
-        "promo",
-        "promotion",
-        "coupon",
-        "voucher",
-        "discount",
-        "gift",
-        "zip",
-        "postal",
-        "post",
-        "order",
-        "tracking",
-        "your",
-        "invoice",
-        "reference",
-        "manufacturer",
-        "mfr",
-        "mfg",
-        "vendor",
-        "supplier",
-        "model",
-        "part",
+        "promo", "promotion", "coupon", "voucher", "discount", "gift", "zip", "postal", "post",
+        "order", "tracking", "your", "invoice", "reference", "manufacturer", "mfr", "mfg", "vendor",
+        "supplier", "model", "part",
     }
 )
 # "Walmart #", "B&H #": a shop's own number, unless the words name something else.
 _SHOP_NUMBER = re.compile(r"^[^\W\d_][\w&'.\-]*(?: [\w&'.\-]+)?$")
 _NOT_SHOP_NUMBER = frozenset(
     {
-        "order",
-        "phone",
-        "tel",
-        "fax",
-        "account",
-        "invoice",
-        "ticket",
-        "tracking",
-        "case",
-        "room",
-        "page",
-        "step",
-        "call",
-        "member",
-        "customer",
-        "card",
-        "zip",
-        "po",
-        "store",
+        "order", "phone", "tel", "fax", "account", "invoice", "ticket", "tracking", "case", "room",
+        "page", "step", "call", "member", "customer", "card", "zip", "po", "store",
     }
 )
 # Label, separator, value: "SKU: MH07", "Item # 101095", "Walmart #: 553503329", "REF. 8107".
@@ -189,7 +154,13 @@ def read_codes(idx: PageIndex, h1_pos: int = -1) -> dict[str, str]:
                 codes.setdefault("brand", ident)
         return kind is not None
 
-    for pos, el in enumerate(idx.elements):
+    # the rows, terms and text elements only, in document order; the elements marked
+    # as a code by their class or id found once per class-and-id string
+    marked = set(idx.with_class(_CODE_CLASS.search))
+    tags = (idx.by_tag.get(tag, []) for tag in ("tr", "dt", *_TEXT_TAGS))
+    elements = idx.elements
+    for pos in idx.positions(*tags):
+        el = elements[pos]
         tag = el.tag
         if tag == "tr":
             cells = [c for c in el if c.tag in ("th", "td")]
@@ -206,15 +177,18 @@ def read_codes(idx: PageIndex, h1_pos: int = -1) -> dict[str, str]:
         # more than 3 child nodes: count the elements among them (comments do not count)
         if len(el) > 3 and sum(1 for _ in el.iterchildren(etree.Element)) > 3:
             continue
-        if _CODE_CLASS.search(idx.classes[pos]) and not idx.is_excluded(el):
+        if pos in marked and not idx.is_excluded(el):
             own = el.find(".//*[@itemprop='sku']")
             ident = _code_value(visible_text(own if own is not None else el), any_label=True)
             if ident:
                 codes.setdefault("sku", ident)
                 continue
-        if not len(el) and not (el.text or "").strip():
-            continue
-        raw = text_of(el)
+        if len(el):
+            raw = text_of(el)
+        else:  # a leaf's text is its text node
+            raw = el.text or ""
+            if not raw.strip():
+                continue
         if len(raw) > 400 or not (
             ":" in raw or "#" in raw or "：" in raw or _spaced_label_candidate(raw)
         ):

@@ -48,7 +48,10 @@ def classes(el: HtmlElement) -> str:
 def text_of(el: HtmlElement) -> str:
     """``el.text_content()`` (every text node of the element, in document order), about
     twice as fast: libxml2's text serialization instead of an XPath ``string()`` call
-    (the same string on every element of the development pages and fixtures)."""
+    (the same string on every element of the development pages and fixtures); an
+    element without children is its text node alone, read as such."""
+    if not len(el):
+        return el.text or ""
     return etree.tostring(el, method="text", encoding=str, with_tail=False)
 
 
