@@ -110,7 +110,9 @@ def read_availability(idx: PageIndex, h1_pos: int) -> tuple[str | None, bool]:
                     # or its whole label is the state ("Sold out", "Notify me", "Agotado"),
                     # not a size button's "S - sold out"
                     return said_by_button, True
-            own = normalize_text(_CONDITIONAL.sub(" ", _PICKUP.sub(" ", el.text or "")))
+            if not el.text:
+                continue  # no text of its own: no stock wording (the button was read above)
+            own = normalize_text(_CONDITIONAL.sub(" ", _PICKUP.sub(" ", el.text)))
             if own and len(own) <= 60 and not _in_table_row(el):
                 said_nearby = availability_from_text(own)
                 if said_nearby:

@@ -94,7 +94,7 @@ class PageIndex:
         self.role_buttons: list[int] = []
         self.aria_labelled: list[int] = []
         styled = StyleHiding(root.getroottree().getroot())
-        hiding = styled.hiding
+        hiding, hidden_ids = styled.hiding, styled.ids
         self.in_grid: dict[HtmlElement, int] = {}
         self.cards: set[HtmlElement] = set()
         self._excluded: dict[HtmlElement, bool] = {}
@@ -124,7 +124,11 @@ class PageIndex:
                 if (
                     (("style" in names or "hidden" in names) and hidden_with_class(el, attr_class))
                     or (attr_class and _hiding_class(attr_class))
-                    or (hiding and styled.hides(el, attr_class, ident))
+                    or (
+                        hiding
+                        and (ident in hidden_ids or (attr_class and styled.names_class(attr_class)))
+                        and styled.hides(el, attr_class, ident)
+                    )
                 ):
                     walk.skip_subtree()
                     continue

@@ -65,8 +65,21 @@ class StyleHiding:
         hiding, self._showing = _display_rules(css) if "display" in css else (frozenset(), ())
         #: The ``#id``/``.class`` selectors a rule hides (empty: nothing is hidden).
         self.hiding = hiding if hiding and _any_named(root, hiding) else frozenset()
+        #: the ids a rule hides (``None`` is none of them)
+        self.ids: frozenset[str | None] = frozenset(
+            simple[1:] for simple in self.hiding if simple.startswith("#")
+        )
         self._shown: dict[str, set[HtmlElement] | None] = {}
         self._class_names: dict[str, list[str]] = {}
+
+    def names_class(self, cls: str) -> bool:
+        """A class of the class attribute ``cls`` is one a rule hides (remembered)."""
+        named = self._class_names.get(cls)
+        if named is None:
+            named = self._class_names[cls] = [
+                "." + t for t in cls.split() if "." + t in self.hiding
+            ]
+        return bool(named)
 
     def hides(self, el: HtmlElement, cls: str | None, ident: str | None) -> bool:
         """``el`` (class attribute ``cls``, id ``ident``) is hidden by a rule."""
