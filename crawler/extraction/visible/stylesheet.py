@@ -58,7 +58,7 @@ class StyleHiding:
             " ",
             " ".join(
                 s.text or ""
-                for s in root.xpath("//style")
+                for s in root.iter("style")
                 if (s.get("media") or "all").strip().lower() in ("all", "screen", "")
             )[:_MAX_CSS],
         )
