@@ -183,6 +183,11 @@ _NOT_SOLD_ONLINE = re.compile(
 )
 
 
+# No text shorter than this matches _NOT_SOLD_ONLINE ("can't be bought online": 22
+# characters; the pattern matches character by character, case aside): not searched.
+_SHORTEST_NOT_ONLINE = 22
+
+
 def not_sold_online(idx: PageIndex, h1_pos: int) -> bool:
     """Wording after the heading, outside other products' blocks, saying the product
     cannot be bought online."""
@@ -196,7 +201,7 @@ def not_sold_online(idx: PageIndex, h1_pos: int) -> bool:
             own = el.text
             if not own:
                 continue
-        if search(own) and not idx.is_excluded(el):
+        if len(own) >= _SHORTEST_NOT_ONLINE and search(own) and not idx.is_excluded(el):
             return True
     return False
 
