@@ -34,6 +34,9 @@ _ADD_TO_CART_TEXT = re.compile(
     r"放入購物車|立即購買|立即购买|直接購買|馬上購買|장바구니 담기|바로 ?구매|구매하기",
     re.I,
 )
+# The same search of a control's label (at most 60 characters), remembered per label:
+# the labels of a shop's links and buttons repeat across its pages.
+_BUY_LABEL = CachedSearch(_ADD_TO_CART_TEXT)
 # A control whose whole label is a verb of buying ("Buy", "Kaufen", "Купить", "Comprar"):
 # a verb alone in a menu or a text is no buy control, so the label must be only that.
 _BUY_VERB = re.compile(
@@ -267,7 +270,7 @@ def _is_buy_control(el: HtmlElement) -> bool:
         # a control built from a block (class: themes scripting a div as the button):
         # both its class (or role) and its whole label must say "buy"
         label = visible_text(el)[:60]
-        return len(label) <= 40 and bool(_BUY_VERB.match(label) or _ADD_TO_CART_TEXT.search(label))
+        return len(label) <= 40 and bool(_BUY_VERB.match(label) or _BUY_LABEL.search(label))
     if tag not in ("button", "input", "a", "img"):
         return False
     kind = (el.get("type") or "").lower()
@@ -288,7 +291,7 @@ def _is_buy_control(el: HtmlElement) -> bool:
         + (el.get("href") or "" if (el.get("href") or "").startswith("javascript:") else "")
     )
     return bool(
-        _ADD_TO_CART_TEXT.search(label)
+        _BUY_LABEL.search(label)
         or _BUY_VERB.match(label)
         or _ADD_TO_CART_ATTR.search(attrs)
         or _BUY_SCRIPT.search(script)

@@ -177,7 +177,12 @@ def read_codes(idx: PageIndex, h1_pos: int = -1) -> dict[str, str]:
         # more than 3 child nodes: count the elements among them (comments do not count)
         if len(el) > 3 and sum(1 for _ in el.iterchildren(etree.Element)) > 3:
             continue
-        if pos in marked and not idx.is_excluded(el):
+        # an excluded element (a header, a related product...) gives at most the value
+        # beside it when it is a childless label (every other way wants it not excluded)
+        excluded = idx.is_excluded(el)
+        if excluded and (tag not in _LABEL_TAGS or any(isinstance(c.tag, str) for c in el)):
+            continue
+        if pos in marked and not excluded:
             own = el.find(".//*[@itemprop='sku']")
             ident = _code_value(visible_text(own if own is not None else el), any_label=True)
             if ident:
@@ -196,6 +201,8 @@ def read_codes(idx: PageIndex, h1_pos: int = -1) -> dict[str, str]:
         children = [c for c in el if isinstance(c.tag, str)]
         if tag in _LABEL_TAGS and not children:
             _adjacent_value(el, idx, add)
+        if excluded:
+            continue
         if len(children) == 2 and children[0].tag in _LABEL_TAGS and not (el.text or "").strip():
             # <div class=product-reference><label>Reference</label><span>demo_12</span>
             label = visible_text(children[0])
