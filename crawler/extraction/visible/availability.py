@@ -196,8 +196,11 @@ def not_sold_online(idx: PageIndex, h1_pos: int) -> bool:
     cannot be bought online."""
     if h1_pos < 0:
         return False
-    search = _NOT_SOLD_ONLINE.search
-    for el in idx.elements[h1_pos + 1 :]:
+    search, section, elements = _NOT_SOLD_ONLINE.search, idx.section, idx.elements
+    for pos in range(h1_pos + 1, len(elements)):
+        if section[pos]:
+            continue  # in an excluded block (see below): never read
+        el = elements[pos]
         if len(el):
             own = " ".join([el.text or ""] + [c.tail for c in el if c.tail])
         else:  # no child: its own text alone (the same string, without the list)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 
 from lxml import etree
 from lxml.html import HtmlElement
@@ -363,9 +364,13 @@ def brand_block(idx: PageIndex, h1_pos: int) -> str | None:
     text, else the ``alt`` of its logo."""
     if h1_pos < 0:
         return None
-    for el in idx.elements[h1_pos + 1 : h1_pos + 300]:
-        tokens = (el.get("class") or "").split() + (el.get("id") or "").split()
-        if not any(_BRAND_BLOCK.match(t) for t in tokens) or idx.is_excluded(el):
+    for pos in idx.with_class(_names_brand):  # in document order
+        if pos <= h1_pos:
+            continue
+        if pos >= h1_pos + 300:
+            break
+        el = idx.elements[pos]
+        if idx.is_excluded(el):
             continue
         imgs = [el] if el.tag == "img" else el.findall(".//img")
         text = visible_text(el) if el.tag != "img" else ""
@@ -378,3 +383,10 @@ def brand_block(idx: PageIndex, h1_pos: int) -> str | None:
             if alt and len(alt) <= 40:
                 return alt
     return None
+
+
+@lru_cache(maxsize=4096)
+def _names_brand(key: str) -> bool:
+    """A token of a class-and-id string names a brand block (its tokens are those of
+    the class and of the id; remembered per string)."""
+    return any(_BRAND_BLOCK.match(t) for t in key.split())
