@@ -159,7 +159,7 @@ def read_codes(idx: PageIndex, h1_pos: int = -1) -> dict[str, str]:
     # as a code by their class or id found once per class-and-id string
     marked = set(idx.with_class(_CODE_CLASS.search))
     tags = (idx.by_tag.get(tag, []) for tag in ("tr", "dt", *_TEXT_TAGS))
-    elements = idx.elements
+    elements, section, cards = idx.elements, idx.section, idx.cards
     for pos in idx.positions(*tags):
         el = elements[pos]
         tag = el.tag
@@ -180,7 +180,7 @@ def read_codes(idx: PageIndex, h1_pos: int = -1) -> dict[str, str]:
             continue
         # an excluded element (a header, a related product...) gives at most the value
         # beside it when it is a childless label (every other way wants it not excluded)
-        excluded = idx.is_excluded(el)
+        excluded = section[pos] or (bool(cards) and idx.in_card(pos))  # idx.is_excluded(el)
         if excluded and (tag not in _LABEL_TAGS or any(isinstance(c.tag, str) for c in el)):
             continue
         if pos in marked and not excluded:

@@ -266,15 +266,15 @@ class PageIndex:
         """Inside a grid card, a site header/footer, a nav/aside or a related-products block."""
         pos = self.order.get(el)
         if pos is not None:  # a walked element: its section is known, its card looked up
-            return self.section[pos] or (bool(self.cards) and self._in_card(pos))
+            return self.section[pos] or (bool(self.cards) and self.in_card(pos))
         return self._outside(el)
 
-    def _in_card(self, pos: int) -> bool:
+    def in_card(self, pos: int) -> bool:
         """The element at ``pos`` or one of its ancestors is a grid card (remembered)."""
         found = self._carded.get(pos)
         if found is None:
             parent = self.parents[pos]
-            found = self.elements[pos] in self.cards or (parent >= 0 and self._in_card(parent))
+            found = self.elements[pos] in self.cards or (parent >= 0 and self.in_card(parent))
             self._carded[pos] = found
         return found
 
