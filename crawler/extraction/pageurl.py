@@ -38,7 +38,7 @@ def same_path(a: object, b: str) -> bool:
 def canonical_url(response: TextResponse) -> str | None:
     """The page's ``<link rel=canonical>``, absolute and without fragment; None when
     it is missing, malformed or on another site."""
-    href = response.xpath("//link[@rel='canonical']/@href").get()
+    href = _canonical_href(response)
     if not href:
         return None
     try:
@@ -50,3 +50,14 @@ def canonical_url(response: TextResponse) -> str | None:
     except ValueError:
         return None
     return absolute.split("#", 1)[0]
+
+
+def _canonical_href(response: TextResponse) -> str | None:
+    """The ``href`` of the first ``<link rel="canonical">`` that has one (XPath
+    ``//link[@rel='canonical']/@href``, by lxml's C-level search for the tag)."""
+    for link in response.selector.root.iter("link"):
+        if link.get("rel") == "canonical":
+            href = link.get("href")
+            if href is not None:
+                return str(href)
+    return None

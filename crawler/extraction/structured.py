@@ -16,10 +16,11 @@ from typing import Any
 import extruct
 from lxml.html import HtmlElement
 
-from crawler.extraction.xpath_log import bound_microdata_error_log
+from crawler.extraction.xpath_log import bound_microdata_error_log, share_microdata_items
 
 logger = logging.getLogger(__name__)
 bound_microdata_error_log()  # extruct's microdata XPath would keep a log entry per item
+share_microdata_items()  # and searches the page's items twice
 
 PRODUCT_TYPES = frozenset(
     {"Product", "ProductGroup", "IndividualProduct", "ProductModel", "SomeProducts", "Book"}

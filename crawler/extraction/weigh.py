@@ -235,12 +235,27 @@ def _tag_currency(tag: str | None) -> str | None:
 
 
 # Compiled once (parsel's ``xpath`` compiles its query on every call).
-_OG_LOCALE = etree.XPath("//meta[@property='og:locale']/@content", smart_strings=False)
 _HTML_LANG = etree.XPath("/html/@lang", smart_strings=False)
-_CONTENT_LANGUAGE = etree.XPath(
-    "//meta[translate(@http-equiv, 'CONTENTLAG', 'contentlag')='content-language']/@content",
-    smart_strings=False,
-)
+# XPath's translate(@http-equiv, 'CONTENTLAG', 'contentlag'): those letters lowered only
+_LOWER_CONTENT_LANGUAGE = str.maketrans("CONTENTLAG", "contentlag")
+
+
+def _language_metas(root: Any) -> tuple[str | None, str | None]:
+    """The ``content`` of the first ``<meta property="og:locale">`` and of the first
+    ``<meta http-equiv="content-language">`` that have one, in one pass over the metas
+    (the two XPath searches ``//meta[...]/@content`` each walked the whole tree)."""
+    locale = language = None
+    for meta in root.iter("meta"):
+        content = meta.get("content")
+        if content is None:
+            continue
+        if locale is None and meta.get("property") == "og:locale":
+            locale = content
+        equiv = meta.get("http-equiv")
+        if language is None and equiv is not None:
+            if equiv.translate(_LOWER_CONTENT_LANGUAGE) == "content-language":
+                language = content
+    return locale, language
 
 
 def _first(values: Any) -> str | None:
@@ -274,11 +289,8 @@ def currency_signals(response: TextResponse) -> list[tuple[str, str]]:
     """[(ISO code, source)] the page names, strongest first (see the module doc)."""
     out: list[tuple[str, str]] = []
     root = response.selector.root
-    for tag in (
-        _first(_OG_LOCALE(root)),
-        _first(_HTML_LANG(root)),
-        _first(_CONTENT_LANGUAGE(root)),
-    ):
+    og_locale, content_language = _language_metas(root)
+    for tag in (og_locale, _first(_HTML_LANG(root)), content_language):
         code = _tag_currency(tag)
         if code:
             out.append((code, "language"))
@@ -299,4 +311,12 @@ def currency_signals(response: TextResponse) -> list[tuple[str, str]]:
 
 
 def page_title(response: TextResponse) -> str | None:
-    return normalize_text(response.xpath("//title/text()").get())
+    """The first text node of a ``<title>`` (XPath ``//title/text()``), normalized:
+    lxml's C-level search for the tag, not a whole-tree XPath."""
+    for title in response.selector.root.iter("title"):
+        if title.text is not None:
+            return normalize_text(title.text)
+        for child in title:  # a text node after a comment
+            if child.tail is not None:
+                return normalize_text(child.tail)
+    return None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from crawler.items import AVAILABILITIES
@@ -196,6 +197,15 @@ def availability_from_text(text: str | None) -> str | None:
     "Pre-order", "Available on backorder"...)."""
     if not text:
         return None
+    if isinstance(text, str) and len(text) <= 400:  # short strings only are remembered
+        return _stock_wording(text)
+    return _stock_wording.__wrapped__(text)
+
+
+@lru_cache(maxsize=4096)
+def _stock_wording(text: str) -> str | None:
+    """:func:`availability_from_text` of a string: a pure function of it, remembered
+    (the same labels and stock lines repeat across a page and a shop's pages)."""
     text = normalize_text(text) or ""
     if len(text) > 200:
         return None

@@ -34,6 +34,9 @@ _ADD_TO_CART_TEXT = re.compile(
     r"放入購物車|立即購買|立即购买|直接購買|馬上購買|장바구니 담기|바로 ?구매|구매하기",
     re.I,
 )
+# The same search of a control's label (at most 60 characters), remembered per label:
+# the labels of a shop's links and buttons repeat across its pages.
+_BUY_LABEL = CachedSearch(_ADD_TO_CART_TEXT)
 # A control whose whole label is a verb of buying ("Buy", "Kaufen", "Купить", "Comprar"):
 # a verb alone in a menu or a text is no buy control, so the label must be only that.
 _BUY_VERB = re.compile(
@@ -63,7 +66,9 @@ _CART_FORM_ACTION = re.compile(r"cart/add|checkout/cart/add|add-?to-?cart|basket
 
 def read_availability(idx: PageIndex, h1_pos: int) -> tuple[str | None, bool]:
     # 1. a dedicated stock element
-    for el, cls in zip(idx.elements, idx.classes, strict=True):
+    marked_stock = idx.with_class(_STOCK_CLASS.search)
+    for pos in idx.positions(idx.by_itemprop.get("availability", []), marked_stock):
+        el, cls = idx.elements[pos], idx.classes[pos]
         if el.get("itemprop") == "availability" or _STOCK_CLASS.search(cls):
             if idx.is_excluded(el) or el.tag in ("link", "meta", "input", "body", "html"):
                 continue
@@ -108,7 +113,9 @@ def read_availability(idx: PageIndex, h1_pos: int) -> tuple[str | None, bool]:
                     # or its whole label is the state ("Sold out", "Notify me", "Agotado"),
                     # not a size button's "S - sold out"
                     return said_by_button, True
-            own = normalize_text(_CONDITIONAL.sub(" ", _PICKUP.sub(" ", el.text or "")))
+            if not el.text:
+                continue  # no text of its own: no stock wording (the button was read above)
+            own = normalize_text(_CONDITIONAL.sub(" ", _PICKUP.sub(" ", el.text)))
             if own and len(own) <= 60 and not _in_table_row(el):
                 said_nearby = availability_from_text(own)
                 if said_nearby:
@@ -179,20 +186,28 @@ _NOT_SOLD_ONLINE = re.compile(
 )
 
 
+# No text shorter than this matches _NOT_SOLD_ONLINE ("can't be bought online": 22
+# characters; the pattern matches character by character, case aside): not searched.
+_SHORTEST_NOT_ONLINE = 22
+
+
 def not_sold_online(idx: PageIndex, h1_pos: int) -> bool:
     """Wording after the heading, outside other products' blocks, saying the product
     cannot be bought online."""
     if h1_pos < 0:
         return False
-    search = _NOT_SOLD_ONLINE.search
-    for el in idx.elements[h1_pos + 1 :]:
+    search, section, elements = _NOT_SOLD_ONLINE.search, idx.section, idx.elements
+    for pos in range(h1_pos + 1, len(elements)):
+        if section[pos]:
+            continue  # in an excluded block (see below): never read
+        el = elements[pos]
         if len(el):
             own = " ".join([el.text or ""] + [c.tail for c in el if c.tail])
         else:  # no child: its own text alone (the same string, without the list)
             own = el.text
             if not own:
                 continue
-        if search(own) and not idx.is_excluded(el):
+        if len(own) >= _SHORTEST_NOT_ONLINE and search(own) and not idx.is_excluded(el):
             return True
     return False
 
@@ -207,7 +222,12 @@ def read_buy_control(idx: PageIndex) -> tuple[bool, bool]:
     (``disabled``, ``aria-disabled="true"``, a ``disabled`` class) still says the page
     sells products, but not that this one can be bought now."""
     found = False
-    for el in idx.elements:
+    # the candidates: the control tags, and blocks with role=button or a buy class (a
+    # buy class in the class attribute is also one in the class-and-id string)
+    blocks = [p for p in idx.with_class(_BUY_CLASS.search) if idx.elements[p].tag in _BLOCKS]
+    controls = [idx.by_tag.get(tag, []) for tag in _CONTROL_TAGS]
+    for pos in idx.positions(blocks, idx.role_buttons, *controls):
+        el = idx.elements[pos]
         tag = el.tag
         if tag in ("div", "span"):  # most elements: a cheap test of class and role first
             if el.get("role") != "button" and not _BUY_CLASS.search(el.get("class") or ""):
@@ -231,6 +251,7 @@ _BUY_SCRIPT = re.compile(
     re.I,
 )
 _CONTROL_TAGS = frozenset({"form", "button", "input", "a", "img"})
+_BLOCKS = frozenset({"div", "span"})
 _DISABLED_CLASS = re.compile(r"(?:^|[\s_-])(?:disabled|inactive|unavailable)(?:$|[\s_-])", re.I)
 
 
@@ -252,7 +273,7 @@ def _is_buy_control(el: HtmlElement) -> bool:
         # a control built from a block (class: themes scripting a div as the button):
         # both its class (or role) and its whole label must say "buy"
         label = visible_text(el)[:60]
-        return len(label) <= 40 and bool(_BUY_VERB.match(label) or _ADD_TO_CART_TEXT.search(label))
+        return len(label) <= 40 and bool(_BUY_VERB.match(label) or _BUY_LABEL.search(label))
     if tag not in ("button", "input", "a", "img"):
         return False
     kind = (el.get("type") or "").lower()
@@ -273,7 +294,7 @@ def _is_buy_control(el: HtmlElement) -> bool:
         + (el.get("href") or "" if (el.get("href") or "").startswith("javascript:") else "")
     )
     return bool(
-        _ADD_TO_CART_TEXT.search(label)
+        _BUY_LABEL.search(label)
         or _BUY_VERB.match(label)
         or _ADD_TO_CART_ATTR.search(attrs)
         or _BUY_SCRIPT.search(script)

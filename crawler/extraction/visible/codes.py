@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 
 from lxml import etree
 from lxml.html import HtmlElement
@@ -69,52 +70,17 @@ _OWN_CODE_LABEL = re.compile(
 )
 _NOT_SHOP_PREFIX = frozenset(
     {
-        "promo",
-        "promotion",
-        "coupon",
-        "voucher",
-        "discount",
-        "gift",
-        "zip",
-        "postal",
-        "post",
-        "order",
-        "tracking",
-        "your",
-        "invoice",
-        "reference",
-        "manufacturer",
-        "mfr",
-        "mfg",
-        "vendor",
-        "supplier",
-        "model",
-        "part",
+        "promo", "promotion", "coupon", "voucher", "discount", "gift", "zip", "postal", "post",
+        "order", "tracking", "your", "invoice", "reference", "manufacturer", "mfr", "mfg", "vendor",
+        "supplier", "model", "part",
     }
 )
 # "Walmart #", "B&H #": a shop's own number, unless the words name something else.
 _SHOP_NUMBER = re.compile(r"^[^\W\d_][\w&'.\-]*(?: [\w&'.\-]+)?$")
 _NOT_SHOP_NUMBER = frozenset(
     {
-        "order",
-        "phone",
-        "tel",
-        "fax",
-        "account",
-        "invoice",
-        "ticket",
-        "tracking",
-        "case",
-        "room",
-        "page",
-        "step",
-        "call",
-        "member",
-        "customer",
-        "card",
-        "zip",
-        "po",
-        "store",
+        "order", "phone", "tel", "fax", "account", "invoice", "ticket", "tracking", "case", "room",
+        "page", "step", "call", "member", "customer", "card", "zip", "po", "store",
     }
 )
 # Label, separator, value: "SKU: MH07", "Item # 101095", "Walmart #: 553503329", "REF. 8107".
@@ -189,7 +155,13 @@ def read_codes(idx: PageIndex, h1_pos: int = -1) -> dict[str, str]:
                 codes.setdefault("brand", ident)
         return kind is not None
 
-    for pos, el in enumerate(idx.elements):
+    # the rows, terms and text elements only, in document order; the elements marked
+    # as a code by their class or id found once per class-and-id string
+    marked = set(idx.with_class(_CODE_CLASS.search))
+    tags = (idx.by_tag.get(tag, []) for tag in ("tr", "dt", *_TEXT_TAGS))
+    elements, section, cards = idx.elements, idx.section, idx.cards
+    for pos in idx.positions(*tags):
+        el = elements[pos]
         tag = el.tag
         if tag == "tr":
             cells = [c for c in el if c.tag in ("th", "td")]
@@ -206,15 +178,23 @@ def read_codes(idx: PageIndex, h1_pos: int = -1) -> dict[str, str]:
         # more than 3 child nodes: count the elements among them (comments do not count)
         if len(el) > 3 and sum(1 for _ in el.iterchildren(etree.Element)) > 3:
             continue
-        if _CODE_CLASS.search(idx.classes[pos]) and not idx.is_excluded(el):
+        # an excluded element (a header, a related product...) gives at most the value
+        # beside it when it is a childless label (every other way wants it not excluded)
+        excluded = section[pos] or (bool(cards) and idx.in_card(pos))  # idx.is_excluded(el)
+        if excluded and (tag not in _LABEL_TAGS or any(isinstance(c.tag, str) for c in el)):
+            continue
+        if pos in marked and not excluded:
             own = el.find(".//*[@itemprop='sku']")
             ident = _code_value(visible_text(own if own is not None else el), any_label=True)
             if ident:
                 codes.setdefault("sku", ident)
                 continue
-        if not len(el) and not (el.text or "").strip():
-            continue
-        raw = text_of(el)
+        if len(el):
+            raw = text_of(el)
+        else:  # a leaf's text is its text node
+            raw = el.text or ""
+            if not raw.strip():
+                continue
         if len(raw) > 400 or not (
             ":" in raw or "#" in raw or "：" in raw or _spaced_label_candidate(raw)
         ):
@@ -222,6 +202,8 @@ def read_codes(idx: PageIndex, h1_pos: int = -1) -> dict[str, str]:
         children = [c for c in el if isinstance(c.tag, str)]
         if tag in _LABEL_TAGS and not children:
             _adjacent_value(el, idx, add)
+        if excluded:
+            continue
         if len(children) == 2 and children[0].tag in _LABEL_TAGS and not (el.text or "").strip():
             # <div class=product-reference><label>Reference</label><span>demo_12</span>
             label = visible_text(children[0])
@@ -382,9 +364,13 @@ def brand_block(idx: PageIndex, h1_pos: int) -> str | None:
     text, else the ``alt`` of its logo."""
     if h1_pos < 0:
         return None
-    for el in idx.elements[h1_pos + 1 : h1_pos + 300]:
-        tokens = (el.get("class") or "").split() + (el.get("id") or "").split()
-        if not any(_BRAND_BLOCK.match(t) for t in tokens) or idx.is_excluded(el):
+    for pos in idx.with_class(_names_brand):  # in document order
+        if pos <= h1_pos:
+            continue
+        if pos >= h1_pos + 300:
+            break
+        el = idx.elements[pos]
+        if idx.is_excluded(el):
             continue
         imgs = [el] if el.tag == "img" else el.findall(".//img")
         text = visible_text(el) if el.tag != "img" else ""
@@ -397,3 +383,10 @@ def brand_block(idx: PageIndex, h1_pos: int) -> str | None:
             if alt and len(alt) <= 40:
                 return alt
     return None
+
+
+@lru_cache(maxsize=4096)
+def _names_brand(key: str) -> bool:
+    """A token of a class-and-id string names a brand block (its tokens are those of
+    the class and of the id; remembered per string)."""
+    return any(_BRAND_BLOCK.match(t) for t in key.split())

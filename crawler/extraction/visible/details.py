@@ -44,7 +44,12 @@ _RATING_COUNT = re.compile(
 
 
 def read_breadcrumbs(idx: PageIndex) -> list[str]:
-    for el, cls in zip(idx.elements, idx.classes, strict=True):
+    def marks(key: str) -> bool:
+        return bool(_BREADCRUMB_MARKER.search((key + " ").lower()))
+
+    # the marker is in the class-and-id string, or also in an aria-label
+    for pos in idx.positions(idx.with_class(marks), idx.aria_labelled):
+        el, cls = idx.elements[pos], idx.classes[pos]
         marker = (cls + " " + (el.get("aria-label") or "")).lower()
         if not _BREADCRUMB_MARKER.search(marker) or el.tag in ("li", "a", "span", "meta"):
             continue
@@ -90,8 +95,9 @@ def read_images(idx: PageIndex, h1: HtmlElement | None) -> list[str]:
             if src not in found:
                 found.append(src)
 
-    for el, cls in zip(idx.elements, idx.classes, strict=True):
-        if _GALLERY.search(cls) and not idx.is_excluded(el):
+    for pos in idx.with_class(_GALLERY.search):
+        el = idx.elements[pos]
+        if not idx.is_excluded(el):
             take(el.findall(".//img") if el.tag != "img" else [el])
             if found:
                 return found
@@ -113,7 +119,9 @@ def read_description(idx: PageIndex) -> str | None:
     """The description block; a short-description block (a summary next to the
     price) only when the page has no full one."""
     short: str | None = None
-    for el, cls in zip(idx.elements, idx.classes, strict=True):
+    marked = idx.with_class(lambda key: any(_description_tokens(key)))
+    for pos in idx.positions(idx.by_itemprop.get("description", []), marked):
+        el, cls = idx.elements[pos], idx.classes[pos]
         full_token, summary_token = _description_tokens(cls)
         full = el.get("itemprop") == "description" or full_token
         summary = not full and short is None and summary_token
@@ -174,7 +182,9 @@ def read_rating(idx: PageIndex) -> dict[str, float | int] | None:
     """ "4.5 out of 5 (12 reviews)" in rating/review blocks; both parts are required."""
     value: float | None = None
     count: int | None = None
-    for el, cls in zip(idx.elements, idx.classes, strict=True):
+    cells = (idx.by_tag.get("td", []), idx.by_tag.get("dd", []))
+    for pos in idx.positions(idx.with_class(_RATING_CLASS.search), *cells):
+        el, cls = idx.elements[pos], idx.classes[pos]
         if not _RATING_CLASS.search(cls) and not _rating_row(el):
             continue
         if idx.is_excluded(el):

@@ -48,7 +48,10 @@ def classes(el: HtmlElement) -> str:
 def text_of(el: HtmlElement) -> str:
     """``el.text_content()`` (every text node of the element, in document order), about
     twice as fast: libxml2's text serialization instead of an XPath ``string()`` call
-    (the same string on every element of the development pages and fixtures)."""
+    (the same string on every element of the development pages and fixtures); an
+    element without children is its text node alone, read as such."""
+    if not len(el):
+        return el.text or ""
     return etree.tostring(el, method="text", encoding=str, with_tail=False)
 
 
@@ -107,11 +110,21 @@ def is_hidden(el: HtmlElement) -> bool:
 def hidden_with_class(el: HtmlElement, cls: str | None) -> bool:
     """``is_hidden(el)`` when ``cls`` is the element's class attribute, already read."""
     style = el.get("style")
-    if style:
-        style = style.replace(" ", "").lower()
-    if el.get("hidden") is not None or (style and _HIDING_STYLE.search(style)):
+    if el.get("hidden") is not None or (style and _hiding_style(style)):
         return True
     return bool(cls) and _hiding_class(cls)
+
+
+def _hiding_style(style: str) -> bool:
+    """A style attribute hides its element (remembered for short ones: they repeat)."""
+    return _short_hiding_style(style) if len(style) <= 200 else _reads_hiding(style)
+
+
+def _reads_hiding(style: str) -> bool:
+    return bool(_HIDING_STYLE.search(style.replace(" ", "").lower()))
+
+
+_short_hiding_style = lru_cache(maxsize=4096)(_reads_hiding)
 
 
 @lru_cache(maxsize=4096)

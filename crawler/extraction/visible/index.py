@@ -5,14 +5,14 @@ footers, navs, related products)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Callable
 from functools import lru_cache
 
 from lxml import etree
 from lxml.html import HtmlElement
 
-from .dom import SKIPPED_TAGS, CachedSearch, classes, hidden_with_class, text_of
-from .stylesheet import hidden_by_stylesheet
+from .dom import SKIPPED_TAGS, CachedSearch, _hiding_class, classes, hidden_with_class, text_of
+from .stylesheet import StyleHiding
 
 _PRICE_CLASS = re.compile(
     r"price|amount|precio|preço|preco|preis|prix|prezzo|"
@@ -85,33 +85,92 @@ class PageIndex:
         self.order: dict[HtmlElement, int] = {}
         self.prices: list[HtmlElement] = []
         self.h1s: list[HtmlElement] = []
-        touched: list[Collection[object]] = []  # kept alive for the walk (see the stylesheet)
-        styled_hidden = hidden_by_stylesheet(root.getroottree().getroot(), touched)
+        #: positions in :attr:`elements` of each class-and-id string, and of each tag
+        self.by_class: dict[str, list[int]] = {}
+        self.by_tag: dict[str, list[int]] = {}
+        #: positions of the elements that have an ``itemprop``, by its value
+        self.by_itemprop: dict[str, list[int]] = {}
+        #: positions of the elements with ``role="button"``, and with an ``aria-label``
+        self.role_buttons: list[int] = []
+        self.aria_labelled: list[int] = []
+        styled = StyleHiding(root.getroottree().getroot())
+        hiding, hidden_ids = styled.hiding, styled.ids
+        self.in_grid: dict[HtmlElement, int] = {}
+        self.cards: set[HtmlElement] = set()
+        self._excluded: dict[HtmlElement, bool] = {}
+        self._carded: dict[int, bool] = {}
+        #: the position of each element's parent (-1: the walk's root)
+        self.parents: list[int] = []
+        #: each element is in a site header/footer, a nav/aside or a related-products
+        #: block (:meth:`is_excluded` without the grid cards)
+        self.section: list[bool] = []
+        elements, classes, order, by_class, by_tag = (
+            self.elements, self.classes, self.order, self.by_class, self.by_tag
+        )
+        parents = self.parents
         # document order, elements only (a C-level walk); a hidden or non-content
-        # element's subtree is skipped whole (its elements are never looked at)
+        # element's subtree is skipped whole (its elements are never looked at). An
+        # element's attribute names are listed once: most have none, or few.
         walk = etree.iterwalk(root, events=("start",), tag=etree.Element)
         for _, el in walk:
             tag = el.tag
-            attr_class = el.get("class")
-            if tag in SKIPPED_TAGS or hidden_with_class(el, attr_class) or el in styled_hidden:
+            if tag in SKIPPED_TAGS:
                 walk.skip_subtree()
                 continue
-            self.order[el] = len(self.elements)
-            self.elements.append(el)
+            names = el.keys()
+            if names:
+                attr_class = el.get("class")
+                ident = el.get("id") if "id" in names else None
+                if (
+                    (("style" in names or "hidden" in names) and hidden_with_class(el, attr_class))
+                    or (attr_class and _hiding_class(attr_class))
+                    or (
+                        hiding
+                        and (ident in hidden_ids or (attr_class and styled.names_class(attr_class)))
+                        and styled.hides(el, attr_class, ident)
+                    )
+                ):
+                    walk.skip_subtree()
+                    continue
+                itemprop = el.get("itemprop") if "itemprop" in names else None
+                if "role" in names and el.get("role") == "button":
+                    self.role_buttons.append(len(elements))
+                if "aria-label" in names:
+                    self.aria_labelled.append(len(elements))
+            else:
+                attr_class = ident = itemprop = None
+            pos = order[el] = len(elements)
+            elements.append(el)
             cls = attr_class or ""
-            self.classes.append(cls + " " + (el.get("id") or ""))
-            if tag == "h1":
-                self.h1s.append(el)
-            elif self._is_price(el, tag, cls):
+            key = cls + " " + (ident or "")
+            classes.append(key)
+            parents.append(order.get(el.getparent(), -1) if pos else -1)
+            found = by_class.get(key)
+            if found is None:
+                by_class[key] = [pos]
+            else:
+                found.append(pos)
+            found = by_tag.get(tag)
+            if found is None:
+                by_tag[tag] = [pos]
+            else:
+                found.append(pos)
+            if itemprop is not None:
+                self.by_itemprop.setdefault(itemprop, []).append(pos)
+        self.h1s = [elements[pos] for pos in by_tag.get("h1", [])]
+        self._mark_sections()
+        # the price elements: marked by itemprop, tag or class (a price class in the class
+        # attribute is also one in the class-and-id string, tested once per string)
+        marked = self.with_class(_names_price)
+        struck = (by_tag.get(t, []) for t in ("ins", "del", "s"))
+        for pos in self.positions(self.by_itemprop.get("price", []), *struck, marked):
+            el = elements[pos]
+            if el.tag != "h1" and self._is_price(el, el.tag, el.get("class") or ""):
                 self.prices.append(el)
         # innermost price elements only
         price_set = set(self.prices)
         outer = {a for p in self.prices for a in p.iterancestors() if a in price_set}
         self.prices = [p for p in self.prices if p not in outer]
-        self.excluded: set[HtmlElement] = set()
-        self.in_grid: dict[HtmlElement, int] = {}
-        self.cards: set[HtmlElement] = set()
-        self._excluded: dict[HtmlElement, bool] = {}
 
     @staticmethod
     def _is_price(el: HtmlElement, tag: str, cls: str) -> bool:
@@ -137,6 +196,41 @@ class PageIndex:
             return False
         # a counter alone is no price; a price beside a counter ("30,000원 29개 구매") is
         return any(ch.isdigit() for ch in _COUNT_TEXT.sub(" ", text))
+
+    def _mark_sections(self) -> None:
+        """:attr:`section`: the elements that open an excluded block (by their class and
+        id, or their tag), and every element of their subtrees: in document order, the
+        elements after one whose parent comes at or after it."""
+        parents, elements = self.parents, self.elements
+        count = len(elements)
+        if count and self._above(elements[0]):  # the walk's root is inside one
+            self.section = [True] * count
+            return
+        section = self.section = [False] * count
+        opening = set(self.with_class(_EXCLUDED_SECTION.search))
+        for tag in _EXCLUDED_TAGS:
+            where = self.by_tag.get(tag, [])
+            opening.update(p for p in where if _excluded_by_tag(elements[p], tag))
+        for pos in sorted(opening):
+            if section[pos]:
+                continue  # inside a block already marked
+            section[pos] = True
+            after = pos + 1
+            while after < count and parents[after] >= pos:
+                section[after] = True
+                after += 1
+
+    def with_class(self, test: Callable[[str], object]) -> list[int]:
+        """Positions, in document order, of the elements whose class-and-id string
+        (:attr:`classes`) passes ``test`` (tested once per distinct string)."""
+        found = [pos for key, where in self.by_class.items() if test(key) for pos in where]
+        found.sort()
+        return found
+
+    def positions(self, *groups: list[int]) -> list[int]:
+        """The positions of several groups (of :attr:`by_tag`, :meth:`with_class`...)
+        in document order, each once."""
+        return sorted(set().union(*groups))
 
     def find_grids(self, h1: HtmlElement | None) -> int:
         """Mark prices that sit in repeated priced cards; return the largest grid size."""
@@ -165,23 +259,49 @@ class PageIndex:
                     break
                 node = parent
         self._excluded.clear()
+        self._carded.clear()
         return largest
 
     def is_excluded(self, el: HtmlElement) -> bool:
         """Inside a grid card, a site header/footer, a nav/aside or a related-products block."""
+        pos = self.order.get(el)
+        if pos is not None:  # a walked element: its section is known, its card looked up
+            return self.section[pos] or (bool(self.cards) and self.in_card(pos))
+        return self._outside(el)
+
+    def in_card(self, pos: int) -> bool:
+        """The element at ``pos`` or one of its ancestors is a grid card (remembered)."""
+        found = self._carded.get(pos)
+        if found is None:
+            parent = self.parents[pos]
+            found = self.elements[pos] in self.cards or (parent >= 0 and self.in_card(parent))
+            self._carded[pos] = found
+        return found
+
+    def _above(self, el: HtmlElement) -> bool:
+        """The walk's root (about to be walked) is inside an excluded block."""
+        parent = el.getparent()
+        return parent is not None and self._outside(parent)
+
+    def _outside(self, el: HtmlElement) -> bool:
+        """:meth:`is_excluded` of an element the walk did not keep (hidden, or above
+        the walk's root): from its own class and tag, then its parent's answer."""
         cached = self._excluded.get(el)
         if cached is not None:
             return cached
-        pos = self.order.get(el)
-        cls = self.classes[pos] if pos is not None else classes(el)
-        result = el in self.cards or bool(_EXCLUDED_SECTION.search(cls))
+        result = el in self.cards or bool(_EXCLUDED_SECTION.search(classes(el)))
         if not result and el.tag in _EXCLUDED_TAGS:
-            # <header> inside <article>/<main> is the product's own header
-            result = el.tag in ("nav", "aside") or not any(
-                a.tag in ("main", "article") for a in el.iterancestors()
-            )
+            result = _excluded_by_tag(el, el.tag)
         if not result:
             parent = el.getparent()
             result = parent is not None and self.is_excluded(parent)
         self._excluded[el] = result
         return result
+
+
+def _excluded_by_tag(el: HtmlElement, tag: str) -> bool:
+    """A nav or aside, or a header/footer outside ``<article>``/``<main>`` (there it is
+    the product's own header)."""
+    return tag in ("nav", "aside") or not any(
+        a.tag in ("main", "article") for a in el.iterancestors()
+    )

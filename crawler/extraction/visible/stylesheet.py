@@ -13,7 +13,6 @@ inside ``@media`` (one screen size) and compound selectors that hide are not rea
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
 from functools import lru_cache
 
 from cssselect import SelectorError
@@ -45,49 +44,64 @@ def _rules(css: str) -> list[tuple[str, str]]:
     return out
 
 
-def hidden_by_stylesheet(
-    root: HtmlElement, touched: list[Collection[object]] | None = None
-) -> set[HtmlElement]:
-    """The elements a top-level ``#id``/``.class { display: none }`` rule of the page's
-    ``<style>`` hides and no rule that shows them matches. ``touched`` receives the
-    id and class values read (each holds its element's object) and the elements the
-    showing rules matched: a caller about to walk the tree keeps
-    their Python objects alive, so that lxml does not make them again (making an
-    element's object runs lxml.html's class lookup, in Python)."""
-    css = _COMMENT.sub(
-        " ",
-        " ".join(
-            s.text or ""
-            for s in root.xpath("//style")
-            if (s.get("media") or "all").strip().lower() in ("all", "screen", "")
-        )[:_MAX_CSS],
-    )
-    if "display" not in css:
-        return set()
-    hiding, showing = _display_rules(css)
-    hidden: set[HtmlElement] = set()
-    if not hiding:
-        return hidden
-    if not _any_named(root, hiding):
-        return hidden
-    named: dict[str, list[HtmlElement]] = {}  # "#id" / ".class" -> elements
-    for kind, attr in (("#", "id"), (".", "class")):
-        values = root.xpath(f"//@{attr}")  # each value holds its element's object
-        if touched is not None:
-            touched.append(values)
-        for value in values:
-            for token in value.split() if kind == "." else [value]:
-                if kind + token in hiding:
-                    named.setdefault(kind + token, []).append(value.getparent())
-    for simple in hiding:
-        found = named.get(simple)
-        if found:
-            shown = _matching([s for s in showing if _names(s, simple)], root)
-            if shown is not None:
-                if touched is not None:
-                    touched.append(shown)
-                hidden.update(el for el in found if el not in shown)
-    return hidden
+class StyleHiding:
+    """Which elements a top-level ``#id``/``.class { display: none }`` rule of the
+    page's ``<style>`` hides with no rule that shows them matching, asked element by
+    element during the page walk (:meth:`hides`), so that no element gets a Python
+    object before the walk makes it (making one runs lxml.html's class lookup, in
+    Python). The elements each showing rule matches are found once per hidden
+    ``#id``/``.class``, the first time a walked element carries it."""
+
+    def __init__(self, root: HtmlElement) -> None:
+        self._root = root
+        css = _COMMENT.sub(
+            " ",
+            " ".join(
+                s.text or ""
+                for s in root.iter("style")
+                if (s.get("media") or "all").strip().lower() in ("all", "screen", "")
+            )[:_MAX_CSS],
+        )
+        hiding, self._showing = _display_rules(css) if "display" in css else (frozenset(), ())
+        #: The ``#id``/``.class`` selectors a rule hides (empty: nothing is hidden).
+        self.hiding = hiding if hiding and _any_named(root, hiding) else frozenset()
+        #: the ids a rule hides (``None`` is none of them)
+        self.ids: frozenset[str | None] = frozenset(
+            simple[1:] for simple in self.hiding if simple.startswith("#")
+        )
+        self._shown: dict[str, set[HtmlElement] | None] = {}
+        self._class_names: dict[str, list[str]] = {}
+
+    def names_class(self, cls: str) -> bool:
+        """A class of the class attribute ``cls`` is one a rule hides (remembered)."""
+        named = self._class_names.get(cls)
+        if named is None:
+            named = self._class_names[cls] = [
+                "." + t for t in cls.split() if "." + t in self.hiding
+            ]
+        return bool(named)
+
+    def hides(self, el: HtmlElement, cls: str | None, ident: str | None) -> bool:
+        """``el`` (class attribute ``cls``, id ``ident``) is hidden by a rule."""
+        hiding = self.hiding
+        names: list[str] = []
+        if ident is not None and "#" + ident in hiding:
+            names.append("#" + ident)
+        if cls:
+            named = self._class_names.get(cls)
+            if named is None:
+                named = self._class_names[cls] = [
+                    "." + t for t in cls.split() if "." + t in hiding
+                ]
+            names += named
+        for simple in names:
+            if simple not in self._shown:
+                showing = [s for s in self._showing if _names(s, simple)]
+                self._shown[simple] = _matching(showing, self._root)
+            shown = self._shown[simple]
+            if shown is not None and el not in shown:
+                return True
+        return False
 
 
 _IDS = etree.XPath("//@id", smart_strings=False)

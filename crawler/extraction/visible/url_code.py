@@ -14,10 +14,14 @@ from __future__ import annotations
 import re
 from urllib.parse import parse_qsl, urlsplit
 
+from lxml import etree
+
 from .codes import label_kind
 from .index import PageIndex
 
 _OTHER_KINDS = frozenset({"gtin", "mpn", "brand"})
+# The text nodes under an element that hold a code (compiled once).
+_TEXTS_HOLDING = etree.XPath(".//text()[contains(., $code)]")
 
 # A code: letters and digits with at least one digit, at least 5 characters.
 _TOKEN = re.compile(r"[A-Za-z0-9]*\d[A-Za-z0-9]*")
@@ -59,12 +63,14 @@ def shown_url_code(idx: PageIndex, url: str) -> str | None:
         return None
     root = idx.elements[0]
     for code in codes:  # the address's own order: the last path segment first
-        pattern = re.compile(_SHOWN.format(code=re.escape(code)), re.I)
+        pattern = None  # compiled for the first text that may show the code
         # lxml finds the few texts holding the code; each is checked as shown
-        for text in root.xpath(".//text()[contains(., $code)]", code=code):
+        for text in _TEXTS_HOLDING(root, code=code):
             owner = text.getparent()
             if len(text) > 60 or owner is None or owner not in idx.order or idx.is_excluded(owner):
                 continue
+            if pattern is None:
+                pattern = re.compile(_SHOWN.format(code=re.escape(code)), re.I)
             match = pattern.match(str(text))
             # a label naming another kind of code ("UPC: 805...", "Model: ...") is not
             # the shop's item number
