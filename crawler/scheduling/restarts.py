@@ -142,10 +142,7 @@ def _call_listeners(matches: Callable[[Address], bool], previous: str, run_id: s
     try:
         for where, listener in list(_listeners):
             if matches(where):
-                try:
-                    listener(previous, run_id)
-                except Exception:  # one listener's failure must not cost the connection
-                    logger.exception("A Redis restart listener failed")
+                listener(previous, run_id)  # a failure fails the connection: run again then
     finally:
         _local.in_listener = False
 
