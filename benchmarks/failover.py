@@ -4,8 +4,8 @@ Each run starts a private loopback cluster of 3 primaries with a replica each
 (``tools/redis_cluster.py``), ``--shops`` demo shops of ``--products`` products
 each, seeds them through the master and starts ``--workers`` workers with
 ``REDIS_CLUSTER=true``. When a third of the products are stored, the primary
-that holds the most of the crawl's keys is killed with SIGKILL (a crash: what
-it had not sent to its replica is gone); its replica takes over after the
+holding the most of the crawl's queued, seen and leased requests is killed
+with SIGKILL (a crash: what it had not sent to its replica is gone); its replica takes over after the
 cluster's node timeout (1 s here). The crawl then runs to its end.
 
 Printed per run:
@@ -13,7 +13,9 @@ Printed per run:
 * ``lost``: products of the shops never stored (the at-least-once promise says 0);
 * ``refetched``: product pages the shops served more than once (the price of
   redoing what may have been lost);
-* ``dead``: dead letters; ``killed``: the killed node's port and the keys it held;
+* ``redone``: requests the workers requeued when they met the new primary;
+* ``dead``: dead letters; ``killed``: the killed node's port and the queue,
+  fingerprint and lease entries it held;
 * ``seconds``: from the first seed to the last worker's exit.
 
 Not a test: nothing is asserted.
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -56,7 +59,8 @@ def stored_products(store: Path) -> set[str]:
 
 
 def crawl_keys_by_node(cluster: RedisCluster) -> dict[int, int]:
-    """Keys of the crawl (``ecommerce:*``) on each live primary, by port."""
+    """Requests of the crawl queued, seen or leased on each live primary, by port
+    (entries of its queues, fingerprint sets and lease hashes)."""
     counts = {}
     for node in cluster.nodes:
         if node.process is None:
@@ -65,7 +69,16 @@ def crawl_keys_by_node(cluster: RedisCluster) -> dict[int, int]:
         try:
             if client.info("replication").get("role") != "master":
                 continue
-            counts[node.port] = sum(1 for _ in client.scan_iter(match=f"{KEYS.prefix}*", count=500))
+            count = 0
+            for key in client.scan_iter(match=f"{KEYS.prefix}{{s*}}:*", count=500):
+                kind = client.type(key)
+                if kind == b"zset":
+                    count += int(client.zcard(key))
+                elif kind == b"set":
+                    count += int(client.scard(key))
+                elif kind == b"hash":
+                    count += int(client.hlen(key))
+            counts[node.port] = count
         finally:
             client.close()
     return counts
@@ -133,13 +146,19 @@ def run(index: int, args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         finally:
             client.close()
         errors = sum(w.log().count(" ERROR: ") for w in workers)
+        redone = sum(
+            int(found)
+            for w in workers
+            for found in re.findall(r"requeued the (\d+) request\(s\) this worker held", w.log())
+        )
         return {
             "run": index + 1,
             "products": f"{len(stored & expected)}/{len(expected)}",
             "lost": len(expected - stored),
             "refetched": sum(1 for count in fetches.values() if count > 1),
+            "redone": redone,
             "dead": dead,
-            "killed": f"{killed.get('port')} ({killed.get('keys')} keys, "
+            "killed": f"{killed.get('port')} ({killed.get('keys')} entries, "
             f"at {killed.get('stored')} stored)",
             "worker errors": errors,
             "seconds": f"{elapsed:.1f}",
@@ -162,11 +181,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--idle", type=int, default=10, help="MAX_IDLE_TIME_BEFORE_CLOSE")
     parser.add_argument("--timeout", type=float, default=900, help="seconds a run may take")
+    parser.add_argument(
+        "--keep",
+        metavar="DIR",
+        help="keep each run's logs and store in DIR/run-<n> (else a temp dir)",
+    )
     args = parser.parse_args(argv)
     rows = []
     for index in range(args.runs):
-        with tempfile.TemporaryDirectory(prefix="failover-bench-") as tmp:
-            rows.append(run(index, args, Path(tmp)))
+        if args.keep:
+            workdir = Path(args.keep) / f"run-{index + 1}"
+            workdir.mkdir(parents=True, exist_ok=True)
+            rows.append(run(index, args, workdir))
+        else:
+            with tempfile.TemporaryDirectory(prefix="failover-bench-") as tmp:
+                rows.append(run(index, args, Path(tmp)))
         print("  ".join(f"{k}={v}" for k, v in rows[-1].items()), flush=True)
     print(
         f"lost in all: {sum(r['lost'] for r in rows)}, "

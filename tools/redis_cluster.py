@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import redis
+from redis.cluster import ClusterNode
 from redis.cluster import RedisCluster as ClusterClient
 
 from tools.redis_server import RedisServer, free_port_below
@@ -115,7 +116,9 @@ class RedisCluster:
         return state == "ok" and str(slots) == "16384"
 
     def client(self, **kwargs: object) -> ClusterClient:
-        return ClusterClient.from_url(self.url, **kwargs)  # type: ignore[arg-type]
+        """A cluster client whose startup nodes are the nodes still running."""
+        live = [ClusterNode("127.0.0.1", node.port) for node in self.nodes if node.process]
+        return ClusterClient(startup_nodes=live, **kwargs)  # type: ignore[arg-type]
 
     def node_for_port(self, port: int) -> RedisServer:
         return next(node for node in self.nodes if node.port == port)

@@ -62,6 +62,7 @@ from crawler.leasing.ledger import LeaseLedger
 from crawler.leasing.meta import lease_of
 from crawler.leasing.pending import PendingWork
 from crawler.leasing.replication import ReplicaWait
+from crawler.quietlog import EveryInterval
 from crawler.scheduling import restarts
 
 logger = logging.getLogger(__name__)
@@ -128,6 +129,7 @@ class LeaseTracker:
         self._loop: task.LoopingCall | None = None
         self._last_recovery = 0.0
         self._redo_pending = False  # a restart's requeue that has not succeeded yet
+        self._upkeep_warning = EveryInterval(self.heartbeat.interval)
         self._forget_restarts: Callable[[], None] = lambda: None
 
     @classmethod
@@ -223,7 +225,9 @@ class LeaseTracker:
         try:
             requeued = self.ledger.recover(self.worker_id, force=True)
         except Exception as exc:
-            logger.warning("Could not requeue the leases held yet (%r); retrying", exc)
+            self._upkeep_warning.warn(
+                logger, "Could not requeue the leases held yet (%r); retrying", exc
+            )
             return
         self._redo_pending = False
         self.stats.inc_value("leases/requeued_after_redis_restart", requeued)
@@ -270,10 +274,8 @@ class LeaseTracker:
                         count,
                     )
                     self.stats.inc_value("leases/recovered", count)
-        except Exception as exc:  # Redis away: keep the loop alive, try at the next beat
-            logger.warning(
-                "Lease upkeep failed (%r); retrying in %ss", exc, self.heartbeat.interval
-            )
+        except Exception as exc:  # Redis away: keep the loop alive, try at the next tick
+            self._upkeep_warning.warn(logger, "Lease upkeep failed (%r); retrying", exc)
 
     # -- finishing -----------------------------------------------------------------------
     def finish(self, lease: str) -> None:

@@ -117,7 +117,12 @@ def check_run_id(connection: Any) -> None:
             return
         if previous is None and _cluster_primaries_known:
             # no primary when the worker started: a replica that took over its failed
-            # primary (which may not have sent it its last writes), or a node added
+            # primary (which may not have sent it its last writes), or a node added; or
+            # a replica, which the cluster client asks for the map of the slots
+            connection.send_command("ROLE")
+            role = connection.read_response()
+            if not role or role[0] not in (b"master", "master"):
+                return  # a replica: not noted, so that it is seen if it is promoted
             logger.warning(
                 "Redis Cluster: a new primary at %s:%s (a replica that took over after a "
                 "failover, or a node added): writes of the old primary's last moments may "

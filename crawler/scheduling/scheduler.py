@@ -50,6 +50,7 @@ from crawler.flow import FlowControl
 from crawler.keys import CrawlKeys
 from crawler.leasing.meta import take_lease
 from crawler.politeness import SiteWaits
+from crawler.quietlog import EveryInterval
 from crawler.scheduling.bloom import BloomDupeFilter
 from crawler.sites import site_key
 
@@ -111,6 +112,7 @@ class ReliableScheduler(Scheduler):
             "POLITENESS_PARK_MAX", defaults.POLITENESS_PARK_MAX
         )
         scheduler._parked = []
+        scheduler._redis_warning = EveryInterval()
         return scheduler
 
     def open(self, spider: Any) -> None:
@@ -174,7 +176,7 @@ class ReliableScheduler(Scheduler):
         try:
             request = self._next_from_redis()
         except RedisError as exc:  # Redis away (a restart, a failover): the idle poll retries
-            logger.warning("Could not take requests from Redis yet (%r)", exc)
+            self._redis_warning.warn(logger, "Could not take requests from Redis yet (%r)", exc)
             if self.stats:
                 self.stats.inc_value("scheduler/redis_errors")
             request = None
