@@ -97,11 +97,42 @@ class RedisCluster:
         """Until every live node says ``cluster_state:ok`` and every slot is served."""
         deadline = time.monotonic() + timeout
         while True:
-            if all(self._ok(node) for node in self.nodes if node.process is not None):
+            live = [node for node in self.nodes if node.process is not None]
+            if all(self._ok(node) for node in live) and (
+                not self.replicas or len(live) < len(self.nodes) or self._replicated()
+            ):
                 return
             if time.monotonic() > deadline:
                 raise TimeoutError("the Redis Cluster did not become ready")
             time.sleep(0.1)
+
+    def _replicated(self) -> bool:
+        """Every primary lists its replicas in the slots' map, and they are in sync."""
+        try:
+            client = redis.Redis.from_url(self.nodes[0].url, socket_timeout=1)
+            slots = client.execute_command("CLUSTER", "SLOTS")
+            client.close()
+        except redis.RedisError:
+            return False
+        if any(len(entry) - 3 < self.replicas for entry in slots):
+            return False
+        for node in self.nodes:
+            if node.process is None:
+                continue
+            try:
+                client = redis.Redis.from_url(node.url, socket_timeout=1)
+                info = client.info("replication")
+                client.close()
+            except redis.RedisError:
+                return False
+            if (
+                info.get("role") == "master"
+                and int(info.get("connected_slaves", 0)) < self.replicas
+            ):
+                return False
+            if info.get("role") == "slave" and info.get("master_link_status") != "up":
+                return False
+        return True
 
     @staticmethod
     def _ok(node: RedisServer) -> bool:

@@ -81,9 +81,14 @@ def on_restart(client: Any, listener: Callable[[str, str], None]) -> Callable[[]
 
 def server_run_id(info: Any) -> str:
     """The ``run_id`` line of an ``INFO server`` reply (bytes or text)."""
+    return info_field(info, "run_id")
+
+
+def info_field(info: Any, name: str) -> str:
+    """One ``name:value`` line of an ``INFO`` reply (bytes or text); "" if absent."""
     text = info.decode("utf-8", "replace") if isinstance(info, bytes) else str(info)
     for line in text.splitlines():
-        if line.startswith("run_id:"):
+        if line.startswith(f"{name}:"):
             return line.split(":", 1)[1].strip()
     return ""
 
@@ -103,7 +108,8 @@ def check_run_id(connection: Any) -> None:
     if getattr(_local, "in_listener", False):
         return  # a listener's own commands, on a connection of their own
     connection.send_command("INFO", "server")
-    run_id = server_run_id(connection.read_response())
+    info = connection.read_response()
+    run_id = server_run_id(info)
     if not run_id:
         return
     address = (
@@ -115,7 +121,11 @@ def check_run_id(connection: Any) -> None:
         previous = _seen.get(address)
         if previous == run_id:
             return
-        if previous is None and _cluster_primaries_known:
+        if (
+            previous is None
+            and _cluster_primaries_known
+            and info_field(info, "redis_mode") == "cluster"
+        ):
             # no primary when the worker started: a replica that took over its failed
             # primary (which may not have sent it its last writes), or a node added; or
             # a replica, which the cluster client asks for the map of the slots
