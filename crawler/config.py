@@ -3,8 +3,9 @@
 ``REDIS_URL``, ``REDIS_CLUSTER``, ``REDIS_CLUSTER_SHARDS``, ``POSTGRES_DSN``,
 ``MONGO_URI``, ``MONGO_DATABASE``, ``WORKER_ID``, ``ALLOW_PRIVATE_NETWORKS``,
 ``MAX_IDLE_TIME_BEFORE_CLOSE``, ``EMBEDDED_STORE_PATH``, ``METRICS_PORT``,
-``SITE_MAX_RPS`` and ``PROXY_LIST`` are each also a Scrapy setting; the environment sets the project default and ``-s NAME=VALUE``
-on the command line still wins over both.
+``SITE_MAX_RPS`` and ``PROXY_LIST`` are each also a Scrapy setting; the
+environment sets the project default and ``-s NAME=VALUE`` on the command line
+still wins over both.
 """
 
 from __future__ import annotations
