@@ -13,30 +13,9 @@ import redis
 
 from crawler.keys import CrawlKeys
 from master.cli import main
+from tests.support.cluster_crawl import worker_record
 
 KEYS = CrawlKeys()
-
-
-def worker_record(worker: str, **fields: Any) -> dict[str, Any]:
-    now = time.time()
-    record = {
-        "worker": worker,
-        "host": "box",
-        "pid": 1,
-        "state": "running",
-        "started_at": now - 100,
-        "updated_at": now,
-        "finished_at": None,
-        "elapsed": 100.0,
-        "idle_tail": 0.0,
-        "pages": 0,
-        "items": 0,
-        "pages_per_min": 0.0,
-        "store": "",
-        "finish_reason": None,
-    }
-    record.update(fields)
-    return record
 
 
 def add_worker(client: redis.Redis, record: dict[str, Any], live: bool) -> None:
