@@ -5,8 +5,9 @@ Each run starts a private loopback cluster of 3 primaries with a replica each
 each, seeds them through the master and starts ``--workers`` workers with
 ``REDIS_CLUSTER=true``. When a third of the products are stored, the primary
 holding the most of the crawl's queued, seen and leased requests is killed
-with SIGKILL (a crash: what it had not sent to its replica is gone); its replica takes over after the
-cluster's node timeout (1 s here). The crawl then runs to its end.
+with SIGKILL (a crash: what it had not sent to its replica is gone); its
+replica takes over after the cluster's node timeout (1 s here). The crawl then
+runs to its end.
 
 Printed per run:
 

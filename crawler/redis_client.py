@@ -118,6 +118,9 @@ class CountingRedisCluster(RedisCluster):
     @classmethod
     def from_url(cls, url: str, **kwargs: Any) -> CountingRedisCluster:  # type: ignore[override]
         kwargs.pop("db", None)
+        # scrapy-redis's default REDIS_PARAMS carry it; redis-py retries timeouts anyway
+        # and warns that the argument is deprecated
+        kwargs.pop("retry_on_timeout", None)
         client = cluster_client(url, cls, **kwargs)
         assert isinstance(client, CountingRedisCluster)
         return client
@@ -153,7 +156,7 @@ class CountingClusterPipeline(ClusterPipeline):
 
 # REDIS_PARAMS entries a cluster client has no use for (its own health checks and
 # retries cover them), and the plain handshake it replaces with its own.
-_NOT_FOR_A_CLUSTER = ("retry_on_error", "health_check_interval", "redis_cls")
+_NOT_FOR_A_CLUSTER = ("retry_on_error", "retry_on_timeout", "health_check_interval", "redis_cls")
 
 
 def worker_redis_params(params: dict[str, Any], cluster: bool) -> dict[str, Any]:
