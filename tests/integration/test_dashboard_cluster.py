@@ -20,11 +20,8 @@ from tests.support.cluster_crawl import KEYS, SITES, fill_crawl, flush, payload
 from tests.support.dashboard import DashboardServer, store_args
 from tools.redis_cluster import RedisCluster
 
-
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[RedisCluster]:
-    with RedisCluster(primaries=3) as running:
-        yield running
+# the module's one 3-node cluster (``cluster``); ``client`` below is this module's own
+pytest_plugins = ["tests.integration.cluster_support"]
 
 
 @pytest.fixture

@@ -33,11 +33,8 @@ from tests.support.cluster_crawl import (
 from tests.support.products import make_crawler, make_product
 from tools.redis_cluster import RedisCluster
 
-
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[RedisCluster]:
-    with RedisCluster(primaries=3) as running:
-        yield running
+# the module's one 3-node cluster (``cluster``); ``client`` below is this module's own
+pytest_plugins = ["tests.integration.cluster_support"]
 
 
 @pytest.fixture
