@@ -47,6 +47,7 @@ from .profiles import SiteProfile
 from .structured import StructuredData
 from .visible.availability import mentions_a_cart
 from .visible.page import VisiblePage
+from .visible.url_code import address_item_number
 from .weigh import currency_signals, page_title, site_names, strip_site_name, weigh_name
 
 
@@ -216,6 +217,9 @@ def merge_sources(
         )
     if not sku and normalize_identifier(og.get("product:retailer_item_id")):
         sku, prov["sku"] = normalize_identifier(og.get("product:retailer_item_id")), "opengraph"
+    if not sku:  # last: the product number the page's address ends with
+        sku = address_item_number(canonical or url)
+        prov["sku"] = "url" if sku else prov["sku"]
     gtin = (
         (offer.gtin if offer and matched else None)
         or first_value(nodes, gtin_of)

@@ -34,13 +34,35 @@ def test_item_number_shown_after_a_label_of_any_language() -> None:
     assert product is not None and product["sku"] == "M14876706"
 
 
-def test_address_number_not_shown_or_shown_as_a_barcode_is_no_sku() -> None:
-    # an id only in the address (or printed as the UPC) is no product code the page shows
+def test_address_number_not_shown_is_the_last_resort_sku() -> None:
+    # class: shops whose product URLs end in their own product id, the page showing no
+    # code: the address's number is the SKU, with provenance "url"
     hidden = _page(
         "<h1>Lamp</h1><p class='price'>$20.00</p><button>Add to cart</button>"
         "<script>var id = 55512345;</script>"
     )
-    assert extract_product_from_html("https://shop.example/p/55512345", hidden)["sku"] is None
+    product = extract_product_from_html("https://shop.example/p/lamp-55512345.html", hidden)
+    assert product is not None and product["sku"] == "55512345"
+    assert product["provenance"]["sku"] == "url"
+    # a product-id parameter names the product; the path's number is its store
+    product = extract_product_from_html("https://shop.example/store/122725?pid=260591", hidden)
+    assert product is not None and product["sku"] == "260591"
+    # four digits are too few to tell from a year or a size
+    assert extract_product_from_html("https://shop.example/p/lamp-2021", hidden)["sku"] is None
+
+
+def test_structured_sku_beats_the_address_number() -> None:
+    html = _page(
+        "<h1>Lamp</h1><p class='price'>$20.00</p><button>Add to cart</button>",
+        head='<script type="application/ld+json">{"@type": "Product", "name": "Lamp", '
+        '"sku": "LMP-7"}</script>',
+    )
+    product = extract_product_from_html("https://shop.example/p/lamp-55512345.html", html)
+    assert product is not None and product["sku"] == "LMP-7"
+
+
+def test_barcode_in_the_address_is_no_sku() -> None:
+    # a valid GTIN in the address (or printed as the UPC) is a barcode, not the shop's code
     upc = _page(
         "<h1>Glasses</h1><p class='price'>$150.00</p><button>Add to cart</button>"
         "<p>UPC: 8053672667394</p>"
