@@ -15,14 +15,15 @@ So the bulk of the queue ``<s>:requests`` is kept in lists:
   waiting for their due time (scores below ``DELAYED_BELOW``, see
   :mod:`crawler.keys`), and requests the master queues once whatever the number
   of times it is asked (``master recrawl``, dead-letter replay: ``ZADD`` keeps
-  one copy of a payload), and a queue written by a previous version (every
-  request there).
+  one copy of a payload: running them twice queues nothing twice), and a queue
+  written by a previous version (every request there).
 
 A pop hands out, best first: due retries; then, score by score, the sorted
 set's ordinary members of that score or better, then the lane of that score
 (so an old queue's members drain first, and priority order holds exactly
-across both). With no sorted set, a pop is ``ZRANGE`` of the index and one
-``LPOP`` of ``n`` from the best lane.
+across both). With nothing in the sorted set, a pop is a ``ZRANGE`` of its
+head (empty), a ``ZRANGE`` of the index, one ``LPOP`` of up to ``n`` from the
+best lane and an ``EXISTS`` (an emptied lane leaves the index at once).
 
 Every script that touches the queue uses the Lua fragments of :data:`LANES_LUA`
 (push, take, count), and everything that counts the queue goes through

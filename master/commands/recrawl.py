@@ -12,7 +12,9 @@ Why straight into the queue: every one of these URLs has been crawled, so its
 fingerprint is in the dupefilter, and a worker would drop it as seen. Rather
 than lifting the dupefilter (removing fingerprints would let a link found
 meanwhile queue the same page twice, and a crash between removing and pushing
-would lose it), the requests go into the queue directly, one ``ZADD`` per batch,
+would lose it), the requests go into the queue directly, one ``ZADD`` per batch
+into its sorted set (not a lane, :mod:`crawler.scheduling.lanes`: the sorted set
+keeps one copy of a payload, and pops it before the lane of its priority),
 and the dupefilter is left as it is, whatever structure it uses: the
 fingerprints of these pages are in it since their first crawl. Nothing else gets past the
 dupefilter: links found on the refetched pages are filtered as always, so only
