@@ -19,7 +19,7 @@ and the dupefilter is left as it is, whatever structure it uses: the
 fingerprints of these pages are in it since their first crawl. Nothing else gets past the
 dupefilter: links found on the refetched pages are filtered as always, so only
 the stale pages are fetched again. Running the command twice before the workers
-catch up queues nothing twice (the queue is a set of payloads). Once queued, a
+catch up queues nothing twice (the sorted set holds a payload once). Once queued, a
 request is as safe as any other (leases: at least once).
 """
 
