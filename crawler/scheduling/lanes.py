@@ -53,7 +53,7 @@ def lane_name(score: float) -> str:
     value = float(score) + 0.0  # no "-0"
     if value == int(value) and abs(value) < 1e15:
         return str(int(value))
-    return repr(value)
+    return f"{value:.17g}"  # Lua's string.format('%.17g')
 
 
 def index_key(queue: str) -> str:

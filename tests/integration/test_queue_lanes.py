@@ -6,7 +6,6 @@ Every test runs on both layouts: on the cluster, in the shard of one site
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,9 +96,10 @@ def test_the_lease_keeps_the_lane_and_a_dead_workers_requests_go_back_first(wher
     assert [payload for _, payload in taken] == [b"retry", b"r0", b"r1"]
     assert taken[1][0].startswith("r|-1|")
     where.push(live, -1, b"r4")
-    dead.heartbeat(1)
+    dead.heartbeat(30)
     live.heartbeat(30)
-    time.sleep(1.2)
+    assert live.recover_dead() == {}  # still beating
+    dead.stop_beating()  # as its heartbeat would expire
     assert live.recover_dead() == {"dead": 3}
     contents = queue_contents(where.client, where.queue)
     # the retry is back in the sorted set with its (due) score; r0 and r1 at the
