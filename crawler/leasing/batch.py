@@ -15,10 +15,10 @@ leases whose work is done, and sends them with **one** script call that
    atomic call: a lease is never finished before the links of its page are
    queued — at-least-once delivery holds);
 3. pops the next requests for this worker under lease (``take`` of
-   :mod:`crawler.scheduling.lanes`: a ``ZRANGE`` of the queue's sorted set and
-   of the lane index and one ``LPOP`` of the best lane; one ``HSET``), when
-   asked, and reads how many stay queued (``ready``: ``ZCOUNT`` of the sorted
-   set's requests ready to go and ``LLEN`` of every lane, at most every quarter
+   :mod:`crawler.scheduling.lanes`: a ``ZRANGE`` of the lane index and one
+   ``LPOP`` of the best lane; one ``HSET``), when asked, and reads how many
+   stay queued (``ready``: ``LLEN`` of every lane, and ``ZCOUNT`` of the sorted
+   set's requests ready to go when it holds any, at most every quarter
    second). Retries waiting for their time (see :mod:`crawler.keys`) stay in
    the sorted set until they are due: a few more commands per pop while some
    wait, none when none does.

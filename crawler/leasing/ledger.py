@@ -30,7 +30,7 @@ from typing import Any
 import redis
 from redis.cluster import RedisCluster
 
-from crawler.keys import DELAYED_SCORE_BASE, CrawlKeys
+from crawler.keys import CrawlKeys
 from crawler.leasing.replication import ReplicaWait
 from crawler.leasing.shards import ClusterLeases
 from crawler.scheduling.lanes import (
@@ -98,15 +98,18 @@ return 1
 # KEYS: queue, inflight, stats (none on a cluster). ARGV: seconds to wait, payload, old lease or ''.
 # Queues a retry that waits in the queue's sorted set until its due time (Redis
 # clock), and finishes the lease of the failed request in the same atomic step.
-_PUSH_DELAYED = f"""
+_PUSH_DELAYED = (
+    LANES_LUA
+    + """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local due = now + math.floor(tonumber(ARGV[1]) * 1000)
-redis.call('ZADD', KEYS[1], string.format('%.0f', {DELAYED_SCORE_BASE} + due), ARGV[2])
+keep(KEYS[1], {string.format('%.0f', DELAYED_SCORE_BASE + due), ARGV[2]})
 if ARGV[3] ~= '' then redis.call('HDEL', KEYS[2], ARGV[3]) end
 if KEYS[3] then redis.call('HINCRBY', KEYS[3], 'retries_delayed', 1) end
 return due - now
 """
+)
 
 # KEYS: inflight, alive, queue, start_urls. ARGV: '1' to recover even if alive.
 # Puts every leased payload back where it came from. Returns the count, or -1

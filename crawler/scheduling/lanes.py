@@ -21,9 +21,13 @@ So the bulk of the queue ``<s>:requests`` is kept in lists:
 A pop hands out, best first: due retries; then, score by score, the sorted
 set's ordinary members of that score or better, then the lane of that score
 (so an old queue's members drain first, and priority order holds exactly
-across both). With nothing in the sorted set, a pop is a ``ZRANGE`` of its
-head (empty), a ``ZRANGE`` of the index, one ``LPOP`` of up to ``n`` from the
-best lane and an ``EXISTS`` (an emptied lane leaves the index at once).
+across both). The index also holds a mark (member ``~``, score ``-inf``) while
+the sorted set holds anything, so that with nothing there a pop is a
+``ZRANGE`` of the index and one ``LPOP`` of up to ``n`` from the best lane, as
+cheap as the ``ZPOPMIN`` it replaces but for one command. A pop that finds no
+lane looks at the sorted set anyway and marks the index if it holds requests
+(a queue of an earlier version, which had no mark); a worker marks it when its
+queue opens (:func:`mark_earlier_queue`).
 
 Every script that touches the queue uses the Lua fragments of :data:`LANES_LUA`
 (push, take, count), and everything that counts the queue goes through
@@ -41,6 +45,7 @@ from typing import Any
 from crawler.keys import DELAYED_BELOW, DELAYED_SCORE_BASE, CrawlKeys
 
 LANES_SUFFIX = ":lanes"
+KEYED = "~"  # the lane index's mark that the sorted set holds requests (score -inf)
 
 
 def lane_key(queue: str, score: float) -> str:
@@ -62,19 +67,33 @@ def index_key(queue: str) -> str:
 
 
 # Lua: the queue's operations, for every script that touches it. Functions:
-#   push(queue, members, front): members {score1, payload1, ...}; scores below
-#     DELAYED_BELOW into the sorted set, the others appended to their lane
-#     (prepended with front: a recovered lease goes out first), index updated;
+#   keep(queue, members): members {score1, payload1, ...} into the sorted set,
+#     and the index's mark that the sorted set holds requests;
+#   push(queue, members, front): scores below DELAYED_BELOW kept in the sorted
+#     set, the others appended to their lane (prepended with front: a recovered
+#     lease goes out first), index updated;
 #   take(queue, n): up to n {payload, score text, ...}, best first, and the ms
 #     until the earliest retry still waiting that the pop met is due (-1: none);
-#   ready(queue): requests ready to go (lanes and the sorted set's ordinary members).
+#   lanes_length(queue): requests in the lanes;
+#   ready(queue): requests ready to go (lanes, and the sorted set's ordinary
+#     members when the index is marked).
+# The mark (member KEYED, score -inf, always first) makes a pop look at the
+# sorted set only while it holds something: with none, a pop is a ZRANGE of the
+# index and an LPOP. A pop that finds no lane at all looks anyway (and marks the
+# index if it finds requests there: a queue of an earlier version).
 LANES_LUA = f"""
 local DELAYED_BELOW = '{DELAYED_BELOW}'
 local DELAYED_SCORE_BASE = {DELAYED_SCORE_BASE}
+local KEYED = '{KEYED}'
 local function lane_name(score)
   local n = (tonumber(score) or 0) + 0
   if n == math.floor(n) and math.abs(n) < 1e15 then return string.format('%.0f', n) end
   return string.format('%.17g', n)
+end
+local function keep(queue, members)
+  local added = redis.call('ZADD', queue, unpack(members))
+  redis.call('ZADD', queue .. '{LANES_SUFFIX}', '-inf', KEYED)
+  return added
 end
 local function push(queue, members, front)
   local lanes, order, keyed = {{}}, {{}}, {{}}
@@ -93,7 +112,7 @@ local function push(queue, members, front)
       lane[#lane + 1] = members[i + 1]
     end
   end
-  if #keyed > 0 then redis.call('ZADD', queue, unpack(keyed)) end
+  if #keyed > 0 then keep(queue, keyed) end
   if #order == 0 then return end
   local index = {{}}
   for _, name in ipairs(order) do
@@ -115,50 +134,77 @@ local function take_keyed(queue, lo, hi, n, out)
   redis.call('ZREM', queue, unpack(members))
   return #members
 end
+local function best_lane(index)
+  local heads = redis.call('ZRANGE', index, 0, 1, 'WITHSCORES')
+  if heads[1] == KEYED then return {{heads[3], heads[4]}}, true end
+  return {{heads[1], heads[2]}}, false
+end
 local function take(queue, n)
   local out, wait = {{}}, -1
-  local keyed = redis.call('ZRANGE', queue, 0, 0, 'WITHSCORES')
-  if #keyed > 0 and tonumber(keyed[2]) < tonumber(DELAYED_BELOW) then
-    local t = redis.call('TIME')
-    local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-    local due = string.format('%.0f', DELAYED_SCORE_BASE + now)
-    take_keyed(queue, '-inf', due, n, out)
-    if #out < 2 * n then
-      local later = redis.call('ZRANGEBYSCORE', queue, '(' .. due, '(' .. DELAYED_BELOW,
-        'WITHSCORES', 'LIMIT', 0, 1)
-      if #later > 0 then wait = tonumber(later[2]) - DELAYED_SCORE_BASE - now end
-      keyed = redis.call('ZRANGEBYSCORE', queue, DELAYED_BELOW, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
+  local index = queue .. '{LANES_SUFFIX}'
+  local lane, marked = best_lane(index)
+  local looked = marked or #lane == 0
+  local keyed = {{}}
+  if looked then
+    keyed = redis.call('ZRANGE', queue, 0, 0, 'WITHSCORES')
+    if #keyed > 0 and tonumber(keyed[2]) < tonumber(DELAYED_BELOW) then
+      local t = redis.call('TIME')
+      local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+      local due = string.format('%.0f', DELAYED_SCORE_BASE + now)
+      take_keyed(queue, '-inf', due, n, out)
+      if #out < 2 * n then
+        local later = redis.call('ZRANGEBYSCORE', queue, '(' .. due, '(' .. DELAYED_BELOW,
+          'WITHSCORES', 'LIMIT', 0, 1)
+        if #later > 0 then wait = tonumber(later[2]) - DELAYED_SCORE_BASE - now end
+        keyed = redis.call('ZRANGEBYSCORE', queue, DELAYED_BELOW, '+inf', 'WITHSCORES',
+          'LIMIT', 0, 1)
+      end
     end
   end
-  local index = queue .. '{LANES_SUFFIX}'
   while #out < 2 * n do
     local want = n - #out / 2
-    local lane = redis.call('ZRANGE', index, 0, 0, 'WITHSCORES')
     if #keyed > 0 and (#lane == 0 or tonumber(keyed[2]) <= tonumber(lane[2])) then
       take_keyed(queue, DELAYED_BELOW, lane[2] or '+inf', want, out)
       keyed = redis.call('ZRANGEBYSCORE', queue, DELAYED_BELOW, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
     elseif #lane > 0 then
-      local key = queue .. ':' .. lane[1]
-      local got = redis.call('LPOP', key, want)
+      local got = redis.call('LPOP', queue .. ':' .. lane[1], want)
       if got then
         for i = 1, #got do
           out[#out + 1] = got[i]
           out[#out + 1] = lane[1]
         end
       end
-      if not got or #got < want or redis.call('EXISTS', key) == 0 then
+      -- a lane emptied by taking exactly the rest leaves the index at the next pop
+      if not got or #got < want then
         redis.call('ZREM', index, lane[1])
+        lane = best_lane(index)
       end
     else
       break
     end
   end
+  if looked then
+    local held = redis.call('EXISTS', queue) == 1
+    if marked and not held then redis.call('ZREM', index, KEYED) end
+    if held and not marked then redis.call('ZADD', index, '-inf', KEYED) end
+  end
   return out, wait
 end
-local function ready(queue)
-  local count = redis.call('ZCOUNT', queue, DELAYED_BELOW, '+inf')
+local function lanes_length(queue)
+  local count = 0
   for _, name in ipairs(redis.call('ZRANGE', queue .. '{LANES_SUFFIX}', 0, -1)) do
-    count = count + redis.call('LLEN', queue .. ':' .. name)
+    if name ~= KEYED then count = count + redis.call('LLEN', queue .. ':' .. name) end
+  end
+  return count
+end
+local function ready(queue)
+  local count = 0
+  for _, name in ipairs(redis.call('ZRANGE', queue .. '{LANES_SUFFIX}', 0, -1)) do
+    if name == KEYED then
+      count = count + redis.call('ZCOUNT', queue, DELAYED_BELOW, '+inf')
+    else
+      count = count + redis.call('LLEN', queue .. ':' .. name)
+    end
   end
   return count
 end
@@ -206,13 +252,26 @@ return #ARGV / 2
 """
 )
 
-# KEYS: queue. Returns {ready, retries waiting, the sorted set's first score or ''}.
+# KEYS: queue. ARGV: score1, payload1, ... Into the sorted set (once each: what
+# the master queues, ``recrawl``, ``dead requeue``); returns how many were new.
+KEEP_LUA = (
+    LANES_LUA
+    + """
+return keep(KEYS[1], ARGV)
+"""
+)
+
+# KEYS: queue. Returns {ready, retries waiting, the sorted set's first score or ''}
+# (the sorted set counted whether the index is marked or not; with nothing in
+# it, the count is a ZCARD, a ZRANGE of the index and an LLEN per lane).
 COUNT_LUA = (
     LANES_LUA
     + """
-local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+local size = redis.call('ZCARD', KEYS[1])
+if size == 0 then return {lanes_length(KEYS[1]), 0, ''} end
 local waiting = redis.call('ZCOUNT', KEYS[1], '-inf', '(' .. DELAYED_BELOW)
-return {ready(KEYS[1]), waiting, first[2] or ''}
+local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return {lanes_length(KEYS[1]) + size - waiting, waiting, first[2]}
 """
 )
 
@@ -270,6 +329,34 @@ def queued(client: Any, queue: str) -> int:
     return QueueCount().add(client.execute_command("EVAL", COUNT_LUA, 1, queue)).total
 
 
+def keep_requests(client: Any, queue: str, requests: dict[Any, float]) -> Any:
+    """Queue payloads (payload -> score) in the sorted set, once each (a payload there
+    already is not added again); returns how many were new, or the pipeline."""
+    args: list[Any] = []
+    for payload, score in requests.items():
+        args += [score, payload]
+    return client.execute_command("EVAL", KEEP_LUA, 1, queue, *args)
+
+
+# KEYS: queue. Marks the index when the sorted set holds anything (an earlier
+# version's queue has no mark). Returns 1 if it does.
+_MARK_LUA = f"""
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('ZADD', KEYS[1] .. '{LANES_SUFFIX}', '-inf', '{KEYED}')
+return 1
+"""
+
+
+def mark_earlier_queue(client: Any, keys: CrawlKeys) -> int:
+    """Mark the lane index of every shard whose sorted set holds requests (one round
+    trip, one per node on a cluster), so that pops look there: a queue written by an
+    earlier version, all in the sorted set. Returns the shards marked."""
+    pipe = client.pipeline(transaction=False)
+    for shard in keys.all_shards():
+        pipe.execute_command("EVAL", _MARK_LUA, 1, shard.requests)
+    return sum(int(marked) for marked in pipe.execute())
+
+
 def push_requests(client: Any, queue: str, requests: dict[bytes, float]) -> Any:
     """Queue payloads (payload -> score) as the workers do: into their lanes (a score
     below ``DELAYED_BELOW``: into the sorted set). ``client`` may be a pipeline."""
@@ -285,6 +372,7 @@ def queue_contents(client: Any, queue: str) -> list[tuple[bytes, float]]:
     deep queue."""
     keyed = client.zrange(queue, 0, -1, withscores=True)
     names = [name.decode() for name in client.zrange(index_key(queue), 0, -1)]
+    names = [name for name in names if name != KEYED]
     pipe = client.pipeline(transaction=False)
     for name in names:
         pipe.lrange(f"{queue}:{name}", 0, -1)
@@ -297,4 +385,4 @@ def queue_contents(client: Any, queue: str) -> list[tuple[bytes, float]]:
 def queue_keys(client: Any, queue: str) -> list[str]:
     """Every key of ``queue``: its sorted set, its lane index and its lanes."""
     names = [name.decode() for name in client.zrange(index_key(queue), 0, -1)]
-    return [queue, index_key(queue), *(f"{queue}:{name}" for name in names)]
+    return [queue, index_key(queue), *(f"{queue}:{name}" for name in names if name != KEYED)]

@@ -37,6 +37,7 @@ from crawler import defaults
 from crawler.leasing.meta import LEASE_META_KEY, take_lease
 from crawler.leasing.tracker import LeaseTracker
 from crawler.retrypolicy import DELAY_META_KEY
+from crawler.scheduling.lanes import mark_earlier_queue
 from crawler.scheduling.serializer import request_to_dict
 from crawler.sites import site_key
 
@@ -63,6 +64,8 @@ class ReliablePriorityQueue(PriorityQueue):
         self.delayed_due: float | None = None
         self._delayed_baseline: int | None = None  # queue length with only those retries
         self._length: tuple[float, int] = (0.0, 0)  # cluster: (when read, summed length)
+        # a queue written by an earlier version (all in the sorted set) pops in order too
+        mark_earlier_queue(server, self.ledger.keys)
 
     def __len__(self) -> int:
         if not self.ledger.cluster:

@@ -36,6 +36,7 @@ import redis
 
 from crawler.keys import CrawlKeys
 from crawler.layout import ensure_layout
+from crawler.scheduling.lanes import keep_requests
 from crawler.sites import site_key
 from master.clusterscan import queue_label
 from master.durations import parse_duration
@@ -86,14 +87,14 @@ def queue_again(client: redis.Redis, keys: CrawlKeys, urls: Iterable[str]) -> tu
         for url in batch:
             queue = keys.for_site(site_key(url)).requests
             by_queue.setdefault(queue, {})[encode(recrawl_request(url))] = 0
-        if len(by_queue) == 1:  # one Redis: one ZADD, as always
+        if len(by_queue) == 1:  # one Redis: one ZADD (in a script), as always
             ((queue, mapping),) = by_queue.items()
-            added: Any = client.zadd(queue, mapping)  # type: ignore[arg-type]
+            added: Any = keep_requests(client, queue, mapping)
             queued += int(added)
         else:
             pipe = client.pipeline(transaction=False)
             for queue, mapping in by_queue.items():
-                pipe.zadd(queue, mapping)  # type: ignore[arg-type]
+                keep_requests(pipe, queue, mapping)
             queued += sum(int(n) for n in pipe.execute())
         seen += len(batch)
     return seen, queued

@@ -14,8 +14,11 @@ import pytest
 from crawler.keys import DELAYED_SCORE_BASE, CrawlKeys
 from crawler.leasing.ledger import LeaseLedger
 from crawler.scheduling.lanes import (
+    KEYED,
     index_key,
+    keep_requests,
     lane_key,
+    mark_earlier_queue,
     push_requests,
     queue_contents,
     queue_counts,
@@ -80,8 +83,9 @@ def test_priorities_go_in_order_across_lanes_and_in_order_of_arrival_within_one(
     assert where.client.type(lane_key(where.queue, 0)) == b"list"
     assert where.pop(ledger, 3) == ([b"b-2", b"e-2", b"a0"], -1)
     assert where.pop(ledger, 3) == ([b"c0", b"f0", b"g0"], -1)
-    # the lanes emptied are out of the index
-    assert where.client.zrange(index_key(where.queue), 0, -1) == [b"3"]
+    # a lane a pop emptied short is out of the index; one emptied by taking exactly
+    # what was left goes at the next pop
+    assert where.client.zrange(index_key(where.queue), 0, -1) == [b"0", b"3"]
     assert where.pop(ledger, 3) == ([b"d3"], -1)
     assert where.pop(ledger, 3) == ([], -1)
     assert not where.client.exists(index_key(where.queue), lane_key(where.queue, 3))
@@ -160,12 +164,36 @@ def test_reset_deletes_the_lanes_and_their_index(where):
 def test_a_queue_of_the_previous_version_drains_in_priority_order_with_the_lanes(where):
     # the previous version kept every request in the sorted set, score -priority
     where.client.zadd(where.queue, {b"old-2": -2, b"old0": 0, b"old5": 5})
+    # a worker opening its queue marks the index: pops look at the sorted set
+    assert mark_earlier_queue(where.client, where.keys) == 1
     ledger = where.ledger()
     for score, payload in [(-1, b"new-1"), (0, b"new0"), (-2, b"new-2")]:
         where.push(ledger, score, payload)
     payloads, _ = where.pop(ledger, 10)
     # score by score; at equal scores the old members first
     assert payloads == [b"old-2", b"new-2", b"new-1", b"old0", b"new0", b"old5"]
+    assert not where.client.exists(where.queue, index_key(where.queue))
+
+
+def test_a_pop_that_finds_no_lane_looks_at_the_sorted_set_and_marks_the_index(where):
+    where.client.zadd(where.queue, {b"old0": 0, b"old1": 1})  # unmarked: an earlier version's
+    ledger = where.ledger()
+    assert where.pop(ledger, 1) == ([b"old0"], -1)
+    assert where.client.zrange(index_key(where.queue), 0, -1) == [KEYED.encode()]
+    where.push(ledger, 2, b"new2")
+    assert where.pop(ledger, 5) == ([b"old1", b"new2"], -1)
+    assert not where.client.exists(where.queue, index_key(where.queue))
+
+
+def test_the_index_is_marked_while_the_sorted_set_holds_something(where):
+    ledger = where.ledger()
+    where.push(ledger, 0, b"a")
+    assert where.client.zrange(index_key(where.queue), 0, -1) == [b"0"]
+    ledger.push_delayed(0.0, b"retry", shard=where.shard)
+    keep_requests(where.client, where.queue, {b"recrawl": 0})
+    keep_requests(where.client, where.queue, {b"recrawl": 0})  # once only
+    assert where.client.zrange(index_key(where.queue), 0, -1) == [KEYED.encode(), b"0"]
+    assert where.pop(ledger, 5) == ([b"retry", b"recrawl", b"a"], -1)
     assert not where.client.exists(where.queue, index_key(where.queue))
 
 
