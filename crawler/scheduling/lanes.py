@@ -10,7 +10,8 @@ So the bulk of the queue ``<s>:requests`` is kept in lists:
   slot (same hash tag);
 * **the lane index**: ``<queue>:lanes``, a sorted set of the non-empty lanes
   (member: the score as text, score: the score), so that a pop finds the best
-  lane with one ``ZRANGE``;
+  lane with one ``ZRANGE`` (a lane a pop empties by taking exactly what it held
+  leaves the index at the next pop: counts read its length, 0);
 * **the sorted set** ``<queue>`` itself, for what must be keyed or timed: retries
   waiting for their due time (scores below ``DELAYED_BELOW``, see
   :mod:`crawler.keys`), and requests the master queues once whatever the number
