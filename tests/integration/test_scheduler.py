@@ -12,7 +12,7 @@ from scrapy.utils.test import get_crawler
 from crawler.flow import FlowControl
 from crawler.keys import CrawlKeys
 from crawler.leasing.tracker import LeaseTracker
-from crawler.scheduling.lanes import queue_contents, queued
+from crawler.scheduling.lanes import KEYED, index_key, push_requests, queue_contents, queued
 from crawler.scheduling.scheduler import ReliableScheduler
 from tools.redis_server import RedisServer
 
@@ -130,6 +130,42 @@ def test_no_request_is_handed_out_while_held(scheduler):
     assert scheduler.has_pending_requests()  # held is waiting, not idle
     flow.release("test")
     assert scheduler.next_request().url == "http://shop.test/x"
+
+
+def test_a_queue_of_the_previous_version_pops_first_once_a_worker_opens(redis_url, redis_client):
+    from scrapy.utils.test import get_crawler as make
+
+    # the previous version's request, in the sorted set; a lane's, of the same priority
+    redis_client.zadd(KEYS.requests, {b'{"url":"http://shop.test/old"}': 0})
+    push_requests(redis_client, KEYS.requests, {b'{"url":"http://shop.test/new"}': 0})
+    crawler = make(
+        _Spider,
+        settings_dict={
+            "REDIS_URL": redis_url,
+            "SCHEDULER_QUEUE_CLASS": "crawler.scheduling.queue.ReliablePriorityQueue",
+            "SCHEDULER_SERIALIZER": "crawler.scheduling.serializer",
+            "DUPEFILTER_CLASS": "crawler.scheduling.dupefilter.BinaryFingerprintDupeFilter",
+            "SCHEDULER_IDLE_POLL_INTERVAL": 0,
+            "SCHEDULER_POP_BATCH": 1,
+            "EXTENSIONS": {
+                "crawler.flow.FlowControl": 10,
+                "crawler.politeness.SiteWaits": 20,
+                "crawler.leasing.tracker.LeaseTracker": 100,
+            },
+        },
+    )
+    spider = _Spider.from_crawler(crawler)
+    scheduler = ReliableScheduler.from_crawler(crawler)
+    scheduler.open(spider)
+    try:
+        assert redis_client.zrange(index_key(KEYS.requests), 0, 0) == [KEYED.encode()]
+        assert [scheduler.next_request().url for _ in range(2)] == [
+            "http://shop.test/old",
+            "http://shop.test/new",
+        ]
+    finally:
+        scheduler.close("finished")
+        scheduler.df.close("finished")
 
 
 def test_closing_never_deletes_shared_state(redis_url, redis_client):
