@@ -42,6 +42,7 @@ from typing import Any
 import redis
 
 from crawler.keys import CrawlKeys
+from crawler.scheduling.lanes import LANES_SUFFIX
 from demoshop.process import ShopProcess
 from tools.redis_cluster import RedisCluster
 from tools.workers import ROOT, WorkerProcess, wait_all
@@ -73,7 +74,11 @@ def crawl_keys_by_node(cluster: RedisCluster) -> dict[int, int]:
             count = 0
             for key in client.scan_iter(match=f"{KEYS.prefix}{{s*}}:*", count=500):
                 kind = client.type(key)
-                if kind == b"zset":
+                if key.endswith(LANES_SUFFIX.encode()):
+                    continue  # a queue's lane index: its lanes are counted
+                if kind == b"list":  # a queue's lane
+                    count += int(client.llen(key))
+                elif kind == b"zset":
                     count += int(client.zcard(key))
                 elif kind == b"set":
                     count += int(client.scard(key))

@@ -6,11 +6,13 @@ persistence), then
 * queues ``N`` requests of typical product links, encoded exactly as a worker
   queues the links of a page (the ``ecommerce`` spider's ``Request``, its
   ``site`` and ``depth`` meta, ``crawler.scheduling.serializer``), in the queue's
-  sorted set;
+  lane of their priority (:mod:`crawler.scheduling.lanes`, the script the
+  workers' pushes use);
 * adds their ``N`` fingerprints (20 bytes each) to the exact seen-set, and to a
   Bloom filter sized for ``N`` at ``BLOOM_ERROR_RATE``;
 
-and prints ``MEMORY USAGE`` of each key divided by ``N``, and the growth of
+and prints ``MEMORY USAGE`` of each key divided by ``N`` (for the queue: of
+all its keys, the sorted set, the lane index and the lanes), and the growth of
 the server's ``used_memory`` per request. The links are the demo shop's
 product paths (``/p/<slug>-<id>.html``) on ``https://www.example-shop.com``,
 about 70 characters: what a real shop's product link looks like.
@@ -40,6 +42,7 @@ from crawler import defaults
 from crawler.keys import DEFAULT_CLUSTER_SHARDS, CrawlKeys, ShardKeys
 from crawler.scheduling.bloom import BloomFilter, BloomSize
 from crawler.scheduling.dupefilter import BinaryFingerprintDupeFilter
+from crawler.scheduling.lanes import push_requests, queue_keys
 from crawler.scheduling.serializer import encode_request
 from crawler.sites import site_key
 from demoshop.catalog import Catalog
@@ -124,7 +127,7 @@ def _fill(
             example = example or payload
         pipe = client.pipeline(transaction=False)
         for shard, mapping in payloads.items():
-            pipe.zadd(keys.shard(shard).requests, mapping)
+            push_requests(pipe, keys.shard(shard).requests, mapping)
             pipe.sadd(keys.shard(shard).dupefilter, *seen[shard])
         pipe.execute()
         for shard, each in seen.items():
@@ -145,13 +148,17 @@ def _measure(
         # MEMORY USAGE of the key in every shard, summed (a missing key: 0)
         return memory_usage(client, [name(shard) for shard in keys.all_shards()]) / count
 
+    queue_keys_all = [
+        name for shard in keys.all_shards() for name in queue_keys(client, shard.requests)
+    ]
+    queued = memory_usage(client, queue_keys_all) / count
     fingerprint = usage(lambda shard: shard.dupefilter)
     bloom = usage(lambda shard: shard.bloom)
     return FrontierMemory(
         requests=count,
         url_chars=url_chars / count,
         payload_bytes=payload_bytes / count,
-        queued=usage(lambda shard: shard.requests),
+        queued=queued,
         queued_used=(used - (fingerprint + bloom) * count) / count,
         fingerprint=fingerprint,
         bloom=bloom,
@@ -203,7 +210,8 @@ def render(result: FrontierMemory) -> list[str]:
     return [
         f"frontier on {result.where}: {result.requests} product links of "
         f"{result.url_chars:.0f} characters (e.g. {result.example.decode()})",
-        f"queued request: {result.queued:.1f} bytes (MEMORY USAGE of the queue / requests; "
+        f"queued request: {result.queued:.1f} bytes (MEMORY USAGE of the queue's lanes, "
+        f"lane index and sorted set / requests; "
         f"used_memory grew {result.queued_used:.1f}); payload {result.payload_bytes:.1f} bytes",
         f"fingerprint, exact set: {result.fingerprint:.1f} bytes",
         f"fingerprint, Bloom filter (error rate {result.bloom_error_rate:g}): "

@@ -9,8 +9,12 @@ key                           type    content
 ============================  ======  =====================================================
 ``<s>:start_urls``            list    seeds as JSON ``{"url": ..., "meta": {...}}`` (scrapy-redis)
 ``<s>:seeded``                set     canonical URLs the master has accepted as seeds
-``<s>:requests``              zset    the shared request queue (scrapy-redis priority queue);
-                                      retries waiting for their time too (below)
+``<s>:requests:<score>``      list    the shared request queue's lanes: one list per score
+                                      (-priority), FIFO (:mod:`crawler.scheduling.lanes`)
+``<s>:requests:lanes``        zset    the index of the non-empty lanes (member: the score)
+``<s>:requests``              zset    the rest of the queue: retries waiting for their time
+                                      (below), the master's once-only pushes (recrawl,
+                                      dead letters requeued), an earlier version's queue
 ``<s>:dupefilter``            set     request fingerprints (20-byte binary SHA1 digests)
 ``<s>:bloom``                 string  Bloom filter of fingerprints (option, instead of dupefilter)
 ``<s>:bloom:meta``            hash    its sizes (m, k, capacity, error_rate) and count
@@ -29,10 +33,11 @@ key                           type    content
 ``<s>:sites``                 hash    "<counter> <site>" -> count (pages, products, sitemaps)
 ============================  ======  =====================================================
 
-Scores of ``<s>:requests``: a request ready to go has ``-priority`` (scrapy-redis);
-a retry waiting for its time has ``DELAYED_SCORE_BASE + due`` (``due``: Redis
-clock, ms), below ``DELAYED_BELOW``, so retries sort first, earliest due first,
-and a pop hands out those that are due and leaves the others where they are.
+Scores of the queue: a request ready to go has ``-priority`` (scrapy-redis), the
+score of its lane; a retry waiting for its time has ``DELAYED_SCORE_BASE + due``
+(``due``: Redis clock, ms), below ``DELAYED_BELOW``, in the sorted set, so
+retries sort first, earliest due first, and a pop hands out those that are due
+(before any lane) and leaves the others where they are.
 
 **On a Redis Cluster** (``REDIS_CLUSTER=true``) the same keys are laid out so
 that every Lua script and transaction touches one hash slot:
@@ -40,7 +45,8 @@ that every Lua script and transaction touches one hash slot:
 * a site's keys live in its **shard**: ``REDIS_CLUSTER_SHARDS`` shards (16 by
   default), the shard of a site being ``crc32(site) % shards``
   (:meth:`CrawlKeys.shard_of`). Shard ``i`` has the hash tag ``{s<i>}``: its
-  queue ``<s>:{s<i>}:requests``, its fingerprints ``<s>:{s<i>}:dupefilter`` (or
+  queue ``<s>:{s<i>}:requests`` (with its lanes ``<s>:{s<i>}:requests:<score>``
+  and their index, same tag), its fingerprints ``<s>:{s<i>}:dupefilter`` (or
   ``:bloom`` and ``:bloom:meta``), the politeness budgets ``<s>:{s<i>}:polite:<site>``
   of its sites and each worker's leases of its requests ``<s>:{s<i>}:inflight:<worker>``.
   A request is queued, and its fingerprint checked, in the shard of the site of
@@ -69,7 +75,7 @@ QUEUE_KEY_TEMPLATE = "%(spider)s:requests"
 DUPEFILTER_KEY_TEMPLATE = "%(spider)s:dupefilter"
 START_URLS_KEY_TEMPLATE = "%(name)s:start_urls"
 
-# Scores of <s>:requests below this are retries waiting for their time (see above).
+# Scores of the queue below this are retries waiting for their time (see above).
 DELAYED_BELOW = -1_000_000_000_000_000
 DELAYED_SCORE_BASE = -4_000_000_000_000_000  # + due time in ms: exact in a double until 2255
 

@@ -23,6 +23,7 @@ import redis
 
 from crawler.keys import CrawlKeys
 from crawler.records import PauseMarker
+from crawler.scheduling.lanes import QueueCount, count_queue
 from master.clusterscan import Batch, scan, total
 from master.inspection import count_inflight, load_workers, read_pause
 
@@ -81,7 +82,7 @@ def plan_reset(client: redis.Redis, keys: CrawlKeys) -> ResetPlan:
     the shards on a cluster)."""
     found = sorted(scan(client, keys.all_pattern))
     batch = Batch(client, keys)
-    queued = batch.per_shard(lambda pipe, shard: pipe.zcard(shard.requests))
+    queued = batch.per_shard(lambda pipe, shard: count_queue(pipe, shard.requests))
     batch.add(lambda pipe: pipe.llen(keys.start_urls))
     batch.add(lambda pipe: pipe.scard(keys.seeded))
     seen = batch.per_shard(lambda pipe, shard: pipe.scard(shard.dupefilter))
@@ -93,7 +94,7 @@ def plan_reset(client: redis.Redis, keys: CrawlKeys) -> ResetPlan:
     workers, dead, invalid = replies[seen.stop :]
     counts = {
         "keys": len(found),
-        "queued_requests": total(replies[queued]),
+        "queued_requests": QueueCount.of(replies[queued]).total,
         "pending_seeds": int(pending),
         "seeded_urls": int(seeded),
         "seen_fingerprints": total(replies[seen]),

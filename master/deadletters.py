@@ -3,7 +3,8 @@
 A dead letter (:class:`crawler.records.DeadLetter`) is JSON ``{"url", "reason",
 "worker", "time", "refused"?, "request"?}`` where ``request`` is the serialized
 request as the queue stores it. ``requeue`` puts each record back to work: its
-``request`` into the request queue with ``ZADD <spider>:requests 0 <request>``,
+``request`` into the request queue's sorted set with ``ZADD <spider>:requests 0
+<request>`` (``keep`` of :mod:`crawler.scheduling.lanes`, which marks the lane index),
 or, without one, its URL into ``<spider>:start_urls`` as a seed (validated,
 bypassing the "already seeded" check). Each record is moved by one Lua call
 that removes it from the list and queues it atomically, so two masters
@@ -37,23 +38,27 @@ import redis
 
 from crawler.keys import CrawlKeys
 from crawler.records import DeadLetter, InvalidItem, MalformedRecord, as_text
+from crawler.scheduling.lanes import LANES_LUA, keep_requests
 from crawler.seeds import InvalidSeed, Seed, validate_url
 
 BATCH = 500
 
 # KEYS[1] = <spider>:dead, KEYS[2] = <spider>:requests, KEYS[3] = <spider>:start_urls
 # ARGV[1] = the dead letter as stored, ARGV[2] = "request" | "seed", ARGV[3] = payload
-REQUEUE_LUA = """
+REQUEUE_LUA = (
+    LANES_LUA
+    + """
 if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 0 then
     return 0
 end
 if ARGV[2] == 'request' then
-    redis.call('ZADD', KEYS[2], 0, ARGV[3])
+    keep(KEYS[2], {0, ARGV[3]})
 else
     redis.call('RPUSH', KEYS[3], ARGV[3])
 end
 return 1
 """
+)
 
 
 def _record(
@@ -206,7 +211,7 @@ def _move_push_first(client: redis.Redis, keys: CrawlKeys, planned: list[_Move])
     pipe = client.pipeline(transaction=False)
     for _, kind, payload, queue in planned:
         if kind == "request":
-            pipe.zadd(queue, {payload: 0})
+            keep_requests(pipe, queue, {payload: 0})
         else:
             pipe.rpush(keys.start_urls, payload)
     pipe.execute()

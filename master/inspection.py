@@ -21,9 +21,10 @@ from urllib.parse import quote
 import redis
 
 from crawler.config import redact_dsn
-from crawler.keys import DELAYED_BELOW, DELAYED_SCORE_BASE, CrawlKeys
+from crawler.keys import DELAYED_SCORE_BASE, CrawlKeys
 from crawler.politeness import rate_now, read_site_state
 from crawler.records import PauseMarker, StatsFields, WorkerRecord, as_float, as_int, as_text
+from crawler.scheduling.lanes import QueueCount, count_queue
 from master.clusterscan import Batch, scan, site_of_polite_key, total
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -109,9 +110,7 @@ def gather_backoff(client: redis.Redis, keys: CrawlKeys) -> dict[str, Any]:
     names = sorted(scan(client, keys.polite_pattern))
     batch = Batch(client, keys)
     clock = batch.time()
-    delayed = f"({DELAYED_BELOW}"
-    waiting = batch.per_shard(lambda pipe, shard: pipe.zcount(shard.requests, "-inf", delayed))
-    firsts = batch.per_shard(lambda pipe, shard: pipe.zrange(shard.requests, 0, 0, withscores=True))
+    queues = batch.per_shard(lambda pipe, shard: count_queue(pipe, shard.requests))
     fields = [
         StatsFields.SITE_RATE_CUTS,
         StatsFields.SITE_RATE_RESTORES,
@@ -146,13 +145,14 @@ def gather_backoff(client: redis.Redis, keys: CrawlKeys) -> dict[str, Any]:
             }
         )
     # the earliest retry of any shard: the smallest score below DELAYED_BELOW
-    first = min((each[0][1] for each in replies[firsts] if each), default=None)
+    counted = QueueCount.of(replies[queues])
+    first = counted.first_delayed
     next_retry = None
-    if first is not None and first < DELAYED_BELOW:
+    if first is not None:
         next_retry = round(max(0.0, (first - DELAYED_SCORE_BASE - now_ms) / 1000), 1)
     cuts, restores, retried = replies[counters]
     return {
-        "retries_waiting": total(replies[waiting]),
+        "retries_waiting": counted.delayed,
         "next_retry_in": next_retry,
         "sites": sites,
         "site_rate_cuts": as_int(cuts),
@@ -175,7 +175,7 @@ def gather_status(client: redis.Redis, keys: CrawlKeys, now: float | None = None
     now = time.time() if now is None else now
     batch = Batch(client, keys)
     # ready to go: not the waiting retries
-    ready = batch.per_shard(lambda pipe, shard: pipe.zcount(shard.requests, DELAYED_BELOW, "+inf"))
+    ready = batch.per_shard(lambda pipe, shard: count_queue(pipe, shard.requests))
     batch.add(lambda pipe: pipe.llen(keys.start_urls))
     fingerprints = batch.per_shard(lambda pipe, shard: pipe.scard(shard.dupefilter))
     batch.add(lambda pipe: pipe.scard(keys.seeded))
@@ -184,7 +184,7 @@ def gather_status(client: redis.Redis, keys: CrawlKeys, now: float | None = None
     batch.add(lambda pipe: pipe.llen(keys.dead))
     batch.add(lambda pipe: pipe.llen(keys.invalid))
     replies = batch.execute()
-    queued, seen = total(replies[ready]), total(replies[fingerprints])
+    queued, seen = QueueCount.of(replies[ready]).ready, total(replies[fingerprints])
     pending, seeded, counters, dead, kept = (
         replies[ready.stop],
         replies[fingerprints.stop],

@@ -30,6 +30,7 @@ import redis
 
 from crawler.keys import CrawlKeys
 from crawler.records import StatsFields
+from crawler.scheduling.lanes import QueueCount, count_queue
 from crawler.scope import STRATEGIES
 from demoshop.process import ShopProcess
 from demoshop.sitemaps import is_sitemap_path
@@ -45,10 +46,11 @@ def master(*args: str, env: dict[str, str]) -> int:
 
 def progress_line(client: redis.Redis, keys: CrawlKeys, started: float) -> str:
     with client.pipeline(transaction=False) as pipe:
-        pipe.zcard(keys.requests)
+        count_queue(pipe, keys.requests)
         pipe.scard(keys.dupefilter)
         pipe.hget(keys.stats, StatsFields.ITEMS_STORED)
-        queued, seen, stored = pipe.execute()
+        counted, seen, stored = pipe.execute()
+    queued = QueueCount().add(counted).total
     return (
         f"[{time.monotonic() - started:6.1f}s] queued {queued:>5}  seen {seen:>5}  "
         f"items stored {int(stored or 0):>5}"

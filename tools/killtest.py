@@ -32,6 +32,7 @@ import psycopg2
 import redis
 
 from crawler.keys import CrawlKeys
+from crawler.scheduling.lanes import QueueCount, count_queue
 from demoshop.process import ShopProcess
 from tools.workers import ROOT, WorkerProcess
 
@@ -186,9 +187,10 @@ def run_kill_test(
         if rows >= run.products:
             return True
         with client.pipeline(transaction=False) as pipe:
-            pipe.zcard(KEYS.requests)
+            count_queue(pipe, KEYS.requests)  # stock scrapy-redis's zset counts too
             pipe.llen(KEYS.start_urls)
-            queued, seeds = pipe.execute()
+            counted, seeds = pipe.execute()
+        queued = QueueCount().add(counted).total
         inflight = sum(client.hlen(name) for name in client.scan_iter(KEYS.inflight_pattern))
         # stock scrapy-redis: lost requests never come back, the queue just runs dry
         return rows > 0 and queued == 0 and seeds == 0 and inflight == 0

@@ -9,16 +9,19 @@ above 0, a worker gathers, across pages, the links its pages yielded and the
 leases whose work is done, and sends them with **one** script call that
 
 1. checks every fingerprint at once (``SMISMEMBER``) and adds the new ones with
-   one ``SADD`` and their requests with one ``ZADD``;
+   one ``SADD`` and their requests with one ``RPUSH`` per priority lane and one
+   ``ZADD`` of the lane index (:mod:`crawler.scheduling.lanes`);
 2. deletes the finished leases with one ``HDEL`` (after step 1, in the same
    atomic call: a lease is never finished before the links of its page are
    queued — at-least-once delivery holds);
-3. pops the next requests for this worker under lease (one ``ZPOPMIN``, one
-   ``HSET``), when asked, and reads how many stay queued (``ZCOUNT`` of the
-   requests ready to go, at most every quarter second). Retries waiting for
-   their time (see :mod:`crawler.keys`) stay in the queue until they are due
-   (``take`` of :mod:`crawler.leasing.ledger`): a few more commands per pop
-   while some wait, none when none does.
+3. pops the next requests for this worker under lease (``take`` of
+   :mod:`crawler.scheduling.lanes`: a ``ZRANGE`` of the lane index and one
+   ``LPOP`` of the best lane; one ``HSET``), when asked, and reads how many
+   stay queued (``ready``: ``LLEN`` of every lane, and ``ZCOUNT`` of the sorted
+   set's requests ready to go when it holds any, at most every quarter
+   second). Retries waiting for their time (see :mod:`crawler.keys`) stay in
+   the sorted set until they are due: a few more commands per pop while some
+   wait, none when none does.
 
 When a batch is sent (:meth:`OutputBatch.due`, asked by the lease tracker's
 loop, :class:`crawler.leasing.tracker.LeaseTracker`):
@@ -63,9 +66,9 @@ from typing import Any
 
 import redis
 
-from crawler.keys import DELAYED_BELOW, CrawlKeys
-from crawler.leasing.ledger import TAKE_LUA
+from crawler.keys import CrawlKeys
 from crawler.scheduling.bloom import BLOOM_LUA, BloomFilter
+from crawler.scheduling.lanes import LANES_LUA
 
 logger = logging.getLogger(__name__)
 
@@ -105,7 +108,7 @@ if n > 0 then
   local new, members = split(redis.call('SMISMEMBER', KEYS[1], unpack(fps)))
   if #new > 0 then
     redis.call('SADD', KEYS[1], unpack(new))
-    redis.call('ZADD', KEYS[2], unpack(members))
+    push(KEYS[2], members, false)
   end
 end
 """
@@ -117,7 +120,7 @@ if n > 0 then
   if #new > 0 then
     bloom_add(KEYS[1], new, m, k)
     redis.call('HINCRBY', KEYS[4], 'count', #new)
-    redis.call('ZADD', KEYS[2], unpack(members))
+    push(KEYS[2], members, false)
   end
 end
 """
@@ -145,15 +148,14 @@ if npop > 0 then
   if #items < 2 * npop then
     depth = 0
   elseif ARGV[3] == '1' then
-    depth = redis.call('ZCOUNT', KEYS[2], DELAYED_BELOW, '+inf')
+    depth = ready(KEYS[2])
   end
 end
 return {added, out, depth, wait}
 """
 
-_DELAYED = f"local DELAYED_BELOW = {DELAYED_BELOW}\n" + TAKE_LUA
-_FLUSH = _DELAYED + _HEAD + _DEDUPE_SET + _TAIL
-_FLUSH_BLOOM = BLOOM_LUA + _DELAYED + _HEAD + _DEDUPE_BLOOM + _TAIL
+_FLUSH = LANES_LUA + _HEAD + _DEDUPE_SET + _TAIL
+_FLUSH_BLOOM = BLOOM_LUA + LANES_LUA + _HEAD + _DEDUPE_BLOOM + _TAIL
 
 
 class OutputBatch:

@@ -30,52 +30,21 @@ from typing import Any
 import redis
 from redis.cluster import RedisCluster
 
-from crawler.keys import DELAYED_BELOW, DELAYED_SCORE_BASE, CrawlKeys
+from crawler.keys import CrawlKeys
 from crawler.leasing.replication import ReplicaWait
 from crawler.leasing.shards import ClusterLeases
-
-# take(queue, n): ZPOPMIN, except that retries waiting for their time (scores
-# below DELAYED_BELOW, sorted first; see crawler/keys.py) stay in the queue until
-# they are due. Returns {member, score, ...} and the ms until the earliest retry
-# still waiting is due (-1: none met). With no retry waiting, one ZPOPMIN as ever.
-TAKE_LUA = f"""
-local function take(queue, n)
-  local items = redis.call('ZPOPMIN', queue, n)
-  if #items == 0 or tonumber(items[2]) >= {DELAYED_BELOW} then return items, -1 end
-  local t = redis.call('TIME')
-  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-  local out, back = {{}}, {{}}
-  for i = 1, #items, 2 do
-    local score = tonumber(items[i + 1])
-    if score < {DELAYED_BELOW} and score - ({DELAYED_SCORE_BASE}) > now then
-      back[#back + 1] = items[i + 1]
-      back[#back + 1] = items[i]
-    else
-      out[#out + 1] = items[i]
-      out[#out + 1] = items[i + 1]
-    end
-  end
-  if #back == 0 then return out, -1 end
-  redis.call('ZADD', queue, unpack(back))
-  local more = redis.call('ZRANGEBYSCORE', queue, {DELAYED_BELOW}, '+inf', 'WITHSCORES',
-    'LIMIT', 0, #back / 2)
-  if #more > 0 then
-    local members = {{}}
-    for i = 1, #more, 2 do
-      members[#members + 1] = more[i]
-      out[#out + 1] = more[i]
-      out[#out + 1] = more[i + 1]
-    end
-    redis.call('ZREM', queue, unpack(members))
-  end
-  return out, tonumber(back[1]) - ({DELAYED_SCORE_BASE}) - now
-end
-"""
+from crawler.scheduling.lanes import (
+    LANES_LUA,
+    REQUEUE_LUA,
+    QueueCount,
+    count_queue,
+    queue_counts,
+)
 
 # KEYS: queue, inflight. ARGV: n. Returns {{lease1, payload1, ...}, ms until the
 # earliest waiting retry is due or -1}
 _POP = (
-    TAKE_LUA
+    LANES_LUA
     + """
 local items, wait = take(KEYS[1], tonumber(ARGV[1]))
 if #items == 0 then return {{}, wait} end
@@ -106,53 +75,52 @@ return out
 
 # KEYS: dupefilter, queue, inflight. ARGV: fingerprint, score, payload, old lease or ''.
 # Adds the request unless its fingerprint was seen; finishes the old lease either way.
-_PUSH_IF_NEW = """
+_PUSH_IF_NEW = (
+    LANES_LUA
+    + """
 local added = redis.call('SADD', KEYS[1], ARGV[1])
-if added == 1 then redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3]) end
+if added == 1 then push(KEYS[2], {ARGV[2], ARGV[3]}, false) end
 if ARGV[4] ~= '' then redis.call('HDEL', KEYS[3], ARGV[4]) end
 return added
 """
+)
 
 # KEYS: queue, inflight. ARGV: score, payload, old lease or ''.
-_PUSH = """
-redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
+_PUSH = (
+    LANES_LUA
+    + """
+push(KEYS[1], {ARGV[1], ARGV[2]}, false)
 if ARGV[3] ~= '' then redis.call('HDEL', KEYS[2], ARGV[3]) end
 return 1
 """
+)
 
 # KEYS: queue, inflight, stats (none on a cluster). ARGV: seconds to wait, payload, old lease or ''.
-# Queues a retry that waits in the queue until its due time (Redis clock), and
-# finishes the lease of the failed request in the same atomic step.
-_PUSH_DELAYED = f"""
+# Queues a retry that waits in the queue's sorted set until its due time (Redis
+# clock), and finishes the lease of the failed request in the same atomic step.
+_PUSH_DELAYED = (
+    LANES_LUA
+    + """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local due = now + math.floor(tonumber(ARGV[1]) * 1000)
-redis.call('ZADD', KEYS[1], string.format('%.0f', {DELAYED_SCORE_BASE} + due), ARGV[2])
+keep(KEYS[1], {string.format('%.0f', DELAYED_SCORE_BASE + due), ARGV[2]})
 if ARGV[3] ~= '' then redis.call('HDEL', KEYS[2], ARGV[3]) end
 if KEYS[3] then redis.call('HINCRBY', KEYS[3], 'retries_delayed', 1) end
 return due - now
 """
+)
 
 # KEYS: inflight, alive, queue, start_urls. ARGV: '1' to recover even if alive.
 # Puts every leased payload back where it came from. Returns the count, or -1
 # when the worker is alive.
-_RECOVER = """
+_RECOVER = (
+    REQUEUE_LUA
+    + """
 if ARGV[1] ~= '1' and redis.call('EXISTS', KEYS[2]) == 1 then return -1 end
-local entries = redis.call('HGETALL', KEYS[1])
-local n = 0
-for i = 1, #entries, 2 do
-  local lease, payload = entries[i], entries[i + 1]
-  local kind, score = string.match(lease, '^(%a)|([^|]*)|')
-  if kind == 's' then
-    redis.call('LPUSH', KEYS[4], payload)
-  else
-    redis.call('ZADD', KEYS[3], tonumber(score) or 0, payload)
-  end
-  n = n + 1
-end
-redis.call('DEL', KEYS[1])
-return n
+return requeue(KEYS[1], KEYS[3], KEYS[4])
 """
+)
 
 
 def _pairs(reply: Sequence[bytes]) -> list[tuple[str, bytes]]:
@@ -351,16 +319,20 @@ class LeaseLedger:
             )
         return self.sharded.recover(worker_id, force, held)
 
+    def queued(self) -> int:
+        """Requests queued, retries waiting included (every shard's on a cluster)."""
+        return queue_counts(self.server, self.keys).total
+
     def waiting(self) -> tuple[int, int]:
         """Requests queued and seeds not yet taken, in one round trip (one per node on
         a cluster, the queues of every shard summed)."""
         if self.cluster:
             return self.sharded.waiting()
         with self.server.pipeline(transaction=False) as pipe:
-            pipe.zcard(self.keys.requests)
+            count_queue(pipe, self.keys.requests)
             pipe.llen(self.keys.start_urls)
             queued, seeds = pipe.execute()
-        return int(queued), int(seeds)
+        return QueueCount().add(queued).total, int(seeds)
 
     def holdings(self) -> dict[str, list[str]]:
         """Worker id -> its lease hashes, of the workers that hold leases right now

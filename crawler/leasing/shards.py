@@ -1,7 +1,8 @@
 """Leases on a Redis Cluster: one queue, fingerprint set and lease hash per shard.
 
 On a cluster (``REDIS_CLUSTER=true``, see :mod:`crawler.keys`) a request lives
-in the shard of its URL's site: it is queued in ``<s>:{s<i>}:requests``, its
+in the shard of its URL's site: it is queued in ``<s>:{s<i>}:requests`` (its
+lanes ``<s>:{s<i>}:requests:<score>``, :mod:`crawler.scheduling.lanes`), its
 fingerprint is checked in ``<s>:{s<i>}:dupefilter`` (or that shard's Bloom
 filter) and, once popped, its lease is recorded in the same shard's
 ``<s>:{s<i>}:inflight:<worker>``, all in one slot, so each Lua script of
@@ -19,8 +20,9 @@ work until it has ``n``: every shard with requests is first in turn once every
 ``shards`` pops, whatever the depth of the others, so no shard (and no site)
 starves; within a shard, requests go by priority as on a plain Redis. A shard
 whose pop came back short is skipped for ``RECHECK`` seconds (an empty shard
-costs nothing); when every shard is skipped, one pipelined ``ZCARD`` of all of
-them (one round trip per node) says which have work again.
+costs nothing); when every shard is skipped, one pipelined count of all of
+them (:func:`crawler.scheduling.lanes.count_queue`, one round trip per node)
+says which have work again.
 
 **Recovery** of a dead worker's leases: per shard, each hash back into its own
 shard's queue (same Lua script as on a plain Redis), the seeds' hash back into
@@ -39,24 +41,20 @@ import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
+from crawler.scheduling.lanes import REQUEUE_LUA, QueueCount, count_queue
+
 if TYPE_CHECKING:
     from crawler.leasing.ledger import LeaseLedger
 
 # Cluster: KEYS: a lease hash, where its payloads go back (start_urls list or a
-# shard's queue). ARGV: 'list' or 'zset'. Returns the count requeued.
-RECOVER_INTO = """
-local entries = redis.call('HGETALL', KEYS[1])
-for i = 1, #entries, 2 do
-  if ARGV[1] == 'list' then
-    redis.call('LPUSH', KEYS[2], entries[i + 1])
-  else
-    local score = string.match(entries[i], '^%a|([^|]*)|')
-    redis.call('ZADD', KEYS[2], tonumber(score) or 0, entries[i + 1])
-  end
-end
-redis.call('DEL', KEYS[1])
-return #entries / 2
+# shard's queue). ARGV: 'list' or 'queue'. Returns the count requeued.
+RECOVER_INTO = (
+    REQUEUE_LUA
+    + """
+if ARGV[1] == 'list' then return requeue(KEYS[1], false, KEYS[2]) end
+return requeue(KEYS[1], KEYS[2], false)
 """
+)
 
 
 RECHECK = 0.5  # seconds a shard found empty is skipped by this worker's pops
@@ -197,7 +195,7 @@ class ClusterLeases:
                 count += int(self._recover_into(keys=[key, self.keys.start_urls], args=["list"]))
             else:
                 queue = key.rsplit(":inflight:", 1)[0] + ":requests"
-                count += int(self._recover_into(keys=[key, queue], args=["zset"]))
+                count += int(self._recover_into(keys=[key, queue], args=["queue"]))
             if worker_id == self.ledger.worker_id:
                 self.homes.forget_key(key)
         return count
@@ -206,15 +204,16 @@ class ClusterLeases:
         """Requests queued in each shard (one round trip per node)."""
         with self.server.pipeline(transaction=False) as pipe:
             for shard in self.keys.all_shards():
-                pipe.zcard(shard.requests)
-            return [int(depth) for depth in pipe.execute()]
+                count_queue(pipe, shard.requests)
+            return [QueueCount().add(reply).total for reply in pipe.execute()]
 
     def waiting(self) -> tuple[int, int]:
         """Requests queued in every shard, summed, and seeds not yet taken."""
         with self.server.pipeline(transaction=False) as pipe:
             for shard in self.keys.all_shards():
-                pipe.zcard(shard.requests)
+                count_queue(pipe, shard.requests)
             pipe.llen(self.keys.start_urls)
-            *depths, seeds = pipe.execute()
-        self.rotation.depths(int(depth) for depth in depths)
-        return sum(int(depth) for depth in depths), int(seeds)
+            *replies, seeds = pipe.execute()
+        depths = [QueueCount().add(reply).total for reply in replies]
+        self.rotation.depths(depths)
+        return sum(depths), int(seeds)

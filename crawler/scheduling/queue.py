@@ -7,8 +7,9 @@ this worker until each is finished, so a worker killed mid-crawl loses nothing
 (see :mod:`crawler.leasing`). Each request carries its lease id in its meta
 (:mod:`crawler.leasing.meta`); a request pushed back takes its lease with it.
 
+Requests are kept in one Redis list per priority (:mod:`crawler.scheduling.lanes`).
 A retry that must wait (``meta["retry_delay"]``, set by
-:mod:`crawler.middlewares.retry`) is pushed into the same sorted set with a
+:mod:`crawler.middlewares.retry`) is pushed into the queue's sorted set with a
 score that says when it is due (:mod:`crawler.keys`), in the same atomic call
 that finishes the lease of the failed request: it waits in Redis, not in this
 worker, and survives the worker and a Redis restart. Pops hand it out once it
@@ -36,6 +37,7 @@ from crawler import defaults
 from crawler.leasing.meta import LEASE_META_KEY, take_lease
 from crawler.leasing.tracker import LeaseTracker
 from crawler.retrypolicy import DELAY_META_KEY
+from crawler.scheduling.lanes import mark_earlier_queue
 from crawler.scheduling.serializer import request_to_dict
 from crawler.sites import site_key
 
@@ -47,7 +49,8 @@ LENGTH_TTL = 0.5  # seconds a cluster queue's summed length is reused
 
 
 class ReliablePriorityQueue(PriorityQueue):
-    """Priority queue in a Redis sorted set whose pops are leased, not destructive."""
+    """Priority queue in Redis lists, one per priority (:mod:`crawler.scheduling.lanes`),
+    whose pops are leased, not destructive."""
 
     def __init__(self, server: Any, spider: Any, key: str, serializer: Any = None) -> None:
         super().__init__(server, spider, key, serializer)
@@ -61,10 +64,12 @@ class ReliablePriorityQueue(PriorityQueue):
         self.delayed_due: float | None = None
         self._delayed_baseline: int | None = None  # queue length with only those retries
         self._length: tuple[float, int] = (0.0, 0)  # cluster: (when read, summed length)
+        # a queue written by an earlier version (all in the sorted set) pops in order too
+        mark_earlier_queue(server, self.ledger.keys)
 
     def __len__(self) -> int:
         if not self.ledger.cluster:
-            return len(self._buffer) + int(self.server.zcard(self.key))
+            return len(self._buffer) + self.ledger.queued()
         now = time.monotonic()
         if now - self._length[0] >= LENGTH_TTL:
             self._length = (now, self.ledger.waiting()[0])
@@ -115,7 +120,7 @@ class ReliablePriorityQueue(PriorityQueue):
         self._delayed_baseline = None
 
     def ready_work(self, queued: int, now: float | None = None) -> bool:
-        """Is a pop worth it, with ``queued`` entries in the sorted set (``ZCARD``)?
+        """Is a pop worth it, with ``queued`` requests in the queue (lanes and sorted set)?
 
         Retries waiting for their time are in that count. Once a pop met some,
         the count seen next is taken as theirs: a pop is worth it again when the

@@ -12,12 +12,14 @@ Why straight into the queue: every one of these URLs has been crawled, so its
 fingerprint is in the dupefilter, and a worker would drop it as seen. Rather
 than lifting the dupefilter (removing fingerprints would let a link found
 meanwhile queue the same page twice, and a crash between removing and pushing
-would lose it), the requests go into the queue directly, one ``ZADD`` per batch,
+would lose it), the requests go into the queue directly, one ``ZADD`` per batch
+into its sorted set (not a lane, :mod:`crawler.scheduling.lanes`: the sorted set
+keeps one copy of a payload, and pops it before the lane of its priority),
 and the dupefilter is left as it is, whatever structure it uses: the
 fingerprints of these pages are in it since their first crawl. Nothing else gets past the
 dupefilter: links found on the refetched pages are filtered as always, so only
 the stale pages are fetched again. Running the command twice before the workers
-catch up queues nothing twice (the queue is a set of payloads). Once queued, a
+catch up queues nothing twice (the sorted set holds a payload once). Once queued, a
 request is as safe as any other (leases: at least once).
 """
 
@@ -34,6 +36,7 @@ import redis
 
 from crawler.keys import CrawlKeys
 from crawler.layout import ensure_layout
+from crawler.scheduling.lanes import keep_requests
 from crawler.sites import site_key
 from master.clusterscan import queue_label
 from master.durations import parse_duration
@@ -84,14 +87,14 @@ def queue_again(client: redis.Redis, keys: CrawlKeys, urls: Iterable[str]) -> tu
         for url in batch:
             queue = keys.for_site(site_key(url)).requests
             by_queue.setdefault(queue, {})[encode(recrawl_request(url))] = 0
-        if len(by_queue) == 1:  # one Redis: one ZADD, as always
+        if len(by_queue) == 1:  # one Redis: one ZADD (in a script), as always
             ((queue, mapping),) = by_queue.items()
-            added: Any = client.zadd(queue, mapping)  # type: ignore[arg-type]
+            added: Any = keep_requests(client, queue, mapping)
             queued += int(added)
         else:
             pipe = client.pipeline(transaction=False)
             for queue, mapping in by_queue.items():
-                pipe.zadd(queue, mapping)  # type: ignore[arg-type]
+                keep_requests(pipe, queue, mapping)
             queued += sum(int(n) for n in pipe.execute())
         seen += len(batch)
     return seen, queued

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from crawler.records import DeadLetter
+from crawler.scheduling.lanes import queued
 from demoshop.process import ShopProcess
 from demoshop.sitemaps import is_sitemap_path
 from master import inspection
@@ -57,7 +58,7 @@ def check_complete_crawl(crawl: Crawl, shop: ShopProcess, once: bool = True) -> 
         assert max(served.values()) == 1, "a page was fetched twice"
     products = {shop.url.rstrip("/") + path for path in shop.catalog.product_paths()}
     assert stored_urls(crawl) == products
-    assert crawl.client.zcard(KEYS.requests) == 0  # no retry left waiting
+    assert queued(crawl.client, KEYS.requests) == 0  # no retry left waiting
     return Counter(entry.status for entry in log)
 
 
@@ -161,4 +162,4 @@ def test_a_request_that_keeps_failing_ends_as_one_dead_letter_with_its_history(c
     assert all(b - a >= w * 0.9 for a, b, w in zip(times, times[1:], waits, strict=False))
     assert "wait" not in history[-1]  # the last failure was not retried
     assert page_fetches(shop)[page[len(shop.url) - 1 :]] == 4
-    assert crawl.client.zcard(KEYS.requests) == 0
+    assert queued(crawl.client, KEYS.requests) == 0

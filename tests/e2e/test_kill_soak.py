@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from crawler.scheduling.lanes import queued
 from tools.killtest import postgres_rows, run_kill_test
 
 from .conftest import CRAWL_TIMEOUT, KEYS, page_fetches, wait_until
@@ -126,4 +127,4 @@ def test_redis_killed_mid_crawl_and_restarted_from_its_aof(
     assert rows == len(product_urls)
     # nothing left behind after the restart: no lease stuck, nothing queued
     assert not list(crawl.client.scan_iter(KEYS.inflight_pattern))
-    assert crawl.client.zcard(KEYS.requests) == 0
+    assert queued(crawl.client, KEYS.requests) == 0

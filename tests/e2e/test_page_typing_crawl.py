@@ -20,6 +20,7 @@ from decimal import Decimal
 
 import pytest
 
+from crawler.scheduling.lanes import queued
 from demoshop.catalog import ERROR_CODE_MODEL_EVERY
 from demoshop.traps import PICK_SIZES, pick_path, shelf_paths
 
@@ -75,4 +76,4 @@ def test_a_full_crawl_stores_exactly_the_products_and_no_listing_page(crawl, sho
     assert rejected.get("listing", 0) >= len(shelf_paths(catalog)), rejected
     assert "extraction/errors" not in log
     assert crawl.client.llen(KEYS.dead) == 0
-    assert crawl.client.zcard(KEYS.requests) == 0
+    assert queued(crawl.client, KEYS.requests) == 0

@@ -7,6 +7,7 @@ import json
 import pytest
 from scrapy.utils.request import RequestFingerprinter
 
+from crawler.scheduling.lanes import push_requests
 from demoshop.process import ShopProcess
 from master.commands.recrawl import encode, recrawl_request
 
@@ -108,7 +109,7 @@ def test_a_worker_waiting_on_a_slow_site_crawls_the_other_sites_meanwhile(crawl,
     for path in slow.catalog.crawlable_paths():
         request = recrawl_request(base + path)
         crawl.client.sadd(KEYS.dupefilter, bytes(fingerprinter.fingerprint(request)))
-        crawl.client.zadd(KEYS.requests, {encode(request): -1})
+        push_requests(crawl.client, KEYS.requests, {encode(request): -1})
     crawl.seed(fast.url)
     crawl.start_worker("only", SITE_MAX_RPS=0, CONCURRENT_REQUESTS=8)
     crawl.wait_workers()

@@ -9,6 +9,8 @@ import time
 
 import pytest
 
+from crawler.scheduling.lanes import queued
+
 from .conftest import CRAWL_TIMEOUT, KEYS, freeze_when, page_fetches, wait_until
 
 pytestmark = pytest.mark.workers
@@ -57,7 +59,7 @@ def test_stopping_both_workers_and_starting_again_completes_the_crawl(crawl, sho
     assert len(fetched_before) < len(expected), "the crawl ended before the workers were stopped"
     # the stop handed back every request the workers held
     assert not list(crawl.client.scan_iter(KEYS.inflight_pattern))
-    assert crawl.client.zcard(KEYS.requests) > 0
+    assert queued(crawl.client, KEYS.requests) > 0
 
     crawl.start_worker("w1")
     crawl.start_worker("w2")

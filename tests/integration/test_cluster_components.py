@@ -13,6 +13,7 @@ from crawler.pipelines.rejects import RejectedItemKeeper
 from crawler.politeness import SiteBudget
 from crawler.redis_client import CountingRedisCluster
 from crawler.scheduling import restarts
+from crawler.scheduling.lanes import queued
 from crawler.scheduling.scheduler import ReliableScheduler
 from crawler.schema import ValidationProblem
 from crawler.spiders.ecommerce import EcommerceSpider
@@ -59,7 +60,7 @@ def test_the_scheduler_queues_each_request_in_its_sites_shard(scheduler, client)
         assert not scheduler.enqueue_request(Request(f"http://{site}/p/0", callback=spider.parse))
     scheduler.tracker.flush()
     for site in sites:
-        assert client.zcard(KEYS.for_site(site).requests) == 2
+        assert queued(client, KEYS.for_site(site).requests) == 2
     assert scheduler.ledger.waiting() == (6, 0)  # summed over the shards
     handed = [scheduler.next_request() for _ in range(6)]
     assert {request.url.split("/")[2] for request in handed} == set(sites)

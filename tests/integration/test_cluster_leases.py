@@ -9,6 +9,7 @@ from crawler.leasing.batch import OutputBatch
 from crawler.leasing.ledger import LeaseLedger
 from crawler.redis_client import ROUND_TRIPS
 from crawler.scheduling.bloom import BloomFilter, BloomSize, bloom_status
+from crawler.scheduling.lanes import queue_contents, queued
 from tests.support.cluster import KEYS, sites_in_distinct_shards
 
 # fixtures ``cluster`` (one per module) and ``client`` (the cluster emptied first)
@@ -38,7 +39,7 @@ def test_a_request_is_queued_checked_and_leased_in_its_sites_shard(client):
     ledger = LeaseLedger(client, KEYS, "w1")
     assert ledger.push_if_new(b"fp1", 0, b"req-1", shard=KEYS.shard_of(site))
     assert not ledger.push_if_new(b"fp1", 0, b"req-1 again", shard=KEYS.shard_of(site))
-    assert client.zrange(shard.requests, 0, -1) == [b"req-1"]
+    assert queue_contents(client, shard.requests) == [(b"req-1", 0)]
     assert client.sismember(shard.dupefilter, b"fp1")
     [(lease, payload)], wait = ledger.pop(8)
     assert payload == b"req-1" and wait == -1
@@ -62,8 +63,8 @@ def test_pops_go_around_the_shards_and_no_shard_starves(client):
     assert seen == {deep, *small}  # every site served within a few pops
     # and the small shards are drained while the deep one still has plenty
     for site in small:
-        assert client.zcard(KEYS.for_site(site).requests) == 0
-    assert client.zcard(KEYS.for_site(deep).requests) > 150
+        assert queued(client, KEYS.for_site(site).requests) == 0
+    assert queued(client, KEYS.for_site(deep).requests) > 150
 
 
 def test_empty_shards_cost_no_round_trip_once_seen_empty(client):
@@ -91,8 +92,8 @@ def test_a_batch_is_split_per_shard_and_leases_finish_after_every_link(client):
     batch.flush()
     assert len(batch) == 0
     for site in (site_a, site_b, site_c):
-        assert client.zscore(KEYS.for_site(site).requests, f"link {site}".encode()) == 0
-    assert client.zcard(KEYS.for_site(site_b).requests) == 2  # link and one "dup"
+        assert (f"link {site}".encode(), 0) in queue_contents(client, KEYS.for_site(site).requests)
+    assert queued(client, KEYS.for_site(site_b).requests) == 2  # link and one "dup"
     assert client.hlen(KEYS.for_site(site_a).inflight("w1")) == 0  # finished
 
 
@@ -116,8 +117,8 @@ def test_a_failure_part_way_leaves_the_leases_unfinished(client):
     client.delete(KEYS.for_site(site_b).dupefilter)
     batch.flush()
     assert client.hlen(KEYS.for_site(site_a).inflight("w1")) == 0
-    assert client.zscore(KEYS.for_site(site_b).requests, b"link-b") == 0
-    assert client.zscore(KEYS.for_site(site_a).requests, b"link-a") == 0
+    assert (b"link-b", 0) in queue_contents(client, KEYS.for_site(site_b).requests)
+    assert (b"link-a", 0) in queue_contents(client, KEYS.for_site(site_a).requests)
 
 
 def test_the_pop_rides_on_the_flush_across_shards(client):
@@ -152,8 +153,8 @@ def test_a_dead_workers_leases_go_back_to_their_shards_and_seeds_to_start_urls(c
     assert rescuer.recover_dead() == {}  # alive: nothing taken
     victim.stop_beating()
     assert rescuer.recover_dead() == {"victim": 6}
-    assert client.zcard(KEYS.for_site(site_a).requests) == 3
-    assert client.zcard(KEYS.for_site(site_b).requests) == 2
+    assert queued(client, KEYS.for_site(site_a).requests) == 3
+    assert queued(client, KEYS.for_site(site_b).requests) == 2
     assert client.lrange(KEYS.start_urls, 0, -1) == [b'{"url": "http://127.0.0.1:9/"}']
     assert rescuer.holders() == []
 
@@ -171,7 +172,7 @@ def test_a_retry_waits_in_its_shard_and_is_counted_crawl_wide(client):
     ledger = LeaseLedger(client, KEYS, "w1")
     [(lease, _)], _ = ledger.pop(1)
     assert ledger.push_delayed(30, b"retry", lease, KEYS.shard_of(site)) > 0
-    assert client.zcard(KEYS.for_site(site).requests) == 1
+    assert queued(client, KEYS.for_site(site).requests) == 1
     assert client.hlen(KEYS.for_site(site).inflight("w1")) == 0
     assert client.hget(KEYS.stats, "retries_delayed") == b"1"
     taken, wait = ledger.pop(8)
@@ -185,7 +186,7 @@ def test_a_redirect_to_another_shard_takes_over_the_lease(client):
     [(lease, _)], _ = ledger.pop(1)
     assert ledger.push_if_new(b"fp-redirected", 0, b"there", lease, KEYS.shard_of(site_b))
     assert client.hlen(KEYS.for_site(site_a).inflight("w1")) == 0
-    assert client.zcard(KEYS.for_site(site_b).requests) == 1
+    assert queued(client, KEYS.for_site(site_b).requests) == 1
 
 
 def test_one_bloom_filter_per_shard(client):
@@ -199,8 +200,8 @@ def test_one_bloom_filter_per_shard(client):
         batch.add_link(b"fp-a" * 5, 0, b"link-a", "", KEYS.shard_of(site_a))
         batch.add_link(b"fp-b" * 5, 0, b"link-b", "", KEYS.shard_of(site_b))
     batch.flush()
-    assert client.zcard(KEYS.for_site(site_a).requests) == 1
-    assert client.zcard(KEYS.for_site(site_b).requests) == 1
+    assert queued(client, KEYS.for_site(site_a).requests) == 1
+    assert queued(client, KEYS.for_site(site_b).requests) == 1
     assert client.exists(KEYS.for_site(site_a).bloom, KEYS.for_site(site_b).bloom) == 2
     assert client.hget(KEYS.for_site(site_a).bloom_meta, "count") == b"1"
     status = bloom_status(client, KEYS)

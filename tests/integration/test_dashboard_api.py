@@ -25,6 +25,7 @@ import redis
 from crawler.keys import CrawlKeys
 from crawler.pipelines.postgres import PostgresUpsertPipeline
 from crawler.records import DeadLetter, InvalidItem
+from crawler.scheduling.lanes import queued
 from crawler.series import SeriesWriter
 from master.cli import main
 from master.inspection import gather_status
@@ -299,7 +300,7 @@ def test_dead_letters_grouped_requeued_and_cleared(
     requeued = api.post("/dead/requeue", json={"reason": "HTTP 500"}).json()
     assert (requeued["requeued"], requeued["requests"], requeued["seeds"]) == (3, 1, 2)
     assert requeued["remaining"] == 2
-    assert redis_client.zcard(KEYS.requests) == 1 and redis_client.llen(KEYS.start_urls) == 2
+    assert queued(redis_client, KEYS.requests) == 1 and redis_client.llen(KEYS.start_urls) == 2
 
     assert api.post("/dead/clear", json={"reason": "nothing like it"}).json() == {"cleared": 0}
     assert api.post("/dead/clear", json={"reason": "DNS lookup failed"}).json() == {"cleared": 2}

@@ -18,6 +18,7 @@ from scrapy.utils.test import get_crawler
 
 from crawler.keys import CrawlKeys
 from crawler.leasing.tracker import LeaseTracker
+from crawler.scheduling.lanes import queued
 from crawler.spiders import ecommerce
 from master.deadletters import requeue
 
@@ -71,7 +72,7 @@ def test_an_extraction_error_becomes_a_replayable_dead_letter(
 
     result = requeue(redis_client, keys)  # replay after a fix
     assert result.requests == 1 and result.remaining == 0
-    assert redis_client.zcard(keys.requests) == 1
+    assert queued(redis_client, keys.requests) == 1
 
 
 def test_a_page_without_a_product_is_counted_by_its_reason(spider, caplog):

@@ -4,6 +4,7 @@ import time
 
 from crawler.keys import CrawlKeys
 from crawler.leasing.ledger import LeaseLedger
+from crawler.scheduling.lanes import queue_contents, queued
 
 KEYS = CrawlKeys("ecommerce")
 
@@ -19,7 +20,7 @@ def test_pop_is_leased_and_finish_releases(redis_client):
     popped, wait = ledger.pop(2)
     assert wait == -1  # no retry waiting
     assert [payload for _, payload in popped] == [b"req1", b"req0"]  # best priority first
-    assert redis_client.zcard(KEYS.requests) == 1
+    assert queued(redis_client, KEYS.requests) == 1
     assert redis_client.hlen(KEYS.inflight("w1")) == 2
     assert popped[0][0].startswith("r|-5|")
     ledger.finish([lease for lease, _ in popped])
@@ -32,7 +33,7 @@ def test_push_if_new_filters_by_fingerprint_and_hands_over_the_old_lease(redis_c
     [(lease, _)], _ = ledger.pop(1)
     # a redirect of the leased request that turns out to be a duplicate
     assert not ledger.push_if_new(b"a", 0, b"again", lease)
-    assert redis_client.zcard(KEYS.requests) == 0
+    assert queued(redis_client, KEYS.requests) == 0
     assert not redis_client.exists(KEYS.inflight("w1"))
     assert redis_client.scard(KEYS.dupefilter) == 1
 
@@ -49,7 +50,7 @@ def test_dead_workers_leases_go_back_where_they_came_from(redis_client):
     time.sleep(1.2)
     assert live.recover_dead() == {"dead": 2}
     assert redis_client.lrange(KEYS.start_urls, 0, -1) == [ledger_seed[0][1]]
-    assert redis_client.zrange(KEYS.requests, 0, -1, withscores=True) == [(b"req-x", -3.0)]
+    assert queue_contents(redis_client, KEYS.requests) == [(b"req-x", -3.0)]
     assert not redis_client.exists(KEYS.inflight("dead"))
     assert live.recover("live") == -1  # never takes from a live worker unless forced
 
@@ -70,19 +71,19 @@ def test_a_delayed_retry_waits_in_the_queue_until_due_then_any_worker_takes_it(r
     # the page failed: its retry waits 0.6 s in Redis, and a's lease is finished with it
     assert 550 <= a.push_delayed(0.6, b"retry", lease) <= 600
     assert not redis_client.exists(KEYS.inflight("a"))
-    assert redis_client.zcard(KEYS.requests) == 1
+    assert queued(redis_client, KEYS.requests) == 1
     a.push(0, b"other")
     # not due: the pop hands out the ready request only, and says when the retry is due
     taken, wait = b.pop(8)
     assert [p for _, p in taken] == [b"other"]
     assert 0 < wait <= 600
-    assert redis_client.zcard(KEYS.requests) == 1  # the retry stayed
+    assert queued(redis_client, KEYS.requests) == 1  # the retry stayed
     taken, wait = b.pop(8)
     assert taken == [] and wait > 0
     time.sleep(0.65)
     taken, wait = b.pop(8)  # another worker than the one that failed
     assert [p for _, p in taken] == [b"retry"] and wait == -1
-    assert redis_client.zcard(KEYS.requests) == 0
+    assert queued(redis_client, KEYS.requests) == 0
     assert redis_client.hlen(KEYS.inflight("b")) == 2
 
 
@@ -102,4 +103,4 @@ def test_due_retries_come_first_and_a_dead_workers_retry_is_recovered(redis_clie
     taken, wait = live.pop(8)
     assert [p for _, p in taken] == [b"retry-due", b"r1", b"r2", b"r3"]
     assert wait > 0
-    assert redis_client.zcard(KEYS.requests) == 1
+    assert queued(redis_client, KEYS.requests) == 1

@@ -19,6 +19,7 @@ from redis.cluster import RedisCluster as ClusterClient
 
 from crawler.layout import layout_key
 from crawler.pipelines.embedded import EmbeddedStorePipeline
+from crawler.scheduling.lanes import queue_contents, queued
 from master.cli import main
 from tests.support.cluster_crawl import (
     KEYS,
@@ -125,14 +126,14 @@ def test_dead_letters_go_back_to_their_sites_shards(
     code, out, err = run(capsys, "dead", "reasons", "--json")
     assert json.loads(out)["reasons"][0] == {"reason": "HTTP 500", "count": 2}
 
-    before = {site: client.zcard(KEYS.for_site(site).requests) for site in SITES}
+    before = {site: queued(client, KEYS.for_site(site).requests) for site in SITES}
     code, out, err = run(capsys, "dead", "requeue", "--reason", "HTTP 500", "--json")
     assert code == 0, err
     result = json.loads(out)
     assert (result["requests"], result["seeds"], result["remaining"]) == (2, 0, 1)
     for site in (SITES[3], SITES[5]):
         queue = KEYS.for_site(site).requests
-        assert client.zcard(queue) == before[site] + 1
+        assert queued(client, queue) == before[site] + 1
         assert (
             client.zscore(
                 queue, payload(f"http://{site}/d/2" if site == SITES[5] else f"http://{site}/d/1")
@@ -217,7 +218,7 @@ def assert_in_their_shards(client: ClusterClient, sites: list[str], each: int) -
     queues = {KEYS.for_site(site).requests for site in sites}
     found: dict[str, list[str]] = {}
     for queue in queues:
-        for raw in client.zrange(queue, 0, -1):
+        for raw, _ in queue_contents(client, queue):
             site = site_of_payload(raw)
             assert KEYS.for_site(site).requests == queue
             found.setdefault(site, []).append(queue)

@@ -8,6 +8,7 @@ import pytest
 import redis
 
 from crawler.keys import CrawlKeys
+from crawler.scheduling.lanes import queued
 from master.cli import main
 
 KEYS = CrawlKeys()
@@ -89,7 +90,7 @@ def test_dead_requeue(
     code, out, _ = run(capsys, redis_url, "dead", "requeue", "--json")
     result = json.loads(out)
     assert (result["requeued"], result["remaining"]) == (0, 3)
-    assert dead.zcard(KEYS.requests) == 1
+    assert queued(dead, KEYS.requests) == 1
 
 
 def test_dead_requeue_limit(
@@ -97,7 +98,7 @@ def test_dead_requeue_limit(
 ) -> None:
     code, _, _ = run(capsys, redis_url, "dead", "requeue", "--limit", "1")
     assert code == 0
-    assert dead.zcard(KEYS.requests) == 1
+    assert queued(dead, KEYS.requests) == 1
     assert dead.llen(KEYS.start_urls) == 0
     assert dead.llen(KEYS.dead) == 4
 

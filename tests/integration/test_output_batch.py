@@ -5,6 +5,7 @@ from __future__ import annotations
 from crawler.keys import CrawlKeys
 from crawler.leasing.batch import DRAIN_WINDOW, OutputBatch
 from crawler.leasing.ledger import LeaseLedger
+from crawler.scheduling.lanes import queue_contents, queued
 
 KEYS = CrawlKeys("ecommerce")
 
@@ -59,9 +60,9 @@ def test_links_linger_while_the_queue_is_deep_and_ride_on_the_next_pop(redis_cli
     start = batch._links_since
     assert not batch.due(start + 0.1)
     assert batch.due(start + 0.51)
-    assert redis_client.zcard(KEYS.requests) == 9  # nothing sent yet
+    assert queued(redis_client, KEYS.requests) == 9  # nothing sent yet
     batch.flush(pop=1)  # the pop takes the link and the finished lease along
-    assert redis_client.zscore(KEYS.requests, b"new-link") == 100
+    assert (b"new-link", 100) in queue_contents(redis_client, KEYS.requests)
     held = redis_client.hkeys(KEYS.inflight("w1"))
     assert len(held) == 1 and lease.encode() not in held  # the old lease finished, a new one
     assert len(batch) == 0
@@ -83,7 +84,7 @@ def test_a_full_batch_is_sent_at_once(redis_client):
     for i in range(3):
         batch.add_link(b"fp%d" % i, 0, b"link%d" % i, "")
     assert len(batch) == 0  # sent without waiting for the linger
-    assert redis_client.zcard(KEYS.requests) == 12
+    assert queued(redis_client, KEYS.requests) == 12
 
 
 def test_no_linger_without_a_deep_queue_setting(redis_client):
@@ -112,15 +113,19 @@ def test_the_depth_is_read_at_most_every_quarter_second(redis_client):
     _queue(redis_client, 10)
     batch = _batch(redis_client)
 
-    def depth_reads():
-        return redis_client.info("commandstats").get("cmdstat_zcount", {}).get("calls", 0)
+    def lane_lengths_read():
+        # only the depth read asks a lane its length (LLEN); pops do not
+        return redis_client.info("commandstats").get("cmdstat_llen", {}).get("calls", 0)
 
-    before = depth_reads()
+    before = lane_lengths_read()
     batch.flush(pop=1)
+    first = lane_lengths_read()
+    assert first > before and batch.queue_depth == 9
     batch.flush(pop=1)  # just after: the depth read before stands
-    assert depth_reads() - before == 1 and batch.queue_depth == 9
+    assert lane_lengths_read() == first and batch.queue_depth == 9
     batch._depth_at -= DRAIN_WINDOW  # a quarter second later
     batch.flush(pop=1)
-    assert depth_reads() - before == 2 and batch.queue_depth == 7
+    second = lane_lengths_read()
+    assert second > first and batch.queue_depth == 7
     batch.flush(pop=20)  # a short pop: the queue is empty, no need to ask
-    assert depth_reads() - before == 2 and batch.queue_depth == 0
+    assert lane_lengths_read() == second and batch.queue_depth == 0

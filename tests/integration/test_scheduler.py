@@ -12,6 +12,7 @@ from scrapy.utils.test import get_crawler
 from crawler.flow import FlowControl
 from crawler.keys import CrawlKeys
 from crawler.leasing.tracker import LeaseTracker
+from crawler.scheduling.lanes import KEYED, index_key, push_requests, queue_contents, queued
 from crawler.scheduling.scheduler import ReliableScheduler
 from tools.redis_server import RedisServer
 
@@ -79,7 +80,7 @@ def test_duplicates_are_filtered_with_binary_fingerprints(scheduler, redis_clien
     scheduler.tracker.flush()  # batched: sends the links gathered so far
     [member] = redis_client.smembers(KEYS.dupefilter)
     assert len(member) == 20  # raw SHA1 digest, not 40 hex characters
-    assert redis_client.zcard(KEYS.requests) == 2
+    assert queued(redis_client, KEYS.requests) == 2
 
 
 def test_known_duplicates_cost_no_round_trip(scheduler, redis_client):
@@ -116,8 +117,8 @@ def test_a_redirect_takes_over_the_lease_of_its_request(scheduler, redis_client)
     scheduler.tracker.flush()
     # the queued redirect replaces the finished original: nothing leased, one queued
     assert not redis_client.exists(KEYS.inflight("w1"))
-    assert redis_client.zcard(KEYS.requests) == 1
-    assert b"lease" not in redis_client.zrange(KEYS.requests, 0, -1)[0]
+    assert queued(redis_client, KEYS.requests) == 1
+    assert b"lease" not in queue_contents(redis_client, KEYS.requests)[0][0]
 
 
 def test_no_request_is_handed_out_while_held(scheduler):
@@ -129,6 +130,42 @@ def test_no_request_is_handed_out_while_held(scheduler):
     assert scheduler.has_pending_requests()  # held is waiting, not idle
     flow.release("test")
     assert scheduler.next_request().url == "http://shop.test/x"
+
+
+def test_a_queue_of_the_previous_version_pops_first_once_a_worker_opens(redis_url, redis_client):
+    from scrapy.utils.test import get_crawler as make
+
+    # the previous version's request, in the sorted set; a lane's, of the same priority
+    redis_client.zadd(KEYS.requests, {b'{"url":"http://shop.test/old"}': 0})
+    push_requests(redis_client, KEYS.requests, {b'{"url":"http://shop.test/new"}': 0})
+    crawler = make(
+        _Spider,
+        settings_dict={
+            "REDIS_URL": redis_url,
+            "SCHEDULER_QUEUE_CLASS": "crawler.scheduling.queue.ReliablePriorityQueue",
+            "SCHEDULER_SERIALIZER": "crawler.scheduling.serializer",
+            "DUPEFILTER_CLASS": "crawler.scheduling.dupefilter.BinaryFingerprintDupeFilter",
+            "SCHEDULER_IDLE_POLL_INTERVAL": 0,
+            "SCHEDULER_POP_BATCH": 1,
+            "EXTENSIONS": {
+                "crawler.flow.FlowControl": 10,
+                "crawler.politeness.SiteWaits": 20,
+                "crawler.leasing.tracker.LeaseTracker": 100,
+            },
+        },
+    )
+    spider = _Spider.from_crawler(crawler)
+    scheduler = ReliableScheduler.from_crawler(crawler)
+    scheduler.open(spider)
+    try:
+        assert redis_client.zrange(index_key(KEYS.requests), 0, 0) == [KEYED.encode()]
+        assert [scheduler.next_request().url for _ in range(2)] == [
+            "http://shop.test/old",
+            "http://shop.test/new",
+        ]
+    finally:
+        scheduler.close("finished")
+        scheduler.df.close("finished")
 
 
 def test_closing_never_deletes_shared_state(redis_url, redis_client):
@@ -158,7 +195,7 @@ def test_closing_never_deletes_shared_state(redis_url, redis_client):
     scheduler.open(spider)
     scheduler.close("finished")
     scheduler.df.close("finished")
-    assert redis_client.zcard(KEYS.requests) == 1
+    assert queued(redis_client, KEYS.requests) == 1
     assert redis_client.scard(KEYS.dupefilter) == 1
 
 
@@ -175,7 +212,7 @@ def test_an_idle_worker_requeues_its_orphaned_leases(scheduler, redis_client):
     assert tracker.reclaim_orphans() == 0  # an item still waits for storage: not idle
     tracker.items_stored([item])
     assert tracker.reclaim_orphans() == 1
-    assert redis_client.zcard(KEYS.requests) == 1
+    assert queued(redis_client, KEYS.requests) == 1
     assert not redis_client.exists(KEYS.inflight("w1"))
 
 
@@ -211,7 +248,7 @@ def test_a_starved_worker_looks_at_redis_less_often_then_at_once_when_fed(schedu
     scheduler.idle_poll_interval, scheduler.idle_poll_max = 0.02, 0.16
     scheduler._fed()
     assert scheduler.next_request() is None  # nothing queued: starved
-    looks = _calls(redis_client, "zcard")
+    looks = _calls(redis_client, "eval")  # the queue's count
     begun = time.monotonic()
     waits = []
     while time.monotonic() - begun < 2.0:  # the waker's loop, at its tick
@@ -223,7 +260,7 @@ def test_a_starved_worker_looks_at_redis_less_often_then_at_once_when_fed(schedu
     assert not woken
     assert waits[0] == 0.02 and waits[-1] == 0.16  # the full rate for a second, then halved
     assert waits == sorted(waits)
-    looked = _calls(redis_client, "zcard") - looks
+    looked = _calls(redis_client, "eval") - looks
     assert looked == len(waits) < 2.0 / 0.02 * 0.75
     scheduler.enqueue_request(Request("http://shop.test/new", callback=scheduler.spider.parse))
     scheduler.tracker.flush()  # the link is in the shared queue
@@ -249,16 +286,16 @@ def test_a_retry_waits_in_redis_and_a_starved_worker_pops_again_only_when_it_is_
     retry.meta[HISTORY_META_KEY] = [{"status": 429, "time": 1.0, "wait": 0.8}]
     assert scheduler.enqueue_request(retry)
     assert not redis_client.exists(KEYS.inflight("w1"))  # the failed lease is finished
-    assert redis_client.zcard(KEYS.requests) == 1
+    assert queued(redis_client, KEYS.requests) == 1
     assert scheduler.next_request() is None  # not due: nothing handed out
-    queued, _ = scheduler.ledger.waiting()
+    depth, _ = scheduler.ledger.waiting()
     # the starved worker's idle looks see the retry but do not pop for it before it is due
     evals = _calls(redis_client)
-    assert [scheduler.queue.ready_work(queued) for _ in range(5)] == [False] * 5
+    assert [scheduler.queue.ready_work(depth) for _ in range(5)] == [False] * 5
     assert _calls(redis_client) == evals
-    assert scheduler.queue.ready_work(queued + 1)  # but new requests are worth a pop
+    assert scheduler.queue.ready_work(depth + 1)  # but new requests are worth a pop
     time.sleep(0.85)
-    assert scheduler.queue.ready_work(queued)
+    assert scheduler.queue.ready_work(depth)
     again = scheduler.next_request()
     assert again is not None and again.url == "http://shop.test/p/1"
     # the history and the count came through Redis; the wait was used up

@@ -18,6 +18,7 @@ from typing import Any
 from redis.cluster import RedisCluster as ClusterClient
 
 from crawler.keys import DELAYED_SCORE_BASE, CrawlKeys
+from crawler.scheduling.lanes import push_requests
 from crawler.sites import site_key
 from master.commands.recrawl import encode, recrawl_request
 from tests.support.cluster import flush_all as flush
@@ -97,7 +98,7 @@ def fill_crawl(client: ClusterClient, keys: CrawlKeys = KEYS) -> Written:
     for number, site in enumerate(SITES):
         shard = keys.for_site(site)
         ready = {payload(f"http://{site}/p/{n}.html"): 0 for n in range(number + 1)}
-        client.zadd(shard.requests, ready)  # type: ignore[arg-type]
+        push_requests(client, shard.requests, ready)
         written.queued += len(ready)
         written.queued_per_site[site] += len(ready)
         if number % 3 == 0:  # a retry waiting for its time, due in 30 s + number s
