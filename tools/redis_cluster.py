@@ -107,15 +107,19 @@ class RedisCluster:
             time.sleep(0.1)
 
     def _replicated(self) -> bool:
-        """Every primary lists its replicas in the slots' map, and they are in sync."""
-        try:
-            client = redis.Redis.from_url(self.nodes[0].url, socket_timeout=1)
-            slots = client.execute_command("CLUSTER", "SLOTS")
-            client.close()
-        except redis.RedisError:
-            return False
-        if any(len(entry) - 3 < self.replicas for entry in slots):
-            return False
+        """Every primary lists its replicas in the slots' map of every node (a client
+        reads the map of whichever node it asks first), and they are in sync."""
+        for node in self.nodes:
+            if node.process is None:
+                continue
+            try:
+                client = redis.Redis.from_url(node.url, socket_timeout=1)
+                slots = client.execute_command("CLUSTER", "SLOTS")
+                client.close()
+            except redis.RedisError:
+                return False
+            if any(len(entry) - 3 < self.replicas for entry in slots):
+                return False
         for node in self.nodes:
             if node.process is None:
                 continue
