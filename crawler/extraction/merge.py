@@ -136,10 +136,15 @@ def merge_sources(
             prov["price"] = "opengraph"
             if currency:
                 prov["currency"] = "opengraph"
-    if price is not None and _range_end(price, prov.get("price"), offer, visible):
+    sellers = bool(
+        offer is not None and offer.lowest_of_sellers and price == offer.price
+        and prov.get("price") == offer.source
+    )
+    if price is not None and not sellers and _range_end(price, prov.get("price"), offer, visible):
         # the page shows a range and no single price: one end of it is not the price
         price, prov["price"] = None, "range"
-    ranged = prov.get("price") == "range" or visible.price_range is not None
+    # several sellers' range: its low end is the cheapest offer, the price (see .offers)
+    ranged = not sellers and (prov.get("price") == "range" or visible.price_range is not None)
     if visible.price is not None and (price is None or visible.price_clear) and not ranged:
         if price is None or visible.price != price:
             price, prov["price"] = visible.price, "visible"
@@ -183,8 +188,9 @@ def merge_sources(
     anchored = bool(visible.name and name and name_key(visible.name) == name_key(name))
     # an offer with no stock concept: markup types the page as one product offer, the
     # page itself shows its price clearly, and it has no shopping cart anywhere
-    # (classified ads, auction lots, tickets: see _judge_availability)
-    offered = bool(
+    # (classified ads, auction lots, tickets: see _judge_availability); or several
+    # sellers' offers counted by the markup (price comparison), whose cheapest is the price
+    offered = sellers or bool(
         price is not None
         and (has_structured or og_product)
         and visible.price is not None
@@ -313,7 +319,7 @@ def _judge_availability(
 
     ``anchored``: the page's heading is the product, so its buy button is the product's.
     ``offered``: the markup types the page as one product offer and the page shows its
-    price clearly (see :func:`merge_sources`)."""
+    price clearly, or it counts several sellers' offers (see :func:`merge_sources`)."""
     if visible.not_sold_online:
         # "This item cannot be purchased online": no online stock state is true
         prov["availability"] = "visible"

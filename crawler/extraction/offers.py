@@ -5,8 +5,13 @@ the offer matching the page wins (same URL, e.g. ``?variant=123``, or the SKU
 the page shows); else the lowest price among available offers, else the lowest
 price. ``AggregateOffer`` gives its nested offers, else ``price``, else
 ``lowPrice`` (kept with its ``highPrice`` as a range: one end of it is no selling
-price, :mod:`.merge`). ``priceSpecification`` entries of type list/strikethrough/SRP/MSRP,
-and unit prices (with ``referenceQuantity``), are ignored.
+price, :mod:`.merge`). An ``AggregateOffer`` that counts several offers
+(``offerCount`` of 2 or more) and lists none is the offers of several sellers of
+one product (price-comparison pages, marketplaces with a "from" price): its
+``lowPrice`` is what a shopper pays the cheapest of them, the product's price, and
+no range (a range of one shop's variants has no ``offerCount``: it stays a range).
+``priceSpecification`` entries of type list/strikethrough/SRP/MSRP, and unit prices
+(with ``referenceQuantity``), are ignored.
 """
 
 from __future__ import annotations
@@ -45,6 +50,9 @@ class Offer:
     #: (low, high) of an ``AggregateOffer`` whose price is only its ``lowPrice``
     #: below a ``highPrice``: a range, not one selling price (see :mod:`.merge`)
     price_range: tuple[Decimal, Decimal] | None = None
+    #: the ``lowPrice`` of several sellers' offers (``offerCount`` >= 2): the cheapest
+    #: offer's price, which stands although the page shows the sellers' range
+    lowest_of_sellers: bool = False
 
 
 def _spec_price(specs: Any, currency: str | None) -> tuple[Decimal | None, str | None]:
@@ -82,11 +90,12 @@ def offers_of(node: dict[str, Any], base_url: str, source: str = "json-ld") -> l
         price = parse_price(offer.get("price"), currency)
         if not price and offer.get("priceSpecification"):
             price, currency = _spec_price(offer["priceSpecification"], currency)
-        price_range = None
+        price_range, sellers = None, False
         if not price and "AggregateOffer" in types_of(offer):
             price = parse_price(offer.get("lowPrice"), currency)
             high = parse_price(offer.get("highPrice"), currency)
-            if price and high and high > price:
+            sellers = bool(price) and _offer_count(offer) >= 2
+            if price and high and high > price and not sellers:
                 price_range = (price, high)
         url = offer.get("url")
         out.append(
@@ -99,9 +108,21 @@ def offers_of(node: dict[str, Any], base_url: str, source: str = "json-ld") -> l
                 url=url if isinstance(url, str) else None,
                 source=source,
                 price_range=price_range,
+                lowest_of_sellers=sellers,
             )
         )
     return out
+
+
+def _offer_count(offer: dict[str, Any]) -> int:
+    """An ``AggregateOffer``'s ``offerCount`` as a whole number (0 when absent or not one)."""
+    count = offer.get("offerCount")
+    if isinstance(count, list):
+        count = count[0] if count else None
+    try:
+        return int(str(count).strip())
+    except (TypeError, ValueError):
+        return 0
 
 
 def variant_offers(

@@ -3,6 +3,8 @@ pages (stated in each test), on small synthetic pages."""
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from crawler.extraction import extract_product_from_html
 
 
@@ -359,3 +361,54 @@ def test_h1_headed_cards_linking_elsewhere_are_not_the_heading() -> None:
     product = extract_product_from_html("https://shop.example/deal/3454863898", html)
     assert product is not None and product["name"] == "Big size bra and panty set 75 to 120"
     assert str(product["price"]) == "2900"
+
+
+# -- several sellers' offers (offers.py: AggregateOffer with offerCount >= 2)
+
+
+def _sellers_page(offers: str, shown: str = "") -> str:
+    # class: price-comparison pages and marketplaces: one product, the offers of several
+    # sellers summed up as an AggregateOffer, the page listing the sellers and no cart
+    return _page(
+        f"<h1>Baby carrier One</h1>{shown}"
+        "<ul><li>Shop A</li><li>Shop B</li></ul>",
+        head='<script type="application/ld+json">{"@type": "Product", "name": '
+        f'"Baby carrier One", "offers": {offers}}}</script>',
+    )
+
+
+def test_several_sellers_offers_give_the_cheapest_price_and_are_in_stock() -> None:
+    html = _sellers_page(
+        '{"@type": "AggregateOffer", "priceCurrency": "USD", "offerCount": 2, '
+        '"lowPrice": "502.20", "highPrice": "558.00"}'
+    )
+    product = extract_product_from_html("https://compare.example/p/carrier-987929.html", html)
+    assert product is not None
+    assert product["price"] == Decimal("502.20") and product["currency"] == "USD"
+    assert product["provenance"]["price"] == "json-ld"
+    assert product["availability"] == "InStock"
+
+
+def test_a_range_without_an_offer_count_stays_a_range() -> None:
+    # class: one shop's variants at different prices ("$19.95 – $24.95" by size): no
+    # single price, as before
+    html = _sellers_page(
+        '{"@type": "AggregateOffer", "priceCurrency": "USD", '
+        '"lowPrice": "502.20", "highPrice": "558.00"}'
+    )
+    product = extract_product_from_html("https://compare.example/p/carrier-987929.html", html)
+    assert product is not None
+    assert product["price"] is None and product["provenance"]["price"] == "range"
+    # an offer count of one is one offer's range: a range too
+    one = html.replace('"lowPrice"', '"offerCount": "1", "lowPrice"')
+    assert extract_product_from_html("https://compare.example/p/c-1.html", one)["price"] is None
+
+
+def test_several_sellers_with_stock_wording_against_them() -> None:
+    html = _sellers_page(
+        '{"@type": "AggregateOffer", "priceCurrency": "USD", "offerCount": 3, '
+        '"lowPrice": "502.20", "highPrice": "558.00"}',
+        shown="<p class='stock'>Out of stock</p>",
+    )
+    product = extract_product_from_html("https://compare.example/p/carrier-987929.html", html)
+    assert product is not None and product["availability"] == "OutOfStock"
