@@ -9,8 +9,8 @@ above 0, a worker gathers, across pages, the links its pages yielded and the
 leases whose work is done, and sends them with **one** script call that
 
 1. checks every fingerprint at once (``SMISMEMBER``) and adds the new ones with
-   one ``SADD`` and their requests with one ``RPUSH`` per priority lane and one
-   ``ZADD`` of the lane index (:mod:`crawler.scheduling.lanes`);
+   one ``SADD`` and their requests with one ``RPUSH`` per priority lane (and one
+   ``ZADD`` of the lane index when a lane was empty: :mod:`crawler.scheduling.lanes`);
 2. deletes the finished leases with one ``HDEL`` (after step 1, in the same
    atomic call: a lease is never finished before the links of its page are
    queued — at-least-once delivery holds);

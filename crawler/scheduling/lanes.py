@@ -11,7 +11,9 @@ So the bulk of the queue ``<s>:requests`` is kept in lists:
 * **the lane index**: ``<queue>:lanes``, a sorted set of the non-empty lanes
   (member: the score as text, score: the score), so that a pop finds the best
   lane with one ``ZRANGE`` (a lane a pop empties by taking exactly what it held
-  leaves the index at the next pop: counts read its length, 0);
+  leaves the index at the next pop: counts read its length, 0). Every non-empty
+  lane is in it, so a push adds to it only the lanes it starts (the push's
+  ``RPUSH`` answers the lane's length: no ``ZADD`` while the lane held requests);
 * **the sorted set** ``<queue>`` itself, for what must be keyed or timed: retries
   waiting for their due time (scores below ``DELAYED_BELOW``, see
   :mod:`crawler.keys`), and requests the master queues once whatever the number
@@ -117,11 +119,16 @@ local function push(queue, members, front)
   if #order == 0 then return end
   local index = {{}}
   for _, name in ipairs(order) do
-    redis.call(front and 'LPUSH' or 'RPUSH', queue .. ':' .. name, unpack(lanes[name]))
-    index[#index + 1] = name
-    index[#index + 1] = name
+    local lane = queue .. ':' .. name
+    local length = redis.call(front and 'LPUSH' or 'RPUSH', lane, unpack(lanes[name]))
+    -- a lane that held requests before is in the index already (a lane leaves it
+    -- only when a pop finds it empty): only a lane this push started is added
+    if length == #lanes[name] then
+      index[#index + 1] = name
+      index[#index + 1] = name
+    end
   end
-  redis.call('ZADD', queue .. '{LANES_SUFFIX}', unpack(index))
+  if #index > 0 then redis.call('ZADD', queue .. '{LANES_SUFFIX}', unpack(index)) end
 end
 local function take_keyed(queue, lo, hi, n, out)
   local got = redis.call('ZRANGEBYSCORE', queue, lo, hi, 'WITHSCORES', 'LIMIT', 0, n)

@@ -91,6 +91,24 @@ def test_priorities_go_in_order_across_lanes_and_in_order_of_arrival_within_one(
     assert not where.client.exists(index_key(where.queue), lane_key(where.queue, 3))
 
 
+def test_a_lane_emptied_exactly_and_pushed_again_still_pops(where):
+    # a push writes the index only for a lane it starts; a lane a pop emptied by taking
+    # exactly what it held is still indexed, and refilled it must pop like any other
+    ledger = where.ledger()
+    for payload in (b"a", b"b"):
+        where.push(ledger, 0, payload)
+    assert where.pop(ledger, 2) == ([b"a", b"b"], -1)
+    assert where.client.zrange(index_key(where.queue), 0, -1) == [b"0"]  # empty, indexed
+    where.push(ledger, 0, b"c")
+    where.push(ledger, 0, b"d")
+    where.push(ledger, -1, b"first")
+    assert where.pop(ledger, 5) == ([b"first", b"c", b"d"], -1)
+    assert where.pop(ledger, 5) == ([], -1)
+    where.push(ledger, 0, b"e")  # the index lost the lane at the short pop: added again
+    assert where.client.zrange(index_key(where.queue), 0, -1) == [b"0"]
+    assert where.pop(ledger, 5) == ([b"e"], -1)
+
+
 def test_the_lease_keeps_the_lane_and_a_dead_workers_requests_go_back_first(where):
     dead, live = where.ledger("dead"), where.ledger("live")
     for n in range(4):

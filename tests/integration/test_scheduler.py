@@ -302,3 +302,18 @@ def test_a_retry_waits_in_redis_and_a_starved_worker_pops_again_only_when_it_is_
     assert again.meta[HISTORY_META_KEY][0]["status"] == 429
     assert DELAY_META_KEY not in again.meta
     assert redis_client.hexists(KEYS.inflight("w1"), again.meta["lease"])
+
+
+def test_a_push_onto_a_lane_that_holds_requests_writes_no_index(redis_url):
+    """The lane index is written when a push starts a lane, not on every push."""
+    client = redis.Redis.from_url(redis_url)
+    queue = CrawlKeys("ecommerce").requests
+    push_requests(client, queue, {b"a": 0})
+    zadds = _calls(client, "zadd")
+    push_requests(client, queue, {b"b": 0, b"c": 0})
+    push_requests(client, queue, {b"d": 0})
+    assert _calls(client, "zadd") == zadds  # the lane held requests: no index write
+    push_requests(client, queue, {b"e": -1})  # a new lane
+    assert _calls(client, "zadd") == zadds + 1
+    assert [p for p, _ in queue_contents(client, queue)] == [b"e", b"a", b"b", b"c", b"d"]
+    client.close()
