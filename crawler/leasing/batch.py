@@ -17,9 +17,9 @@ leases whose work is done, and sends them with **one** script call that
 3. pops the next requests for this worker under lease (``take`` of
    :mod:`crawler.scheduling.lanes`: a ``ZRANGE`` of the lane index and one
    ``LPOP`` of the best lane; one ``HSET``), when asked, and reads how many
-   stay queued (``ready``: ``LLEN`` of every lane, and ``ZCOUNT`` of the sorted
-   set's requests ready to go when it holds any, at most every quarter
-   second). Retries waiting for their time (see :mod:`crawler.keys`) stay in
+   stay queued (``ready``: ``LLEN`` of every lane the pop's reading of the index
+   listed, and ``ZCOUNT`` of the sorted set's requests ready to go when it holds
+   any, at most every quarter second). Retries waiting for their time (see :mod:`crawler.keys`) stay in
    the sorted set until they are due: a few more commands per pop while some
    wait, none when none does.
 
@@ -132,8 +132,8 @@ if #ARGV >= first then
 end
 local out, depth, wait = {}, -1, -1
 if npop > 0 then
-  local items
-  items, wait = take(KEYS[2], npop)
+  local items, listing
+  items, wait, listing = take(KEYS[2], npop)
   if #items > 0 then
     local fields = {}
     for i = 1, #items, 2 do
@@ -148,7 +148,7 @@ if npop > 0 then
   if #items < 2 * npop then
     depth = 0
   elseif ARGV[3] == '1' then
-    depth = ready(KEYS[2])
+    depth = ready(KEYS[2], listing)
   end
 end
 return {added, out, depth, wait}

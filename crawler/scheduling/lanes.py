@@ -49,6 +49,7 @@ from crawler.keys import DELAYED_BELOW, DELAYED_SCORE_BASE, CrawlKeys
 
 LANES_SUFFIX = ":lanes"
 KEYED = "~"  # the lane index's mark that the sorted set holds requests (score -inf)
+INDEX_READ = 16  # entries of the lane index a pop reads at once (more: read again)
 
 
 def lane_key(queue: str, score: float) -> str:
@@ -75,11 +76,14 @@ def index_key(queue: str) -> str:
 #   push(queue, members, front): scores below DELAYED_BELOW kept in the sorted
 #     set, the others appended to their lane (prepended with front: a recovered
 #     lease goes out first), index updated;
-#   take(queue, n): up to n {payload, score text, ...}, best first, and the ms
-#     until the earliest retry still waiting that the pop met is due (-1: none);
+#   take(queue, n): up to n {payload, score text, ...}, best first, the ms
+#     until the earliest retry still waiting that the pop met is due (-1: none),
+#     and the index as the pop left it when it read all of it (else nil): its
+#     lanes' names, and ``keyed``: whether it holds the mark;
 #   lanes_length(queue): requests in the lanes;
-#   ready(queue): requests ready to go (lanes, and the sorted set's ordinary
-#     members when the index is marked).
+#   ready(queue, listing): requests ready to go (lanes, and the sorted set's
+#     ordinary members when the index is marked); ``listing``: take()'s, if any,
+#     saves reading the index again.
 # The mark (member KEYED, score -inf, always first) makes a pop look at the
 # sorted set only while it holds something: with none, a pop is a ZRANGE of the
 # index and an LPOP. A pop that finds no lane at all looks anyway (and marks the
@@ -88,6 +92,7 @@ LANES_LUA = f"""
 local DELAYED_BELOW = '{DELAYED_BELOW}'
 local DELAYED_SCORE_BASE = {DELAYED_SCORE_BASE}
 local KEYED = '{KEYED}'
+local INDEX_READ = {INDEX_READ}
 local function lane_name(score)
   local n = (tonumber(score) or 0) + 0
   if n == math.floor(n) and math.abs(n) < 1e15 then return string.format('%.0f', n) end
@@ -142,15 +147,18 @@ local function take_keyed(queue, lo, hi, n, out)
   redis.call('ZREM', queue, unpack(members))
   return #members
 end
-local function best_lane(index)
-  local heads = redis.call('ZRANGE', index, 0, 1, 'WITHSCORES')
-  if heads[1] == KEYED then return {{heads[3], heads[4]}}, true end
-  return {{heads[1], heads[2]}}, false
+local function index_heads(index)
+  local heads = redis.call('ZRANGE', index, 0, INDEX_READ - 1, 'WITHSCORES')
+  return heads, (heads[1] == KEYED) and 3 or 1
 end
 local function take(queue, n)
   local out, wait = {{}}, -1
   local index = queue .. '{LANES_SUFFIX}'
-  local lane, marked = best_lane(index)
+  -- the index's first lanes, read once (again only past them): the pop walks them
+  -- in order, and what is left of them is the listing ready() counts
+  local heads, pos = index_heads(index)
+  local marked = pos == 3
+  local lane = {{heads[pos], heads[pos + 1]}}
   local looked = marked or #lane == 0
   local keyed = {{}}
   if looked then
@@ -185,18 +193,27 @@ local function take(queue, n)
       -- a lane emptied by taking exactly the rest leaves the index at the next pop
       if not got or #got < want then
         redis.call('ZREM', index, lane[1])
-        lane = best_lane(index)
+        pos = pos + 2
+        if pos > #heads and #heads == 2 * INDEX_READ then heads, pos = index_heads(index) end
+        lane = {{heads[pos], heads[pos + 1]}}
       end
     else
       break
     end
   end
+  local held = false
   if looked then
-    local held = redis.call('EXISTS', queue) == 1
+    held = redis.call('EXISTS', queue) == 1
     if marked and not held then redis.call('ZREM', index, KEYED) end
     if held and not marked then redis.call('ZADD', index, '-inf', KEYED) end
   end
-  return out, wait
+  -- the index now, when the read above held all of it: lanes left, and the mark
+  local listing = nil
+  if #heads < 2 * INDEX_READ then
+    listing = {{keyed = held}}
+    for i = pos, #heads, 2 do listing[#listing + 1] = heads[i] end
+  end
+  return out, wait, listing
 end
 local function lanes_length(queue)
   local count = 0
@@ -205,8 +222,16 @@ local function lanes_length(queue)
   end
   return count
 end
-local function ready(queue)
+local function ready(queue, listing)
   local count = 0
+  if listing then
+    -- the index as take() left it: no need to read it again
+    if listing.keyed then count = redis.call('ZCOUNT', queue, DELAYED_BELOW, '+inf') end
+    for _, name in ipairs(listing) do
+      count = count + redis.call('LLEN', queue .. ':' .. name)
+    end
+    return count
+  end
   for _, name in ipairs(redis.call('ZRANGE', queue .. '{LANES_SUFFIX}', 0, -1)) do
     if name == KEYED then
       count = count + redis.call('ZCOUNT', queue, DELAYED_BELOW, '+inf')

@@ -5,7 +5,7 @@ from __future__ import annotations
 from crawler.keys import CrawlKeys
 from crawler.leasing.batch import DRAIN_WINDOW, OutputBatch
 from crawler.leasing.ledger import LeaseLedger
-from crawler.scheduling.lanes import queue_contents, queued
+from crawler.scheduling.lanes import INDEX_READ, keep_requests, queue_contents, queued
 
 KEYS = CrawlKeys("ecommerce")
 
@@ -129,3 +129,23 @@ def test_the_depth_is_read_at_most_every_quarter_second(redis_client):
     assert second > first and batch.queue_depth == 7
     batch.flush(pop=20)  # a short pop: the queue is empty, no need to ask
     assert lane_lengths_read() == second and batch.queue_depth == 0
+
+
+def test_pops_and_depths_across_more_lanes_than_one_index_read(redis_client):
+    # a pop reads the lane index's first INDEX_READ entries once and walks them; past
+    # them it reads again, and the depth is read from what it walked while it saw all
+    lanes = 2 * INDEX_READ + 5
+    _queue(redis_client, lanes)  # one request per lane: scores 0 .. lanes-1
+    keep_requests(redis_client, KEYS.requests, {b"kept-at-3": 3})  # the sorted set too
+    batch = _batch(redis_client)
+    taken, left = [], lanes + 1
+    for size in (3, INDEX_READ, INDEX_READ, 1, 40):
+        popped = batch.flush(pop=size)
+        taken += [payload for _, payload in popped]
+        left -= len(popped)
+        batch._depth_at = None  # read the depth at every pop
+        assert batch.queue_depth == (left if len(popped) == size else 0)
+        assert queued(redis_client, KEYS.requests) == left
+    expected = [b"seed-request-%d" % i for i in range(lanes)]
+    expected.insert(3, b"kept-at-3")  # the sorted set's member first among its score
+    assert taken == expected
