@@ -19,9 +19,9 @@ leases whose work is done, and sends them with **one** script call that
    ``LPOP`` of the best lane; one ``HSET``), when asked, and reads how many
    stay queued (``ready``: ``LLEN`` of every lane the pop's reading of the index
    listed, and ``ZCOUNT`` of the sorted set's requests ready to go when it holds
-   any, at most every quarter second). Retries waiting for their time (see :mod:`crawler.keys`) stay in
-   the sorted set until they are due: a few more commands per pop while some
-   wait, none when none does.
+   any, at most every quarter second). Retries waiting for their time (see
+   :mod:`crawler.keys`) stay in the sorted set until they are due: a few more
+   commands per pop while some wait, none when none does.
 
 When a batch is sent (:meth:`OutputBatch.due`, asked by the lease tracker's
 loop, :class:`crawler.leasing.tracker.LeaseTracker`):
