@@ -99,15 +99,12 @@ class PageIndex:
         self.cards: set[HtmlElement] = set()
         self._excluded: dict[HtmlElement, bool] = {}
         self._carded: dict[int, bool] = {}
-        #: the position of each element's parent (-1: the walk's root)
-        self.parents: list[int] = []
         #: each element is in a site header/footer, a nav/aside or a related-products
         #: block (:meth:`is_excluded` without the grid cards)
         self.section: list[bool] = []
         elements, classes, order, by_class, by_tag = (
             self.elements, self.classes, self.order, self.by_class, self.by_tag
         )
-        parents = self.parents
         # document order, elements only (a C-level walk); a hidden or non-content
         # element's subtree is skipped whole (its elements are never looked at). An
         # element's attribute names are listed once: most have none, or few.
@@ -144,7 +141,6 @@ class PageIndex:
             cls = attr_class or ""
             key = cls + " " + (ident or "")
             classes.append(key)
-            parents.append(order.get(el.getparent(), -1) if pos else -1)
             found = by_class.get(key)
             if found is None:
                 by_class[key] = [pos]
@@ -200,8 +196,8 @@ class PageIndex:
     def _mark_sections(self) -> None:
         """:attr:`section`: the elements that open an excluded block (by their class and
         id, or their tag), and every element of their subtrees: in document order, the
-        elements after one whose parent comes at or after it."""
-        parents, elements = self.parents, self.elements
+        elements after one up to :meth:`_subtree_end`."""
+        elements = self.elements
         count = len(elements)
         if count and self._above(elements[0]):  # the walk's root is inside one
             self.section = [True] * count
@@ -214,11 +210,28 @@ class PageIndex:
         for pos in sorted(opening):
             if section[pos]:
                 continue  # inside a block already marked
-            section[pos] = True
-            after = pos + 1
-            while after < count and parents[after] >= pos:
-                section[after] = True
-                after += 1
+            end = self._subtree_end(pos)
+            section[pos:end] = [True] * (end - pos)
+
+    def _subtree_end(self, pos: int) -> int:
+        """The position after the last walked element of the subtree of the element at
+        ``pos``: that of the first walked element after the subtree, the next walked
+        sibling of the element or of one of its ancestors (an element the walk skipped
+        had its whole subtree skipped), or the end of the walk. Found from the tree, so
+        that the walk need not look up every element's parent."""
+        order, root = self.order, self.elements[0]
+        node: HtmlElement | None = self.elements[pos]
+        while node is not None and node is not root:
+            for sibling in node.itersiblings(etree.Element):
+                found = order.get(sibling)
+                if found is not None:
+                    return found
+            node = node.getparent()
+        return len(self.elements)
+
+    def parent_of(self, pos: int) -> int:
+        """The position of the parent of the element at ``pos`` (-1: the walk's root)."""
+        return self.order.get(self.elements[pos].getparent(), -1) if pos else -1
 
     def with_class(self, test: Callable[[str], object]) -> list[int]:
         """Positions, in document order, of the elements whose class-and-id string
@@ -273,7 +286,7 @@ class PageIndex:
         """The element at ``pos`` or one of its ancestors is a grid card (remembered)."""
         found = self._carded.get(pos)
         if found is None:
-            parent = self.parents[pos]
+            parent = self.parent_of(pos)
             found = self.elements[pos] in self.cards or (parent >= 0 and self.in_card(parent))
             self._carded[pos] = found
         return found
