@@ -210,9 +210,7 @@ def _rating_row(el: HtmlElement) -> bool:
     if el.tag not in ("td", "dd"):
         return False
     label = el.getprevious()
-    return (
-        label is not None
-        and label.tag in ("th", "td", "dt")
-        and len(visible_text(label)) <= 40
-        and bool(_RATING_CLASS.search(visible_text(label)))
-    )
+    if label is None or label.tag not in ("th", "td", "dt"):
+        return False
+    text = visible_text(label)
+    return len(text) <= 40 and bool(_RATING_CLASS.search(text))
