@@ -13,7 +13,7 @@ from lxml.html import HtmlElement
 from ..normalize.identifiers import normalize_gtin, normalize_identifier
 from ..normalize.text import normalize_text
 from .dom import CachedSearch, text_of, visible_text
-from .index import PageIndex
+from .index import PageIndex, register_class_test
 
 # A block that names the product's maker: "product-manufacturer", "brand-logo"...
 _BRAND_BLOCK = re.compile(
@@ -101,6 +101,7 @@ _CODE_CLASS = CachedSearch(
         re.I,
     )
 )
+register_class_test(_CODE_CLASS.search)
 # "#790485" alone in an element after the heading (a product-details list ends with it).
 _HASH_CODE = re.compile(r"^#\s?([A-Za-z]{0,3}\d{4,}[A-Za-z0-9-]{0,8})$")
 
@@ -389,6 +390,7 @@ def brand_block(idx: PageIndex, h1_pos: int) -> str | None:
     return None
 
 
+@register_class_test
 @lru_cache(maxsize=4096)
 def _names_brand(key: str) -> bool:
     """A token of a class-and-id string names a brand block (its tokens are those of

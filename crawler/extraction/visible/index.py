@@ -7,12 +7,43 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import lru_cache
+from typing import TypeVar
 
 from lxml import etree
 from lxml.html import HtmlElement
 
 from .dom import SKIPPED_TAGS, CachedSearch, _hiding_class, classes, hidden_with_class, text_of
 from .stylesheet import StyleHiding
+
+# The tests of class-and-id strings that readers find elements by (PageIndex.with_class),
+# each a pure function of the string, registered at import (register_class_test). A
+# page's distinct strings are asked all of them at once, the answers kept as bits per
+# string, remembered across pages (at most _PASSED_LIMIT strings, then forgotten at once).
+_CLASS_TESTS: dict[Callable[[str], object], int] = {}
+_PASSED: dict[str, int] = {}
+_PASSED_LIMIT = 4096
+_T = TypeVar("_T", bound=Callable[[str], object])
+
+
+def register_class_test(test: _T) -> _T:
+    """Have :meth:`PageIndex.with_class` answer ``test`` (a pure function of a
+    class-and-id string) from the bits of the tests each string passes, looked up once
+    per string for all tests, instead of one call per string and test; returns it."""
+    if test not in _CLASS_TESTS:
+        _CLASS_TESTS[test] = 1 << len(_CLASS_TESTS)
+        _PASSED.clear()
+    return test
+
+
+def _passed_tests(key: str) -> int:
+    """The bits of the registered tests ``key`` passes (remembered)."""
+    bits = _PASSED.get(key)
+    if bits is None:
+        if len(_PASSED) >= _PASSED_LIMIT:
+            _PASSED.clear()
+        bits = _PASSED[key] = sum(bit for test, bit in _CLASS_TESTS.items() if test(key))
+    return bits
+
 
 _PRICE_CLASS = re.compile(
     r"price|amount|precio|preço|preco|preis|prix|prezzo|"
@@ -61,10 +92,12 @@ _EXCLUDED_SECTION = CachedSearch(
     )
 )
 _EXCLUDED_TAGS = frozenset({"header", "footer", "nav", "aside"})
+register_class_test(_EXCLUDED_SECTION.search)
 
 
 # Pure functions of one class attribute, which repeats across a page and a shop's pages
 # (these searches were most of the page walk's time).
+@register_class_test
 @lru_cache(maxsize=4096)
 def _names_price(cls: str) -> bool:
     return bool(_PRICE_CLASS.search(cls) or SALE_CLASS.search(cls))
@@ -154,6 +187,11 @@ class PageIndex:
             if itemprop is not None:
                 self.by_itemprop.setdefault(itemprop, []).append(pos)
         self.h1s = [elements[pos] for pos in by_tag.get("h1", [])]
+        #: (bits of the registered class tests passed, positions) of each class-and-id
+        #: string that passes one (:meth:`with_class`)
+        self._passing = [
+            (bits, where) for key, where in by_class.items() if (bits := _passed_tests(key))
+        ]
         self._mark_sections()
         # the price elements: marked by itemprop, tag or class (a price class in the class
         # attribute is also one in the class-and-id string, tested once per string)
@@ -235,8 +273,13 @@ class PageIndex:
 
     def with_class(self, test: Callable[[str], object]) -> list[int]:
         """Positions, in document order, of the elements whose class-and-id string
-        (:attr:`classes`) passes ``test`` (tested once per distinct string)."""
-        found = [pos for key, where in self.by_class.items() if test(key) for pos in where]
+        (:attr:`classes`) passes ``test`` (tested once per distinct string; a test
+        registered by :func:`register_class_test` is answered from the page's bits)."""
+        bit = _CLASS_TESTS.get(test)
+        if bit is None:
+            found = [pos for key, where in self.by_class.items() if test(key) for pos in where]
+        else:
+            found = [pos for bits, where in self._passing if bits & bit for pos in where]
         found.sort()
         return found
 
