@@ -58,27 +58,3 @@ def bound_microdata_error_log() -> None:
     if isinstance(current, RecycledXPath):
         return
     LxmlMicrodataExtractor._xp_prop = RecycledXPath(current.path, EXSLT_SETS)  # type: ignore[assignment]
-
-
-def share_microdata_items() -> None:
-    """Make ``extruct.extract``'s microdata extractor search the page's items once (it
-    searches ``//*[@itemscope]`` twice, for their document-order ids and to read them:
-    the same nodes when the tree given is the document's root element)."""
-    import extruct._extruct as runner
-    from extruct.w3cmicrodata import LxmlMicrodataExtractor
-
-    class OneSearchMicrodata(LxmlMicrodataExtractor):
-        def extract_items(self, document: Any, base_url: Any) -> list[Any]:
-            found = self._xp_item(document)  # type: ignore[misc]
-            root = document.getroottree().getroot()
-            numbered = found if root is document else self._xp_item(root)  # type: ignore[misc]
-            itemids = {node: idx + 1 for idx, node in enumerate(numbered)}
-            items_seen: set[Any] = set()
-            items = (
-                self._extract_item(it, items_seen=items_seen, base_url=base_url, itemids=itemids)
-                for it in found
-            )
-            return [item for item in items if item]
-
-    if runner.MicrodataExtractor is LxmlMicrodataExtractor:
-        runner.MicrodataExtractor = OneSearchMicrodata  # type: ignore[misc]

@@ -154,6 +154,21 @@ def test_currency_codes_in_page_data_are_a_signal() -> None:
     assert product is not None and product["currency"] == "CAD"
 
 
+@pytest.mark.parametrize(("body", "encoding"), [
+    ('<p>Prix: 12 €</p><script>{"currency": "EUR"}</script>'.encode(), "utf-8"),
+    (b"\xef\xbb\xbf" + '<p>été</p><script>{"Currency": "EUR"}</script>'.encode(), "utf-8"),
+    (b'<p>\xff\xfe bad</p><script>{"currency": "EUR"}</script>', "utf-8"),
+    ('<p>Ω été</p><script>{"currency": "EUR"}</script>'.encode("cp1253", "replace"), "cp1253"),
+])
+def test_currency_codes_are_read_alike_from_the_body_or_the_text(
+    body: bytes, encoding: str
+) -> None:
+    """The body is searched as it is only when it is the text in UTF-8 (else the text
+    is encoded): a byte order mark, an invalid byte or another encoding changes nothing."""
+    response = HtmlResponse(url="https://shop.example/p/1", body=body, encoding=encoding)
+    assert ("EUR", "visible") in currency_signals(response)
+
+
 # --------------------------------------------------------------------- names
 
 

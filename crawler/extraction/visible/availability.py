@@ -11,7 +11,7 @@ from ..normalize.availability import STATE_PATTERNS as _STATE_WORDS
 from ..normalize.availability import availability_from_text, availability_states
 from ..normalize.text import normalize_text
 from .dom import CachedSearch, classes, visible_text
-from .index import PageIndex
+from .index import PageIndex, register_class_test
 
 _STOCK_CLASS = CachedSearch(
     re.compile(r"stock|availability|inventory|delivery-(?:information|status)", re.I)
@@ -59,6 +59,8 @@ _BUY_CLASS = CachedSearch(
         r"(?:^|[\s_-])buy(?:$|[\s_-])|add-?to-?(?:cart|basket|bag)|(?:^|\s)btn(?:$|[\s_-])", re.I
     )
 )
+register_class_test(_STOCK_CLASS.search)
+register_class_test(_BUY_CLASS.search)
 # A quantity to order beside the price: offered only where the product can be bought.
 _QUANTITY = re.compile(r"^(?:qty|quantity|cantidad|quantité|menge|anzahl|quantita|ilosc)$", re.I)
 _CART_FORM_ACTION = re.compile(r"cart/add|checkout/cart/add|add-?to-?cart|basket/add", re.I)

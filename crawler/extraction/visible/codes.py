@@ -13,7 +13,7 @@ from lxml.html import HtmlElement
 from ..normalize.identifiers import normalize_gtin, normalize_identifier
 from ..normalize.text import normalize_text
 from .dom import CachedSearch, text_of, visible_text
-from .index import PageIndex
+from .index import PageIndex, register_class_test
 
 # A block that names the product's maker: "product-manufacturer", "brand-logo"...
 _BRAND_BLOCK = re.compile(
@@ -101,6 +101,7 @@ _CODE_CLASS = CachedSearch(
         re.I,
     )
 )
+register_class_test(_CODE_CLASS.search)
 # "#790485" alone in an element after the heading (a product-details list ends with it).
 _HASH_CODE = re.compile(r"^#\s?([A-Za-z]{0,3}\d{4,}[A-Za-z0-9-]{0,8})$")
 
@@ -175,13 +176,17 @@ def read_codes(idx: PageIndex, h1_pos: int = -1) -> dict[str, str]:
             continue
         if tag not in _TEXT_TAGS:
             continue
-        # more than 3 child nodes: count the elements among them (comments do not count)
-        if len(el) > 3 and sum(1 for _ in el.iterchildren(etree.Element)) > 3:
+        # more than 3 child nodes: count the elements among them (comments do not count);
+        # the count of child nodes is read once (lxml counts them on every call)
+        nodes = len(el)
+        if nodes > 3 and sum(1 for _ in el.iterchildren(etree.Element)) > 3:
             continue
         # an excluded element (a header, a related product...) gives at most the value
         # beside it when it is a childless label (every other way wants it not excluded)
         excluded = section[pos] or (bool(cards) and idx.in_card(pos))  # idx.is_excluded(el)
-        if excluded and (tag not in _LABEL_TAGS or any(isinstance(c.tag, str) for c in el)):
+        if excluded and (
+            tag not in _LABEL_TAGS or (nodes and any(isinstance(c.tag, str) for c in el))
+        ):
             continue
         if pos in marked and not excluded:
             own = el.find(".//*[@itemprop='sku']")
@@ -189,7 +194,7 @@ def read_codes(idx: PageIndex, h1_pos: int = -1) -> dict[str, str]:
             if ident:
                 codes.setdefault("sku", ident)
                 continue
-        if len(el):
+        if nodes:
             raw = text_of(el)
         else:  # a leaf's text is its text node
             raw = el.text or ""
@@ -199,7 +204,7 @@ def read_codes(idx: PageIndex, h1_pos: int = -1) -> dict[str, str]:
             ":" in raw or "#" in raw or "：" in raw or _spaced_label_candidate(raw)
         ):
             continue
-        children = [c for c in el if isinstance(c.tag, str)]
+        children = [c for c in el if isinstance(c.tag, str)] if nodes else []
         if tag in _LABEL_TAGS and not children:
             _adjacent_value(el, idx, add)
         if excluded:
@@ -385,6 +390,7 @@ def brand_block(idx: PageIndex, h1_pos: int) -> str | None:
     return None
 
 
+@register_class_test
 @lru_cache(maxsize=4096)
 def _names_brand(key: str) -> bool:
     """A token of a class-and-id string names a brand block (its tokens are those of

@@ -10,7 +10,7 @@ from lxml.html import HtmlElement
 
 from ..normalize.text import normalize_text
 from .dom import SKIPPED_TAGS, CachedSearch, classes, visible_strings, visible_text
-from .index import PageIndex
+from .index import PageIndex, register_class_test
 
 _BREADCRUMB_SEPARATORS = re.compile(r"\s+[/>|›»→·]\s+|^[/>|›»→·]+|[/>|›»→·]+$")
 _GALLERY = CachedSearch(
@@ -31,6 +31,8 @@ _BREADCRUMB_MARKER = CachedSearch(
     re.compile(r"breadcrumb|\bmigas\b|miga-?de-?pan|brotkr[uü]mel|fil-?d-?ariane", re.I)
 )
 _RATING_CLASS = CachedSearch(re.compile(r"rating|review|stars", re.I))
+register_class_test(_GALLERY.search)
+register_class_test(_RATING_CLASS.search)
 _RATING_VALUE = re.compile(
     r"(\d+(?:[.,]\d+)?)\s*(?:out of|of|/|von|de|sur)\s*(5|10|100)\b|"
     r"(?:rated|rating:?)\s*(\d(?:[.,]\d+)?)\b",
@@ -43,12 +45,14 @@ _RATING_COUNT = re.compile(
 )
 
 
-def read_breadcrumbs(idx: PageIndex) -> list[str]:
-    def marks(key: str) -> bool:
-        return bool(_BREADCRUMB_MARKER.search((key + " ").lower()))
+@register_class_test
+def _marks_breadcrumb(key: str) -> bool:
+    return bool(_BREADCRUMB_MARKER.search((key + " ").lower()))
 
+
+def read_breadcrumbs(idx: PageIndex) -> list[str]:
     # the marker is in the class-and-id string, or also in an aria-label
-    for pos in idx.positions(idx.with_class(marks), idx.aria_labelled):
+    for pos in idx.positions(idx.with_class(_marks_breadcrumb), idx.aria_labelled):
         el, cls = idx.elements[pos], idx.classes[pos]
         marker = (cls + " " + (el.get("aria-label") or "")).lower()
         if not _BREADCRUMB_MARKER.search(marker) or el.tag in ("li", "a", "span", "meta"):
@@ -119,7 +123,7 @@ def read_description(idx: PageIndex) -> str | None:
     """The description block; a short-description block (a summary next to the
     price) only when the page has no full one."""
     short: str | None = None
-    marked = idx.with_class(lambda key: any(_description_tokens(key)))
+    marked = idx.with_class(_names_description)
     for pos in idx.positions(idx.by_itemprop.get("description", []), marked):
         el, cls = idx.elements[pos], idx.classes[pos]
         full_token, summary_token = _description_tokens(cls)
@@ -154,6 +158,11 @@ def _description_tokens(cls: str) -> tuple[bool, bool]:
         for token in tokens
     )
     return full, summary
+
+
+@register_class_test
+def _names_description(key: str) -> bool:
+    return any(_description_tokens(key))
 
 
 def _block_texts(el: HtmlElement) -> list[str]:
@@ -210,9 +219,7 @@ def _rating_row(el: HtmlElement) -> bool:
     if el.tag not in ("td", "dd"):
         return False
     label = el.getprevious()
-    return (
-        label is not None
-        and label.tag in ("th", "td", "dt")
-        and len(visible_text(label)) <= 40
-        and bool(_RATING_CLASS.search(visible_text(label)))
-    )
+    if label is None or label.tag not in ("th", "td", "dt"):
+        return False
+    text = visible_text(label)
+    return len(text) <= 40 and bool(_RATING_CLASS.search(text))

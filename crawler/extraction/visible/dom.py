@@ -56,6 +56,10 @@ def text_of(el: HtmlElement) -> str:
 
 
 def visible_text(el: HtmlElement) -> str:
+    """The text a shopper sees in ``el``, whitespace collapsed ("" for none); an element
+    without child nodes is its text node alone (the same string, without the walk)."""
+    if not len(el):
+        return normalize_text(el.text) or ""
     return normalize_text(" ".join(visible_strings(el))) or ""
 
 

@@ -7,12 +7,43 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import lru_cache
+from typing import TypeVar
 
 from lxml import etree
 from lxml.html import HtmlElement
 
 from .dom import SKIPPED_TAGS, CachedSearch, _hiding_class, classes, hidden_with_class, text_of
 from .stylesheet import StyleHiding
+
+# The tests of class-and-id strings that readers find elements by (PageIndex.with_class),
+# each a pure function of the string, registered at import (register_class_test). A
+# page's distinct strings are asked all of them at once, the answers kept as bits per
+# string, remembered across pages (at most _PASSED_LIMIT strings, then forgotten at once).
+_CLASS_TESTS: dict[Callable[[str], object], int] = {}
+_PASSED: dict[str, int] = {}
+_PASSED_LIMIT = 4096
+_T = TypeVar("_T", bound=Callable[[str], object])
+
+
+def register_class_test(test: _T) -> _T:
+    """Have :meth:`PageIndex.with_class` answer ``test`` (a pure function of a
+    class-and-id string) from the bits of the tests each string passes, looked up once
+    per string for all tests, instead of one call per string and test; returns it."""
+    if test not in _CLASS_TESTS:
+        _CLASS_TESTS[test] = 1 << len(_CLASS_TESTS)
+        _PASSED.clear()
+    return test
+
+
+def _passed_tests(key: str) -> int:
+    """The bits of the registered tests ``key`` passes (remembered)."""
+    bits = _PASSED.get(key)
+    if bits is None:
+        if len(_PASSED) >= _PASSED_LIMIT:
+            _PASSED.clear()
+        bits = _PASSED[key] = sum(bit for test, bit in _CLASS_TESTS.items() if test(key))
+    return bits
+
 
 _PRICE_CLASS = re.compile(
     r"price|amount|precio|preço|preco|preis|prix|prezzo|"
@@ -61,10 +92,12 @@ _EXCLUDED_SECTION = CachedSearch(
     )
 )
 _EXCLUDED_TAGS = frozenset({"header", "footer", "nav", "aside"})
+register_class_test(_EXCLUDED_SECTION.search)
 
 
 # Pure functions of one class attribute, which repeats across a page and a shop's pages
 # (these searches were most of the page walk's time).
+@register_class_test
 @lru_cache(maxsize=4096)
 def _names_price(cls: str) -> bool:
     return bool(_PRICE_CLASS.search(cls) or SALE_CLASS.search(cls))
@@ -99,15 +132,12 @@ class PageIndex:
         self.cards: set[HtmlElement] = set()
         self._excluded: dict[HtmlElement, bool] = {}
         self._carded: dict[int, bool] = {}
-        #: the position of each element's parent (-1: the walk's root)
-        self.parents: list[int] = []
         #: each element is in a site header/footer, a nav/aside or a related-products
         #: block (:meth:`is_excluded` without the grid cards)
         self.section: list[bool] = []
         elements, classes, order, by_class, by_tag = (
             self.elements, self.classes, self.order, self.by_class, self.by_tag
         )
-        parents = self.parents
         # document order, elements only (a C-level walk); a hidden or non-content
         # element's subtree is skipped whole (its elements are never looked at). An
         # element's attribute names are listed once: most have none, or few.
@@ -144,7 +174,6 @@ class PageIndex:
             cls = attr_class or ""
             key = cls + " " + (ident or "")
             classes.append(key)
-            parents.append(order.get(el.getparent(), -1) if pos else -1)
             found = by_class.get(key)
             if found is None:
                 by_class[key] = [pos]
@@ -158,6 +187,11 @@ class PageIndex:
             if itemprop is not None:
                 self.by_itemprop.setdefault(itemprop, []).append(pos)
         self.h1s = [elements[pos] for pos in by_tag.get("h1", [])]
+        #: (bits of the registered class tests passed, positions) of each class-and-id
+        #: string that passes one (:meth:`with_class`)
+        self._passing = [
+            (bits, where) for key, where in by_class.items() if (bits := _passed_tests(key))
+        ]
         self._mark_sections()
         # the price elements: marked by itemprop, tag or class (a price class in the class
         # attribute is also one in the class-and-id string, tested once per string)
@@ -200,8 +234,8 @@ class PageIndex:
     def _mark_sections(self) -> None:
         """:attr:`section`: the elements that open an excluded block (by their class and
         id, or their tag), and every element of their subtrees: in document order, the
-        elements after one whose parent comes at or after it."""
-        parents, elements = self.parents, self.elements
+        elements after one up to :meth:`_subtree_end`."""
+        elements = self.elements
         count = len(elements)
         if count and self._above(elements[0]):  # the walk's root is inside one
             self.section = [True] * count
@@ -214,16 +248,38 @@ class PageIndex:
         for pos in sorted(opening):
             if section[pos]:
                 continue  # inside a block already marked
-            section[pos] = True
-            after = pos + 1
-            while after < count and parents[after] >= pos:
-                section[after] = True
-                after += 1
+            end = self._subtree_end(pos)
+            section[pos:end] = [True] * (end - pos)
+
+    def _subtree_end(self, pos: int) -> int:
+        """The position after the last walked element of the subtree of the element at
+        ``pos``: that of the first walked element after the subtree, the next walked
+        sibling of the element or of one of its ancestors (an element the walk skipped
+        had its whole subtree skipped), or the end of the walk. Found from the tree, so
+        that the walk need not look up every element's parent."""
+        order, root = self.order, self.elements[0]
+        node: HtmlElement | None = self.elements[pos]
+        while node is not None and node is not root:
+            for sibling in node.itersiblings(etree.Element):
+                found = order.get(sibling)
+                if found is not None:
+                    return found
+            node = node.getparent()
+        return len(self.elements)
+
+    def parent_of(self, pos: int) -> int:
+        """The position of the parent of the element at ``pos`` (-1: the walk's root)."""
+        return self.order.get(self.elements[pos].getparent(), -1) if pos else -1
 
     def with_class(self, test: Callable[[str], object]) -> list[int]:
         """Positions, in document order, of the elements whose class-and-id string
-        (:attr:`classes`) passes ``test`` (tested once per distinct string)."""
-        found = [pos for key, where in self.by_class.items() if test(key) for pos in where]
+        (:attr:`classes`) passes ``test`` (tested once per distinct string; a test
+        registered by :func:`register_class_test` is answered from the page's bits)."""
+        bit = _CLASS_TESTS.get(test)
+        if bit is None:
+            found = [pos for key, where in self.by_class.items() if test(key) for pos in where]
+        else:
+            found = [pos for bits, where in self._passing if bits & bit for pos in where]
         found.sort()
         return found
 
@@ -273,7 +329,7 @@ class PageIndex:
         """The element at ``pos`` or one of its ancestors is a grid card (remembered)."""
         found = self._carded.get(pos)
         if found is None:
-            parent = self.parents[pos]
+            parent = self.parent_of(pos)
             found = self.elements[pos] in self.cards or (parent >= 0 and self.in_card(parent))
             self._carded[pos] = found
         return found

@@ -110,10 +110,13 @@ _CLASSES = etree.XPath("//@class", smart_strings=False)
 
 def _any_named(root: HtmlElement, hiding: frozenset[str]) -> bool:
     """Some element has an id or a class a rule hides: the values alone (plain
-    strings, no Python object made for each element that has one) tell."""
-    return any("#" + value in hiding for value in _IDS(root)) or any(
-        "." + token in hiding for value in _CLASSES(root) for token in value.split()
-    )
+    strings, no Python object made for each element that has one) tell, compared
+    as sets (C-level loops: the class values are joined and split into tokens once)."""
+    ids = {simple[1:] for simple in hiding if simple.startswith("#")}
+    if ids and not ids.isdisjoint(_IDS(root)):
+        return True
+    names = {simple[1:] for simple in hiding if simple.startswith(".")}
+    return bool(names) and not names.isdisjoint(" ".join(_CLASSES(root)).split())
 
 
 @lru_cache(maxsize=8)  # keyed by whole stylesheets (up to 2 MB each)
