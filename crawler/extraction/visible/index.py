@@ -21,7 +21,10 @@ from .stylesheet import StyleHiding
 # string, remembered across pages (at most _PASSED_LIMIT strings, then forgotten at once).
 _CLASS_TESTS: dict[Callable[[str], object], int] = {}
 _PASSED: dict[str, int] = {}
-_PASSED_LIMIT = 4096
+# A worker crawls many shops at once, ~300 distinct strings a page each: 4096 strings
+# were forgotten every dozen shops (a cold page costs several ms more); 32768 strings
+# are a few MB.
+_PASSED_LIMIT = 32768
 _T = TypeVar("_T", bound=Callable[[str], object])
 
 
