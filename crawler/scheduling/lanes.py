@@ -1,43 +1,37 @@
 """The request queue's layout in Redis: one list per priority ("lane"), and a sorted set.
 
-A sorted set costs about 100 bytes per member besides the member itself (its
-skip list and dict); a list packs its members in listpacks at a few bytes each.
-So the bulk of the queue ``<s>:requests`` is kept in lists:
+A sorted set costs about 100 bytes per member besides the member itself; a list
+packs its members in listpacks at a few bytes each. So the bulk of the queue
+``<s>:requests`` is kept in lists:
 
-* **lanes**: ``<queue>:<score>``, one list per score (``-priority``, the text of
-  a whole number: ``ecommerce:requests:0``, ``ecommerce:requests:-1``), FIFO
-  within a lane; on a cluster ``<s>:{s<i>}:requests:<score>``, in its shard's
-  slot (same hash tag);
-* **the lane index**: ``<queue>:lanes``, a sorted set of the non-empty lanes
-  (member: the score as text, score: the score), so that a pop finds the best
-  lane with one ``ZRANGE`` (a lane a pop empties by taking exactly what it held
-  leaves the index at the next pop: counts read its length, 0). Every non-empty
-  lane is in it, so a push adds to it only the lanes it starts (the push's
-  ``RPUSH`` answers the lane's length: no ``ZADD`` while the lane held requests);
+* **lanes**: ``<queue>:<score>``, one list per score (``-priority`` as a whole
+  number's text: ``ecommerce:requests:0``, ``:-1``), FIFO within a lane; on a
+  cluster ``<s>:{s<i>}:requests:<score>``, in its shard's slot (same hash tag);
+* **the lane index** ``<queue>:lanes``: a sorted set of the non-empty lanes
+  (member: the score's text), so a pop finds the best lane with one ``ZRANGE``.
+  Every non-empty lane is in it, so a push adds only the lanes it starts (its
+  ``RPUSH`` answers the lane's length); a lane a pop empties by taking exactly
+  what it held leaves the index at the next pop (counts read its length, 0);
 * **the sorted set** ``<queue>`` itself, for what must be keyed or timed: retries
-  waiting for their due time (scores below ``DELAYED_BELOW``, see
-  :mod:`crawler.keys`), and requests the master queues once whatever the number
-  of times it is asked (``master recrawl``, dead-letter replay: ``ZADD`` keeps
-  one copy of a payload: running them twice queues nothing twice), and a queue
-  written by a previous version (every request there).
+  waiting for their due time (scores below ``DELAYED_BELOW``, :mod:`crawler.keys`),
+  requests the master queues once however often it is asked (``master recrawl``,
+  dead-letter replay: ``ZADD`` keeps one copy of a payload), and a queue written
+  by a previous version (every request there).
 
 A pop hands out, best first: due retries; then, score by score, the sorted
 set's ordinary members of that score or better, then the lane of that score
-(so an old queue's members drain first, and priority order holds exactly
-across both). The index also holds a mark (member ``~``, score ``-inf``) while
-the sorted set holds anything, so that with nothing there a pop is a
-``ZRANGE`` of the index and one ``LPOP`` of up to ``n`` from the best lane, as
-cheap as the ``ZPOPMIN`` it replaces but for one command. A pop that finds no
-lane looks at the sorted set anyway and marks the index if it holds requests
-(a queue of an earlier version, which had no mark); a worker marks it when its
-queue opens (:func:`mark_earlier_queue`).
+(an old queue's members drain first; priority order holds across both). The
+index holds a mark (member ``~``, score ``-inf``) while the sorted set holds
+anything, so that with nothing there a pop is a ``ZRANGE`` of the index and one
+``LPOP`` of up to ``n`` from the best lane. A pop that finds no lane looks at the
+sorted set anyway and marks the index if it holds requests (an earlier version's
+queue had no mark); a worker marks it when its queue opens (:func:`mark_earlier_queue`).
 
-Every script that touches the queue uses the Lua fragments of :data:`LANES_LUA`
-(push, take, count), and everything that counts the queue goes through
-:func:`count_queue` / :func:`queue_counts`, one round trip (one per node on a
-cluster). Lane keys are built inside the scripts from the queue's key: on a
-cluster they share its hash tag, so its slot (Redis 7 lets a script reach
-undeclared keys of the declared keys' slot).
+Every script that touches the queue uses the Lua of :data:`LANES_LUA`, and
+everything that counts it goes through :func:`count_queue` / :func:`queue_counts`
+(one round trip, one per node on a cluster). Lane keys are built inside the
+scripts from the queue's key: on a cluster they share its slot (Redis 7 lets a
+script reach undeclared keys of the declared keys' slot).
 """
 
 from __future__ import annotations
@@ -82,12 +76,8 @@ def index_key(queue: str) -> str:
 #     lanes' names, and ``keyed``: whether it holds the mark;
 #   lanes_length(queue): requests in the lanes;
 #   ready(queue, listing): requests ready to go (lanes, and the sorted set's
-#     ordinary members when the index is marked); ``listing``: take()'s, if any,
+#     ordinary members when the index is marked); take()'s listing, if any,
 #     saves reading the index again.
-# The mark (member KEYED, score -inf, always first) makes a pop look at the
-# sorted set only while it holds something: with none, a pop is a ZRANGE of the
-# index and an LPOP. A pop that finds no lane at all looks anyway (and marks the
-# index if it finds requests there: a queue of an earlier version).
 LANES_LUA = f"""
 local DELAYED_BELOW = '{DELAYED_BELOW}'
 local DELAYED_SCORE_BASE = {DELAYED_SCORE_BASE}
@@ -343,9 +333,8 @@ class QueueCount:
 
 def count_queue(pipe: Any, queue: str) -> Any:
     """Queue the count of ``queue`` on a pipeline (plain or cluster: an ``EVAL`` of one
-    key, sent to the key's node); its reply goes to :meth:`QueueCount.add`."""
-    # execute_command: a cluster pipeline has no eval() of its own; it sends EVAL to
-    # the node of its key like any keyed command
+    key, sent to the key's node: a cluster pipeline has no eval() of its own); its
+    reply goes to :meth:`QueueCount.add`."""
     return pipe.execute_command("EVAL", COUNT_LUA, 1, queue)
 
 
@@ -362,13 +351,15 @@ def queued(client: Any, queue: str) -> int:
     return QueueCount().add(client.execute_command("EVAL", COUNT_LUA, 1, queue)).total
 
 
+def _members(requests: dict[Any, float]) -> list[Any]:
+    """A script's ARGV of requests (payload -> score): score1, payload1, ..."""
+    return [value for payload, score in requests.items() for value in (score, payload)]
+
+
 def keep_requests(client: Any, queue: str, requests: dict[Any, float]) -> Any:
     """Queue payloads (payload -> score) in the sorted set, once each (a payload there
     already is not added again); returns how many were new, or the pipeline."""
-    args: list[Any] = []
-    for payload, score in requests.items():
-        args += [score, payload]
-    return client.execute_command("EVAL", KEEP_LUA, 1, queue, *args)
+    return client.execute_command("EVAL", KEEP_LUA, 1, queue, *_members(requests))
 
 
 # KEYS: queue. Marks the index when the sorted set holds anything (an earlier
@@ -393,26 +384,7 @@ def mark_earlier_queue(client: Any, keys: CrawlKeys) -> int:
 def push_requests(client: Any, queue: str, requests: dict[bytes, float]) -> Any:
     """Queue payloads (payload -> score) as the workers do: into their lanes (a score
     below ``DELAYED_BELOW``: into the sorted set). ``client`` may be a pipeline."""
-    args: list[Any] = []
-    for payload, score in requests.items():
-        args += [score, payload]
-    return client.execute_command("EVAL", PUSH_LUA, 1, queue, *args)
-
-
-def queue_contents(client: Any, queue: str) -> list[tuple[bytes, float]]:
-    """Every (payload, score) of ``queue``, in the order pops hand them out (waiting
-    retries first, due or not). Reads whole lists: for inspection and tests, not a
-    deep queue."""
-    keyed = client.zrange(queue, 0, -1, withscores=True)
-    names = [name.decode() for name in client.zrange(index_key(queue), 0, -1)]
-    names = [name for name in names if name != KEYED]
-    pipe = client.pipeline(transaction=False)
-    for name in names:
-        pipe.lrange(f"{queue}:{name}", 0, -1)
-    entries = [(float(score), 0, n, payload) for n, (payload, score) in enumerate(keyed)]
-    for name, payloads in zip(names, pipe.execute() if names else [], strict=True):
-        entries += [(float(name), 1, n, payload) for n, payload in enumerate(payloads)]
-    return [(payload, score) for score, _, _, payload in sorted(entries)]
+    return client.execute_command("EVAL", PUSH_LUA, 1, queue, *_members(requests))
 
 
 def queue_keys(client: Any, queue: str) -> list[str]:

@@ -9,8 +9,9 @@ from crawler.leasing.batch import OutputBatch
 from crawler.leasing.ledger import LeaseLedger
 from crawler.redis_client import ROUND_TRIPS
 from crawler.scheduling.bloom import BloomFilter, BloomSize, bloom_status
-from crawler.scheduling.lanes import queue_contents, queued
+from crawler.scheduling.lanes import queued
 from tests.support.cluster import KEYS, sites_in_distinct_shards
+from tests.support.queue import queue_contents
 
 # fixtures ``cluster`` (one per module) and ``client`` (the cluster emptied first)
 pytest_plugins = ["tests.integration.cluster_support"]

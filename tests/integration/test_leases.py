@@ -4,7 +4,8 @@ import time
 
 from crawler.keys import CrawlKeys
 from crawler.leasing.ledger import LeaseLedger
-from crawler.scheduling.lanes import queue_contents, queued
+from crawler.scheduling.lanes import queued
+from tests.support.queue import queue_contents
 
 KEYS = CrawlKeys("ecommerce")
 

@@ -19,7 +19,7 @@ from redis.cluster import RedisCluster as ClusterClient
 
 from crawler.layout import layout_key
 from crawler.pipelines.embedded import EmbeddedStorePipeline
-from crawler.scheduling.lanes import queue_contents, queued
+from crawler.scheduling.lanes import queued
 from master.cli import main
 from tests.support.cluster_crawl import (
     KEYS,
@@ -32,6 +32,7 @@ from tests.support.cluster_crawl import (
     site_of_payload,
 )
 from tests.support.products import make_crawler, make_product
+from tests.support.queue import queue_contents
 from tools.redis_cluster import RedisCluster
 
 # the module's one 3-node cluster (``cluster``); ``client`` below is this module's own

@@ -5,7 +5,8 @@ from __future__ import annotations
 from crawler.keys import CrawlKeys
 from crawler.leasing.batch import DRAIN_WINDOW, OutputBatch
 from crawler.leasing.ledger import LeaseLedger
-from crawler.scheduling.lanes import INDEX_READ, keep_requests, queue_contents, queued
+from crawler.scheduling.lanes import INDEX_READ, keep_requests, queued
+from tests.support.queue import queue_contents
 
 KEYS = CrawlKeys("ecommerce")
 

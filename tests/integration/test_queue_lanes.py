@@ -20,7 +20,6 @@ from crawler.scheduling.lanes import (
     lane_key,
     mark_earlier_queue,
     push_requests,
-    queue_contents,
     queue_counts,
     queue_keys,
     queued,
@@ -29,6 +28,7 @@ from master.control import plan_reset, reset
 from master.inspection import gather_backoff, gather_status
 from tests.support.cluster import KEYS as CLUSTER_KEYS
 from tests.support.cluster import sites_in_distinct_shards
+from tests.support.queue import queue_contents
 
 # fixtures ``cluster`` (one per module) and ``client`` (the cluster emptied first)
 pytest_plugins = ["tests.integration.cluster_support"]

@@ -12,8 +12,9 @@ from scrapy.utils.test import get_crawler
 from crawler.flow import FlowControl
 from crawler.keys import CrawlKeys
 from crawler.leasing.tracker import LeaseTracker
-from crawler.scheduling.lanes import KEYED, index_key, push_requests, queue_contents, queued
+from crawler.scheduling.lanes import KEYED, index_key, push_requests, queued
 from crawler.scheduling.scheduler import ReliableScheduler
+from tests.support.queue import queue_contents
 from tools.redis_server import RedisServer
 
 KEYS = CrawlKeys("ecommerce")
