@@ -22,7 +22,7 @@ from decimal import Decimal
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from .nodes import as_list, gtin_of
+from .nodes import as_list, first_item, gtin_of
 from .normalize.availability import normalize_availability
 from .normalize.currency import parse_currency
 from .normalize.identifiers import normalize_identifier
@@ -116,11 +116,8 @@ def offers_of(node: dict[str, Any], base_url: str, source: str = "json-ld") -> l
 
 def _offer_count(offer: dict[str, Any]) -> int:
     """An ``AggregateOffer``'s ``offerCount`` as a whole number (0 when absent or not one)."""
-    count = offer.get("offerCount")
-    if isinstance(count, list):
-        count = count[0] if count else None
     try:
-        return int(str(count).strip())
+        return int(str(first_item(offer.get("offerCount"))).strip())
     except (TypeError, ValueError):
         return 0
 
