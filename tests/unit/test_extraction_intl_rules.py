@@ -412,3 +412,33 @@ def test_several_sellers_with_stock_wording_against_them() -> None:
     )
     product = extract_product_from_html("https://compare.example/p/carrier-987929.html", html)
     assert product is not None and product["availability"] == "OutOfStock"
+
+
+# -- an amount written after a label element (visible/price.py, _own_text)
+
+
+def test_price_written_after_a_bold_label_makes_a_plain_page_a_product() -> None:
+    # class: plain pages (event tickets, classifieds, small shops) with no price markup
+    # that bold a details row's label and write its value after it
+    html = _page(
+        "<h1>Lina de Lima</h1><h2><span>Streaming - Santiago</span></h2>"
+        "<div class='summary'><p>Director: María Paz</p><p>A story of ten years.</p></div>"
+        "<p id='calendar-prices'><strong>Precios:</strong>&#160;&#160;$3.340<br></p>"
+        "<a class='btn' href='/buy?event=7'>Comprar Entrada</a>"
+    )
+    product = extract_product_from_html("https://tickets.example/evento/lina", html)
+    assert product is not None
+    assert product["price"] == Decimal("3340")  # "$3.340": Chilean pesos, no cents
+    assert product["availability"] == "InStock"
+
+
+def test_amounts_in_a_description_with_line_breaks_are_not_the_price() -> None:
+    # a paragraph that writes amounts after <br> children is running text, not a
+    # labelled row: only a short label ending in ":" introduces the amount after it
+    html = _page(
+        "<h1>Vintage skate board</h1><p>Some wear due to age.<br>"
+        "All priced $1.00, $2.00 and $4.00. New items are added daily.</p>"
+        "<button>Add to cart</button>"
+    )
+    product = extract_product_from_html("https://shop.example/ad/board", html)
+    assert product is None or product["price"] is None

@@ -220,7 +220,7 @@ def select_price(
         el = idx.elements[pos]
         if el.tag in _HARD_LIST_TAGS or idx.is_excluded(el):
             continue
-        own = normalize_text(el.text) or ""
+        own = normalize_text(_own_text(el)) or ""
         match = _MONEY_TEXT.search(own)
         if match and _LIST_BEFORE.search(own[: match.start()]):
             continue  # "MSRP $25", "Was $40" written in a text: a list price
@@ -243,6 +243,18 @@ def select_price(
         _, text, amount, _ = next((f for f in found if f[3]), found[0])
         return amount, text, True
     return None, None, False
+
+
+def _own_text(el: HtmlElement) -> str:
+    """The text an element writes itself, and an amount written right after a label
+    child of its ("<p><strong>Precios:</strong> $3.340</p>": plain pages that bold
+    the label of a details row and write the value after it)."""
+    parts = [el.text or ""]
+    for child in el:
+        label = (child.text or "").strip()
+        if child.tail and len(child) == 0 and 0 < len(label) <= 30 and label[-1] in ":：":
+            parts.append(f"{label} {child.tail}")
+    return " ".join(parts) if len(parts) > 1 else parts[0]
 
 
 # Wording beside an amount that makes it something other than the price paid
