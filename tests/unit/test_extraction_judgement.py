@@ -118,3 +118,19 @@ def test_a_name_from_the_title_is_the_product_as_the_page_shows_it() -> None:
     )
     product = extract_product(page(body, head))
     assert product is not None and product["name"] == "Gorilla Playsets Treasure Trove Swing Set"
+
+
+def test_was_and_now_written_in_one_price_element() -> None:
+    # class: price blocks that write "Was X Now Y" in one element, the labels in plain
+    # spans with no list-price class: the amount labelled current is paid
+    box = "<div class='prices'><span>Was $40.00</span> <span>Now $30.00</span></div>"
+    product = extract_product(page("<h1>Oak Desk Lamp</h1>" + box + BUY))
+    assert product is not None and product["price"] == Decimal("30.00")
+    # a list-price label alone drops its amount; the unlabelled one is paid
+    box = "<div class='price'><span>RRP £50.00</span> <b>£42.00</b></div>"
+    product = extract_product(page("<h1>Oak Desk Lamp</h1>" + box + BUY))
+    assert product is not None and product["price"] == Decimal("42.00")
+    # two amounts and no labels: a range, the page's first amount as before
+    box = "<div class='price'>$12.97 <span>$24.99</span></div>"
+    product = extract_product(page("<h1>Oak Desk Lamp</h1>" + box + BUY))
+    assert product is not None and product["price"] == Decimal("12.97")

@@ -18,7 +18,15 @@ from ..normalize.price import parse_price
 from ..normalize.text import normalize_text
 from .dom import is_inside, visible_text
 from .index import SALE_CLASS, PageIndex
-from .price_text import price_text, price_value, text_without
+from .price_text import (
+    LIST_BEFORE,
+    MONEY_TEXT,
+    SALE_LABEL,
+    paid_amount,
+    price_text,
+    price_value,
+    text_without,
+)
 
 # A second amount right after a price: "<span>$12.97</span> - $24.99", "10 € bis 20 €".
 _RANGE_AFTER = re.compile(r"\s*(?:-|–|—|to|bis|à|a|до|–)\s*\S{0,4}\s?\d", re.I)
@@ -39,20 +47,6 @@ _LIST_LABEL = re.compile(
     r"\s*:?",
     re.I,
 )
-# A label right before a price that makes it the current one ("Was $64.95 Now $52.00").
-_SALE_LABEL = re.compile(
-    r"\s*(?:now|sale|sale price|now only|special price|our price|jetzt|nur|ahora|"
-    r"maintenant|ora|nu)\s*:?\s*$",
-    re.I,
-)
-# A list-price label right before an amount in running text ("... MSRP $25.").
-_LIST_BEFORE = re.compile(
-    r"(?:\b(?:list price|was|rrp|msrp|srp|uvp|statt|vorher|antes|retail(?: price)?|"
-    r"originally|original price|regular price|compare at|pvp|prix conseillé|"
-    r"cena katalogowa|старая цена)\s*:?|(?:建議售價|建议售价|原價|原价|定價|定价|市價|市价|"
-    r"参考价|希望小売価格|通常価格|정가|시중가)\s*[:：]?)\s*$",
-    re.I,
-)
 _HARD_LIST_TAGS = frozenset({"del", "s", "strike"})
 _HARD_LIST_CLASS = re.compile(
     r"old-?price|price-?old|was-?price|price-?was|\bwas\b|list-?price|price-?list|"
@@ -66,11 +60,6 @@ _HARD_LIST_CLASS = re.compile(
     re.I,
 )
 _SOFT_LIST_CLASS = re.compile(r"regular-?price|price--?regular|price-item--regular", re.I)
-_MONEY_TEXT = re.compile(
-    r"(?:[$€£¥₹₩₽₺]|R\$|\b(?:USD|EUR|GBP|CAD|AUD|CLP|BRL|MXN|ARS|COP|JPY|CHF|SEK|NOK|DKK|PLN)\b)"
-    r"\s?\d[\d.,\s]*\d|\d(?:[\d.,]|[\s\u00a0\u202f](?=\d{3}))*\s?"
-    r"(?:€|zł|kr|元|円|원|₫|₴|₸|тг|руб|грн|Kč|Ft|\b(?:EUR|USD|GBP|CHF|SEK|NOK|DKK|PLN|CLP)\b)"
-)
 
 _MAX_H1_TO_PRICE = 400  # elements between the heading and the selling price
 _MAX_LIST_TO_SALE = 12  # elements between a lone list price and the selling price
@@ -168,7 +157,7 @@ def select_price(
         boxes = {p: box for p in in_box}
         if all(_is_hard_list(p, box) for p in in_box):
             rest = text_without(box, in_box)
-            match = _MONEY_TEXT.search(rest)
+            match = MONEY_TEXT.search(rest)
             if match and parse_price(match.group(0)) is not None:
                 # "<s>2 157,00 €</s> <strong>1 626,00 €</strong>": the unmarked amount
                 return parse_price(match.group(0)), match.group(0), True
@@ -200,7 +189,7 @@ def select_price(
         ]
         soft = [p for p in in_box if p not in hard]
         for group in (sale, regular, soft):
-            texts = [(p, price_value(p)) for p in group]
+            texts = [(p, paid_amount(price_value(p))) for p in group]
             # a zero amount ("Special price: $0.00") is a template, never a selling price
             parsed = [(p, t, v) for p, t in texts if (v := parse_price(t)) is not None and v > 0]
             if parsed:
@@ -221,8 +210,8 @@ def select_price(
         if el.tag in _HARD_LIST_TAGS or idx.is_excluded(el):
             continue
         own = normalize_text(_own_text(el)) or ""
-        match = _MONEY_TEXT.search(own)
-        if match and _LIST_BEFORE.search(own[: match.start()]):
+        match = MONEY_TEXT.search(own)
+        if match and LIST_BEFORE.search(own[: match.start()]):
             continue  # "MSRP $25", "Was $40" written in a text: a list price
         if (
             match
@@ -234,7 +223,7 @@ def select_price(
                 if found and pos - found[0][0] > _MAX_LIST_TO_SALE:
                     break
                 found.append(
-                    (pos, match.group(0), amount, bool(_SALE_LABEL.match(own[: match.start()])))
+                    (pos, match.group(0), amount, bool(SALE_LABEL.match(own[: match.start()])))
                 )
                 if len(found) == 1 and found[0][3]:
                     break
@@ -305,8 +294,8 @@ def _written_after(idx: PageIndex, last: int, box: HtmlElement) -> tuple[Decimal
         text = text_without(el, [])
         if not text or len(text) > 60:
             continue
-        match = _MONEY_TEXT.search(text)
-        if match and not _LIST_BEFORE.search(text[: match.start()]) and not _NOT_PAID.search(text):
+        match = MONEY_TEXT.search(text)
+        if match and not LIST_BEFORE.search(text[: match.start()]) and not _NOT_PAID.search(text):
             amount = parse_price(match.group(0))
             if amount is not None and amount > 0:
                 return amount, match.group(0)

@@ -20,6 +20,28 @@ _SCREEN_READER = re.compile(
 )
 
 
+# A label right before a price that makes it the current one ("Was $64.95 Now $52.00").
+SALE_LABEL = re.compile(
+    r"\s*(?:now|sale|sale price|now only|special price|our price|jetzt|nur|ahora|"
+    r"maintenant|ora|nu)\s*:?\s*$",
+    re.I,
+)
+# A list-price label right before an amount in running text ("... MSRP $25.").
+LIST_BEFORE = re.compile(
+    r"(?:\b(?:list price|was|rrp|msrp|srp|uvp|statt|vorher|antes|retail(?: price)?|"
+    r"originally|original price|regular price|compare at|pvp|prix conseillé|"
+    r"cena katalogowa|старая цена)\s*:?|(?:建議售價|建议售价|原價|原价|定價|定价|市價|市价|"
+    r"参考价|希望小売価格|通常価格|정가|시중가)\s*[:：]?)\s*$",
+    re.I,
+)
+# An amount of money written in text, with its currency sign, code or word.
+MONEY_TEXT = re.compile(
+    r"(?:[$€£¥₹₩₽₺]|R\$|\b(?:USD|EUR|GBP|CAD|AUD|CLP|BRL|MXN|ARS|COP|JPY|CHF|SEK|NOK|DKK|PLN)\b)"
+    r"\s?\d[\d.,\s]*\d|\d(?:[\d.,]|[\s\u00a0\u202f](?=\d{3}))*\s?"
+    r"(?:€|zł|kr|元|円|원|₫|₴|₸|тг|руб|грн|Kč|Ft|\b(?:EUR|USD|GBP|CHF|SEK|NOK|DKK|PLN|CLP)\b)"
+)
+
+
 def text_without(box: HtmlElement, dropped: list[HtmlElement]) -> str:
     """The visible text of ``box`` without the ``dropped`` elements (their tails kept)."""
     skip = set(dropped)
@@ -81,3 +103,24 @@ def price_text(el: HtmlElement) -> str:
     # a hidden machine copy inside ("<span style=display:none itemprop=price>1679")
     # is not part of what the shopper reads
     return normalize_text(" ".join(visible_strings(el, skip=is_hidden))) or ""
+
+
+def paid_amount(text: str) -> str:
+    """Of a price element's text that writes several amounts, the one the shopper
+    pays: an amount labelled current ("Now $30.00") wins, an amount labelled a list
+    price ("Was $40.00", "RRP £50") is dropped; with no such labels, or one amount, the
+    text as it is. Class: price blocks that write "Was X Now Y" in one element, the
+    labels in plain spans with no list-price class."""
+    found = list(MONEY_TEXT.finditer(text))
+    if len(found) < 2:
+        return text
+    start = 0
+    kept: list[str] = []
+    for match in found:
+        before = text[start : match.start()]
+        start = match.end()
+        if SALE_LABEL.match(before):
+            return match.group(0)
+        if not LIST_BEFORE.search(before):
+            kept.append(match.group(0))
+    return kept[0] if kept and len(kept) < len(found) else text
