@@ -28,6 +28,7 @@ def sku_of(body: str, head: str = "") -> str | None:
     ("label", "kind"),
     [
         ("SKU:", "sku"), ("Item #", "sku"), ("Item Id:", "sku"), ("Web ID:", "sku"),
+        ("型號", "mpn"), ("型番", "mpn"), ("모델명", "mpn"),
         ("Product Sku:", "sku"), ("Style Number", "sku"), ("Art.-Nr.", "sku"),
         ("Cod produs", "sku"), ("Šifra", "sku"), ("Référence", "sku"),
         ("Walmart #:", "shop"), ("B&H #", "shop"),
@@ -120,3 +121,11 @@ def test_coupon_code_is_not_a_sku() -> None:
         "<p>Code FIVE4U | See restrictions</p>"
     )
     assert sku_of(banner + BUY) is None
+
+
+@pytest.mark.parametrize("code", ["LMP77", "TRX2000", "ABC12345"])
+def test_three_letters_and_digits_are_a_code_not_an_amount(code: str) -> None:
+    # class: shops whose codes start with three capitals; only an ISO 4217 code before
+    # an amount makes it money ("USD 11.99" beside a code label is a price)
+    assert sku_of(BUY + f"<p>SKU: {code}</p>") == code
+    assert sku_of(BUY + "<p>SKU: USD 11.99</p>") is None

@@ -10,6 +10,7 @@ from functools import lru_cache
 from lxml import etree
 from lxml.html import HtmlElement
 
+from ..normalize.currency import ISO_CURRENCIES
 from ..normalize.identifiers import normalize_gtin, normalize_identifier
 from ..normalize.text import normalize_text
 from .dom import CachedSearch, text_of, visible_text
@@ -34,7 +35,7 @@ _CODE_LABELS: list[tuple[re.Pattern[str], str]] = [
             r"^(?:mpn|manufacturer part (?:number|no)|manufacturer (?:number|no)|"
             r"(?:mfr|mfg|mfg\.|mfr\.)(?: part)?(?: (?:number|no))?|part (?:number|no)|"
             r"(?:item )?model(?: (?:number|no))?|herstellernummer|modell|modèle|modelo|"
-            r"modello|référence fabricant)$"
+            r"modello|référence fabricant|型號|型号|型番|모델명|모델 ?번호)$"
         ),
         "mpn",
     ),
@@ -238,8 +239,13 @@ def read_codes(idx: PageIndex, h1_pos: int = -1) -> dict[str, str]:
 
 
 _DIGIT = re.compile(r"\d")
-# An amount of money: "US$11.99", "€ 12", "12,50 €" (a price shown beside a code label).
-_MONEY = re.compile(r"^(?:[A-Z]{0,3}[$€£¥₹₩₽₺₪]|[A-Z]{3}\s?)\s?\d[\d.,]*$|^\d[\d.,]*\s?[$€£¥₹₩₽]$")
+# An amount of money: "US$11.99", "€ 12", "EUR 12", "12,50 €" (a price shown beside a code
+# label); three letters are a currency only when they are an ISO 4217 code ("LMP77",
+# "TRX2000" are codes).
+_MONEY = re.compile(
+    rf"^(?:[A-Z]{{0,3}}[$€£¥₹₩₽₺₪]|(?:{'|'.join(sorted(ISO_CURRENCIES))})\s?)\s?\d[\d.,]*$"
+    r"|^\d[\d.,]*\s?[$€£¥₹₩₽]$"
+)
 # A model's label: its value is a model name ("Primrose") unless it holds a digit.
 _MODEL_LABEL = re.compile(r"^(?:item )?(?:model|modell|modèle|modelo|modello)\b")
 # A "#4198" that is a rank ("Overall Rank: #4198", "Best Sellers Rank #12"), not a code.
