@@ -84,3 +84,17 @@ def currency_from_text(text: str | None, hint: str | None = None) -> str | None:
     if _KRONA.search(text):
         return hint if hint in {"SEK", "NOK", "DKK", "ISK"} else "SEK"
     return None
+
+
+# An amount of money: "US$11.99", "€ 12", "EUR 12", "12,50 €" (a price shown where a
+# code was expected); three letters are a currency only when they are an ISO 4217
+# code ("LMP77", "TRX2000" are codes).
+_AMOUNT = re.compile(
+    rf"^(?:[A-Z]{{0,3}}[$€£¥₹₩₽₺₪]|(?:{'|'.join(sorted(ISO_CURRENCIES))})\s?)\s?\d[\d.,]*$"
+    r"|^\d[\d.,]*\s?[$€£¥₹₩₽]$"
+)
+
+
+def is_amount(token: str) -> bool:
+    """The token is an amount of money, not a code."""
+    return _AMOUNT.match(token) is not None

@@ -10,7 +10,7 @@ from functools import lru_cache
 from lxml import etree
 from lxml.html import HtmlElement
 
-from ..normalize.currency import ISO_CURRENCIES
+from ..normalize.currency import is_amount
 from ..normalize.identifiers import normalize_gtin, normalize_identifier
 from ..normalize.text import normalize_text
 from .dom import CachedSearch, text_of, visible_text
@@ -239,13 +239,6 @@ def read_codes(idx: PageIndex, h1_pos: int = -1) -> dict[str, str]:
 
 
 _DIGIT = re.compile(r"\d")
-# An amount of money: "US$11.99", "€ 12", "EUR 12", "12,50 €" (a price shown beside a code
-# label); three letters are a currency only when they are an ISO 4217 code ("LMP77",
-# "TRX2000" are codes).
-_MONEY = re.compile(
-    rf"^(?:[A-Z]{{0,3}}[$€£¥₹₩₽₺₪]|(?:{'|'.join(sorted(ISO_CURRENCIES))})\s?)\s?\d[\d.,]*$"
-    r"|^\d[\d.,]*\s?[$€£¥₹₩₽]$"
-)
 # A model's label: its value is a model name ("Primrose") unless it holds a digit.
 _MODEL_LABEL = re.compile(r"^(?:item )?(?:model|modell|modèle|modelo|modello)\b")
 # A "#4198" that is a rank ("Overall Rank: #4198", "Best Sellers Rank #12"), not a code.
@@ -310,7 +303,7 @@ def _code_value(text: str, any_label: bool = False) -> str | None:
     ends with ":" is dropped ("Online Inquiries: NMF17_X3U1W")."""
     text = _strip_code_label(text.split("|")[0], any_label).lstrip(":#. ")
     tokens = text.split()
-    if tokens and _MONEY.match(tokens[0]):
+    if tokens and is_amount(tokens[0]):
         return None  # "US$11.99" in a code's place: a price, never a code
     if not tokens or len(tokens[0]) > 40:
         return None
