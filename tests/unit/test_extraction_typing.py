@@ -48,6 +48,20 @@ def test_a_single_search_result_is_no_product() -> None:
     assert extract_product(page(body, url="https://shop.example/find?q=oak")) is None
 
 
+def test_an_article_naming_a_price_in_a_sentence_is_no_product() -> None:
+    # class: blog posts and buying guides with no price markup that name a product's
+    # price in running text ("... at $20.00, available now."); a price row written as
+    # text ("Price: $20.00") is at most a label and a few words beside the amount
+    article = (
+        "<h1>5 lamps under $50</h1><p>Our favourite is the Desk Lamp at $20.00, "
+        "available now.</p><p>Posted by Ann</p>"
+    )
+    assert extract_product(page(article, url="https://shop.example/blog/lamps")) is None
+    row = "<h1>Desk Lamp</h1><p>Price: $20.00 incl. VAT</p><p>Available now.</p>"
+    product = extract_product(page(row, url="https://shop.example/lamp"))
+    assert product is not None and product["price"] == Decimal("20.00")
+
+
 def test_a_carousel_of_other_products_does_not_hide_the_product() -> None:
     carousel = "<div class='carousel'>" + "".join(
         f"<div class='slide'><a href='/p/{i}'>Other Lamp Number {i}</a><span class='cost'>"

@@ -63,6 +63,7 @@ _SOFT_LIST_CLASS = re.compile(r"regular-?price|price--?regular|price-item--regul
 
 _MAX_H1_TO_PRICE = 400  # elements between the heading and the selling price
 _MAX_LIST_TO_SALE = 12  # elements between a lone list price and the selling price
+_MAX_ROW_WORDS = 40  # characters beside the amount in a price row written as text
 
 
 def _class_tokens(el: HtmlElement) -> str:
@@ -213,6 +214,8 @@ def select_price(
         match = MONEY_TEXT.search(own)
         if match and LIST_BEFORE.search(own[: match.start()]):
             continue  # "MSRP $25", "Was $40" written in a text: a list price
+        if match and len(own) - len(match.group(0)) > _MAX_ROW_WORDS:
+            continue  # an amount inside a sentence (an article, a description), no price row
         if (
             match
             and not any(a.tag in _HARD_LIST_TAGS for a in el.iterancestors())
