@@ -5,7 +5,7 @@ footers, navs, related products)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import TypeVar
 
@@ -134,7 +134,9 @@ class PageIndex:
         self.in_grid: dict[_Element, int] = {}
         self.cards: set[_Element] = set()
         self._excluded: dict[_Element, bool] = {}
-        self._carded: dict[int, bool] = {}
+        #: each element is a grid card or inside one (:meth:`in_card`; set by
+        #: :meth:`find_grids`)
+        self._carded: list[bool] = []
         #: each element is in a site header/footer, a nav/aside or a related-products
         #: block (:meth:`is_excluded` without the grid cards)
         self.section: list[bool] = []
@@ -243,16 +245,23 @@ class PageIndex:
         if count and self._above(elements[0]):  # the walk's root is inside one
             self.section = [True] * count
             return
-        section = self.section = [False] * count
         opening = set(self.with_class(_EXCLUDED_SECTION.search))
         for tag in _EXCLUDED_TAGS:
             where = self.by_tag.get(tag, [])
             opening.update(p for p in where if _excluded_by_tag(elements[p], tag))
+        self.section = self._mark_subtrees(opening)
+
+    def _mark_subtrees(self, opening: Iterable[int]) -> list[bool]:
+        """For each walked element: it is one of the elements at the positions
+        ``opening``, or inside the subtree of one (in document order, the elements after
+        one up to :meth:`_subtree_end`)."""
+        marked = [False] * len(self.elements)
         for pos in sorted(opening):
-            if section[pos]:
-                continue  # inside a block already marked
+            if marked[pos]:
+                continue  # inside a subtree already marked
             end = self._subtree_end(pos)
-            section[pos:end] = [True] * (end - pos)
+            marked[pos:end] = [True] * (end - pos)
+        return marked
 
     def _subtree_end(self, pos: int) -> int:
         """The position after the last walked element of the subtree of the element at
@@ -318,7 +327,8 @@ class PageIndex:
                     break
                 node = parent
         self._excluded.clear()
-        self._carded.clear()
+        walked = (self.order.get(card) for card in self.cards)
+        self._carded = self._mark_subtrees(p for p in walked if p is not None)
         return largest
 
     def is_excluded(self, el: _Element) -> bool:
@@ -329,13 +339,9 @@ class PageIndex:
         return self._outside(el)
 
     def in_card(self, pos: int) -> bool:
-        """The element at ``pos`` or one of its ancestors is a grid card (remembered)."""
-        found = self._carded.get(pos)
-        if found is None:
-            parent = self.parent_of(pos)
-            found = self.elements[pos] in self.cards or (parent >= 0 and self.in_card(parent))
-            self._carded[pos] = found
-        return found
+        """The element at ``pos`` or one of its ancestors is a grid card (marked by
+        :meth:`find_grids`, like :attr:`section`, by subtree)."""
+        return self._carded[pos] if self._carded else False
 
     def _above(self, el: _Element) -> bool:
         """The walk's root (about to be walked) is inside an excluded block."""
