@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
 from lxml import etree
+from parsel.selector import create_root_node
 from scrapy.http import HtmlResponse
 
 from crawler.extraction import extract_product
@@ -50,3 +52,27 @@ def test_extraction_is_the_same_on_both_kinds_of_tree() -> None:
     scrapy_tree = _response()
     scrapy_tree.selector  # noqa: B018 -- Scrapy's own tree (lxml.html's elements)
     assert extract_product(_response()) == extract_product(scrapy_tree)
+
+
+@pytest.mark.parametrize(
+    ("body", "encoding"),
+    [
+        (PAGE, "utf-8"),
+        (b"\n \t" + PAGE + b"\r\n\x0c", "utf-8"),
+        ("\u00a0 ".encode() + PAGE, "utf-8"),  # str.strip removes U+00A0, bytes.strip not
+        (PAGE + " \u3000\n".encode(), "utf-8"),
+        (b"\x1c" + PAGE, "utf-8"),
+        (b" \x00" + PAGE, "utf-8"),
+        (b"\xef\xbb\xbf" + PAGE, "utf-8"),  # a byte order mark
+        (PAGE.replace(b"Desk", b"D\xffsk"), "utf-8"),  # an invalid byte
+        ("<p>Caf\u00e9</p>".encode("cp1252"), "cp1252"),
+        (b"  ", "utf-8"),
+        (b"", "utf-8"),
+    ],
+)
+def test_the_tree_is_parsels_own(body: bytes, encoding: str) -> None:
+    """The tree is the one parsel makes of the response's text, whichever of the text
+    or the body lxml was given."""
+    response = HtmlResponse("https://shop.example/p/lamp", body=body, encoding=encoding)
+    expected = create_root_node(response.text, etree.HTMLParser, base_url=response.url)
+    assert etree.tostring(page_root(response)) == etree.tostring(expected)
