@@ -47,6 +47,7 @@ from ..firstpage import PAGE_PARAMS, is_first_page_param, without_first_page
 from ..seeds import seed_fingerprint
 from ..sites import site_key
 from .profiles import SiteProfile
+from .tree import page_root
 
 # fmt: off
 _IGNORED_EXTENSIONS = frozenset(IGNORED_EXTENSIONS) | {
@@ -273,7 +274,7 @@ def looks_like_product(url: str) -> bool:
 def _hrefs(response: TextResponse, profile: SiteProfile | None) -> list[str]:
     restricted = profile is not None and (profile.restrict_css or profile.restrict_xpath)
     if not restricted:  # lxml's own XPath over the page's one tree: strings, no Selectors
-        return [str(h) for h in _HREFS(response.selector.root)]
+        return [str(h) for h in _HREFS(page_root(response))]
     assert profile is not None
     scopes: list[Selector] = []
     for css in profile.restrict_css:

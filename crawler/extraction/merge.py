@@ -46,6 +46,7 @@ from .pagetype import og_says_product
 from .profiles import SiteProfile
 from .structured import StructuredData
 from .visible.availability import mentions_a_cart
+from .visible.dom import text_of
 from .visible.page import VisiblePage
 from .visible.url_code import address_item_number
 from .weigh import currency_signals, page_title, site_names, strip_site_name, weigh_name
@@ -294,7 +295,7 @@ def _as_shown(response: TextResponse, name: str) -> str:
     first = words[0].casefold()
     best = name
     for el in response.selector.root.iter("a", "h2", "h3", "strong", "span"):
-        text = normalize_text(el.text_content()) or ""
+        text = normalize_text(text_of(el)) or ""
         if not text.casefold().startswith(first) or len(text) >= len(name):
             continue
         shown = text.split()

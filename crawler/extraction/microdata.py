@@ -23,6 +23,8 @@ from typing import Any
 import html_text
 from lxml import etree
 
+from .extruct_plain import html_copy
+
 #: The ``itemprop`` descendants of an item (``$item``, which has ``itemscope``) whose
 #: nearest ``itemscope`` ancestor is the item: extruct's
 #: ``set:difference(.//*[@itemprop], .//*[@itemscope]//*[@itemprop])`` for such a node.
@@ -68,8 +70,8 @@ def speed_up_microdata() -> None:
                 )
 
         def _extract_textContent(self, node: Any) -> Any:  # noqa: N802 -- extruct's name
-            if len(node) or node.tag in _CLEANED_TAGS:
-                return super()._extract_textContent(node)
+            if len(node) or node.tag in _CLEANED_TAGS:  # lxml.html's cleaner reads it
+                return super()._extract_textContent(html_copy(node))
             return html_text.etree_to_text(node)
 
     if runner.MicrodataExtractor is LxmlMicrodataExtractor:

@@ -39,6 +39,7 @@ from .normalize.text import normalize_text
 from .pageurl import same_page, same_path
 from .profiles import SiteProfile
 from .structured import StructuredData
+from .visible.dom import text_of
 from .visible.page import VisiblePage
 from .weigh import page_title
 
@@ -149,9 +150,9 @@ def is_card_of_listing(
     own = [u for u in (response.url, canonical) if u]
     for a in response.selector.root.iter("a"):
         href = a.get("href")
-        if not href or href.startswith("#") or normalize_text(a.text_content()) is None:
+        if not href or href.startswith("#") or normalize_text(text_of(a)) is None:
             continue
-        if (normalize_text(a.text_content()) or "").casefold() != name:
+        if (normalize_text(text_of(a)) or "").casefold() != name:
             continue
         if any("breadcrumb" in (el.get("class") or "").lower() for el in a.iterancestors()):
             continue

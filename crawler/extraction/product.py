@@ -32,6 +32,7 @@ from .pageurl import canonical_url
 from .profile_overrides import apply_profile
 from .profiles import SiteProfile
 from .structured import StructuredData, read_structured_data
+from .tree import page_root
 from .visible.page import VisiblePage, read_visible_page
 from .weigh import page_title
 
@@ -86,7 +87,7 @@ def extract(response: TextResponse, profile: SiteProfile | None = None) -> Extra
     if not is_html_response(response):
         result._reject("not_html")
         return result
-    root = response.selector.root
+    root = page_root(response)
     structured = result._guard(
         "structured",
         lambda: read_structured_data(root, response.text, get_base_url(response)),

@@ -14,14 +14,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import extruct
-from lxml.html import HtmlElement
+from lxml.etree import _Element
 
+from crawler.extraction.extruct_plain import plain_opengraph
 from crawler.extraction.microdata import speed_up_microdata
 from crawler.extraction.xpath_log import bound_microdata_error_log
 
 logger = logging.getLogger(__name__)
 bound_microdata_error_log()  # extruct's microdata XPath would keep a log entry per item
 speed_up_microdata()  # the same items, properties and texts, found with less work
+plain_opengraph()  # extruct's OpenGraph on a tree of lxml's default elements (.tree)
 
 PRODUCT_TYPES = frozenset(
     {"Product", "ProductGroup", "IndividualProduct", "ProductModel", "SomeProducts", "Book"}
@@ -64,7 +66,7 @@ def is_product_node(node: Any) -> bool:
 
 
 def read_structured_data(
-    root: HtmlElement | None, html: str, base_url: str
+    root: _Element | None, html: str, base_url: str
 ) -> StructuredData:
     """Extract and normalise the structured data of one page.
 

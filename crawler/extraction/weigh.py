@@ -22,7 +22,6 @@
 
 from __future__ import annotations
 
-import codecs
 import re
 from collections import Counter
 from typing import Any
@@ -30,10 +29,10 @@ from urllib.parse import urlsplit
 
 from lxml import etree
 from scrapy.http import TextResponse
-from w3lib.encoding import read_bom
 
 from .normalize.currency import ISO_CURRENCIES, TLD_CURRENCIES
 from .normalize.text import normalize_text
+from .tree import utf8_body
 from .visible.codes import is_code_row
 
 _ELLIPSIS = re.compile(r"\s*(?:\.\.\.|…)\s*$")
@@ -271,7 +270,7 @@ def _codes_in_data(text: str, utf8: bytes | None = None) -> list[str]:
     case-insensitively), so the pattern is tried only where the page's UTF-8 bytes,
     ASCII-lowered (a C-speed copy; a multibyte character's bytes are all >= 0x80, so
     byte and character offsets of ASCII text agree after counting them), say so.
-    ``utf8``, when given, is ``text`` encoded in UTF-8 already (:func:`_utf8_body`)."""
+    ``utf8``, when given, is ``text`` encoded in UTF-8 already (:func:`.tree.utf8_body`)."""
     raw = (utf8 if utf8 is not None else text.encode("utf-8", "surrogatepass")).lower()
     found: list[str] = []
     end = done_bytes = done_chars = 0
@@ -288,21 +287,6 @@ def _codes_in_data(text: str, utf8: bytes | None = None) -> list[str]:
     return found
 
 
-def _utf8_body(response: TextResponse, text: str) -> bytes | None:
-    """The page's body when it is ``text`` encoded in UTF-8, else None: ``text`` is the
-    whole of ``response.text``, decoded as UTF-8 from a body without a byte order mark
-    and with no invalid byte (each would have become U+FFFD). The body is then used as
-    it is instead of encoding the text again."""
-    body = response.body
-    if len(text) != len(response.text) or read_bom(body)[0] is not None or "\ufffd" in text:
-        return None
-    try:
-        utf8 = codecs.lookup(response.encoding).name == "utf-8"
-    except LookupError:
-        return None
-    return body if utf8 else None
-
-
 def currency_signals(response: TextResponse) -> list[tuple[str, str]]:
     """[(ISO code, source)] the page names, strongest first (see the module doc)."""
     out: list[tuple[str, str]] = []
@@ -314,7 +298,7 @@ def currency_signals(response: TextResponse) -> list[tuple[str, str]]:
             out.append((code, "language"))
             break
     text = response.text[:2_000_000]
-    found = _codes_in_data(text, _utf8_body(response, text))
+    found = _codes_in_data(text, utf8_body(response, text))
     codes = Counter(c.upper() for c in found if c.upper() in ISO_CURRENCIES)
     out += [(code, "visible") for code, _ in codes.most_common(2)]
     host = (urlsplit(response.url).hostname or "").lower()

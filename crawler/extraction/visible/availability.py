@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from lxml.html import HtmlElement
+from lxml.etree import _Element
 
 from ..normalize.availability import STATE_PATTERNS as _STATE_WORDS
 from ..normalize.availability import availability_from_text, availability_states
@@ -133,7 +133,7 @@ def _only_stock_words(label: str) -> bool:
     return bool(label.strip()) and not re.sub(r"[\W_]+", "", rest)
 
 
-def _in_table_row(el: HtmlElement) -> bool:
+def _in_table_row(el: _Element) -> bool:
     """Inside one row of a table of several (variants, sellers, offers: each row says its
     own stock; class: comparison and marketplace pages listing offers in a table)."""
     for depth, a in enumerate((el, *el.iterancestors())):
@@ -257,7 +257,7 @@ _BLOCKS = frozenset({"div", "span"})
 _DISABLED_CLASS = re.compile(r"(?:^|[\s_-])(?:disabled|inactive|unavailable)(?:$|[\s_-])", re.I)
 
 
-def _is_disabled(el: HtmlElement) -> bool:
+def _is_disabled(el: _Element) -> bool:
     return (
         el.get("disabled") is not None
         or (el.get("aria-disabled") or "").lower() == "true"
@@ -265,7 +265,7 @@ def _is_disabled(el: HtmlElement) -> bool:
     )
 
 
-def _is_buy_control(el: HtmlElement) -> bool:
+def _is_buy_control(el: _Element) -> bool:
     tag = el.tag
     if tag == "form":
         return bool(_CART_FORM_ACTION.search(el.get("action") or ""))

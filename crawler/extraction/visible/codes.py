@@ -8,7 +8,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from lxml import etree
-from lxml.html import HtmlElement
+from lxml.etree import _Element
 
 from ..normalize.currency import is_amount
 from ..normalize.identifiers import normalize_gtin, normalize_identifier
@@ -245,11 +245,11 @@ _MODEL_LABEL = re.compile(r"^(?:item )?(?:model|modell|modèle|modelo|modello)\b
 _RANK = re.compile(r"\brank|\bposition\b|\bplatz\b|\bclassement\b", re.I)
 
 
-def _is_rank(el: HtmlElement) -> bool:
+def _is_rank(el: _Element) -> bool:
     parent = el.getparent()
     previous = el.getprevious()
     around = " ".join(
-        visible_text(x) for x in (previous, parent) if x is not None and len(x.text_content()) < 200
+        visible_text(x) for x in (previous, parent) if x is not None and len(text_of(x)) < 200
     )
     return bool(_RANK.search(around))
 
@@ -271,7 +271,7 @@ _TOO_VAGUE_WITHOUT_COLON = frozenset({"code", "kood", "kod", "kód", "cod", "ref
 _PROMOTION = re.compile(r"promo|coupon|voucher|use-?code|offer-?code|discount|banner", re.I)
 
 
-def _in_promotion(el: HtmlElement) -> bool:
+def _in_promotion(el: _Element) -> bool:
     for depth, node in enumerate((el, *el.iterancestors())):
         if depth > 3:
             return False
@@ -280,7 +280,7 @@ def _in_promotion(el: HtmlElement) -> bool:
     return False
 
 
-def _adjacent_value(el: HtmlElement, idx: PageIndex, add: Callable[[str, str], bool]) -> None:
+def _adjacent_value(el: _Element, idx: PageIndex, add: Callable[[str, str], bool]) -> None:
     """A label element followed by its value in the next element:
     ``<span>Item Id:</span><span>GLOWROLL</span>``."""
     label = visible_text(el)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from lxml.html import HtmlElement
+from lxml.etree import _Element
 
 from ..normalize.text import normalize_text
 from .dom import SKIPPED_TAGS, CachedSearch, classes, visible_strings, visible_text
@@ -78,7 +78,7 @@ def read_breadcrumbs(idx: PageIndex) -> list[str]:
     return []
 
 
-def _image_src(img: HtmlElement) -> str | None:
+def _image_src(img: _Element) -> str | None:
     for attr in ("data-zoom-image", "data-large_image", "data-src", "src"):
         value = img.get(attr)
         if value and not value.startswith("data:"):
@@ -86,10 +86,10 @@ def _image_src(img: HtmlElement) -> str | None:
     return None
 
 
-def read_images(idx: PageIndex, h1: HtmlElement | None) -> list[str]:
+def read_images(idx: PageIndex, h1: _Element | None) -> list[str]:
     found: list[str] = []
 
-    def take(imgs: list[HtmlElement]) -> None:
+    def take(imgs: list[_Element]) -> None:
         for img in imgs:
             src = _image_src(img)
             if not src or _BAD_IMAGE.search(src + " " + classes(img) + (img.get("alt") or "")):
@@ -165,7 +165,7 @@ def _names_description(key: str) -> bool:
     return any(_description_tokens(key))
 
 
-def _block_texts(el: HtmlElement) -> list[str]:
+def _block_texts(el: _Element) -> list[str]:
     """Text of a block, dropping a leading "Description" heading."""
     out = []
     first = True
@@ -214,7 +214,7 @@ def read_rating(idx: PageIndex) -> dict[str, float | int] | None:
     return None
 
 
-def _rating_row(el: HtmlElement) -> bool:
+def _rating_row(el: _Element) -> bool:
     """The value cell of a "Customer Reviews | 4.4 out of 5 stars 2,311 ratings" row."""
     if el.tag not in ("td", "dd"):
         return False

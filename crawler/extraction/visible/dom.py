@@ -8,7 +8,7 @@ from functools import lru_cache
 from typing import Final
 
 from lxml import etree
-from lxml.html import HtmlElement
+from lxml.etree import _Element
 
 from ..normalize.text import normalize_text
 
@@ -41,11 +41,11 @@ class CachedSearch:
             return found
 
 
-def classes(el: HtmlElement) -> str:
+def classes(el: _Element) -> str:
     return (el.get("class") or "") + " " + (el.get("id") or "")
 
 
-def text_of(el: HtmlElement) -> str:
+def text_of(el: _Element) -> str:
     """``el.text_content()`` (every text node of the element, in document order), about
     twice as fast: libxml2's text serialization instead of an XPath ``string()`` call
     (the same string on every element of the development pages and fixtures); an
@@ -55,7 +55,7 @@ def text_of(el: HtmlElement) -> str:
     return etree.tostring(el, method="text", encoding=str, with_tail=False)
 
 
-def visible_text(el: HtmlElement) -> str:
+def visible_text(el: _Element) -> str:
     """The text a shopper sees in ``el``, whitespace collapsed ("" for none); an element
     without child nodes is its text node alone (the same string, without the walk)."""
     if not len(el):
@@ -64,7 +64,7 @@ def visible_text(el: HtmlElement) -> str:
 
 
 def visible_strings(
-    el: HtmlElement, skip: Callable[[HtmlElement], bool] | None = None
+    el: _Element, skip: Callable[[_Element], bool] | None = None
 ) -> list[str]:
     """The text of ``el`` and its children in document order, without scripts,
     styles and the like, nor the children ``skip`` says to leave out."""
@@ -107,11 +107,11 @@ _HIDDEN_CLASSES = frozenset(
 _HIDING_STYLE = re.compile(r"(?:^|[;{])(?:display:none|visibility:hidden)(?:!important)?(?:;|$)")
 
 
-def is_hidden(el: HtmlElement) -> bool:
+def is_hidden(el: _Element) -> bool:
     return hidden_with_class(el, el.get("class"))
 
 
-def hidden_with_class(el: HtmlElement, cls: str | None) -> bool:
+def hidden_with_class(el: _Element, cls: str | None) -> bool:
     """``is_hidden(el)`` when ``cls`` is the element's class attribute, already read."""
     style = el.get("style")
     if el.get("hidden") is not None or (style and _hiding_style(style)):
@@ -137,5 +137,5 @@ def _hiding_class(cls: str) -> bool:
     return not _HIDDEN_CLASSES.isdisjoint(cls.lower().split())
 
 
-def is_inside(el: HtmlElement, ancestor: HtmlElement) -> bool:
+def is_inside(el: _Element, ancestor: _Element) -> bool:
     return any(a is ancestor for a in el.iterancestors())

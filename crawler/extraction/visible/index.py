@@ -5,12 +5,12 @@ footers, navs, related products)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import TypeVar
 
 from lxml import etree
-from lxml.html import HtmlElement
+from lxml.etree import _Element
 
 from .dom import SKIPPED_TAGS, CachedSearch, _hiding_class, classes, hidden_with_class, text_of
 from .stylesheet import StyleHiding
@@ -114,13 +114,13 @@ def _rules_out_price(cls: str) -> bool:
 class PageIndex:
     """One walk of the tree: document order, price elements and grids."""
 
-    def __init__(self, root: HtmlElement) -> None:
-        self.elements: list[HtmlElement] = []
+    def __init__(self, root: _Element) -> None:
+        self.elements: list[_Element] = []
         #: ``dom.classes`` of each element of :attr:`elements` (its class and id), read once
         self.classes: list[str] = []
-        self.order: dict[HtmlElement, int] = {}
-        self.prices: list[HtmlElement] = []
-        self.h1s: list[HtmlElement] = []
+        self.order: dict[_Element, int] = {}
+        self.prices: list[_Element] = []
+        self.h1s: list[_Element] = []
         #: positions in :attr:`elements` of each class-and-id string, and of each tag
         self.by_class: dict[str, list[int]] = {}
         self.by_tag: dict[str, list[int]] = {}
@@ -131,10 +131,12 @@ class PageIndex:
         self.aria_labelled: list[int] = []
         styled = StyleHiding(root.getroottree().getroot())
         hiding, hidden_ids = styled.hiding, styled.ids
-        self.in_grid: dict[HtmlElement, int] = {}
-        self.cards: set[HtmlElement] = set()
-        self._excluded: dict[HtmlElement, bool] = {}
-        self._carded: dict[int, bool] = {}
+        self.in_grid: dict[_Element, int] = {}
+        self.cards: set[_Element] = set()
+        self._excluded: dict[_Element, bool] = {}
+        #: each element is a grid card or inside one (:meth:`in_card`; set by
+        #: :meth:`find_grids`)
+        self._carded: list[bool] = []
         #: each element is in a site header/footer, a nav/aside or a related-products
         #: block (:meth:`is_excluded` without the grid cards)
         self.section: list[bool] = []
@@ -210,7 +212,7 @@ class PageIndex:
         self.prices = [p for p in self.prices if p not in outer]
 
     @staticmethod
-    def _is_price(el: HtmlElement, tag: str, cls: str) -> bool:
+    def _is_price(el: _Element, tag: str, cls: str) -> bool:
         if tag in ("meta", "link", "input", "form", "img", "body", "html", "table", "ul"):
             return False
         if (
@@ -243,16 +245,23 @@ class PageIndex:
         if count and self._above(elements[0]):  # the walk's root is inside one
             self.section = [True] * count
             return
-        section = self.section = [False] * count
         opening = set(self.with_class(_EXCLUDED_SECTION.search))
         for tag in _EXCLUDED_TAGS:
             where = self.by_tag.get(tag, [])
             opening.update(p for p in where if _excluded_by_tag(elements[p], tag))
+        self.section = self._mark_subtrees(opening)
+
+    def _mark_subtrees(self, opening: Iterable[int]) -> list[bool]:
+        """For each walked element: it is one of the elements at the positions
+        ``opening``, or inside the subtree of one (in document order, the elements after
+        one up to :meth:`_subtree_end`)."""
+        marked = [False] * len(self.elements)
         for pos in sorted(opening):
-            if section[pos]:
-                continue  # inside a block already marked
+            if marked[pos]:
+                continue  # inside a subtree already marked
             end = self._subtree_end(pos)
-            section[pos:end] = [True] * (end - pos)
+            marked[pos:end] = [True] * (end - pos)
+        return marked
 
     def _subtree_end(self, pos: int) -> int:
         """The position after the last walked element of the subtree of the element at
@@ -261,7 +270,7 @@ class PageIndex:
         had its whole subtree skipped), or the end of the walk. Found from the tree, so
         that the walk need not look up every element's parent."""
         order, root = self.order, self.elements[0]
-        node: HtmlElement | None = self.elements[pos]
+        node: _Element | None = self.elements[pos]
         while node is not None and node is not root:
             for sibling in node.itersiblings(etree.Element):
                 found = order.get(sibling)
@@ -291,15 +300,15 @@ class PageIndex:
         in document order, each once."""
         return sorted(set().union(*groups))
 
-    def find_grids(self, h1: HtmlElement | None) -> int:
+    def find_grids(self, h1: _Element | None) -> int:
         """Mark prices that sit in repeated priced cards; return the largest grid size."""
-        containing: set[HtmlElement] = set()
+        containing: set[_Element] = set()
         for p in self.prices:
             containing.add(p)
             containing.update(p.iterancestors())
         h1_ancestors = set(h1.iterancestors()) if h1 is not None else set()
         largest = 0
-        counts: dict[tuple[HtmlElement, str], int] = {}
+        counts: dict[tuple[_Element, str], int] = {}
         for p in self.prices:
             node = p
             for _ in range(8):
@@ -318,10 +327,11 @@ class PageIndex:
                     break
                 node = parent
         self._excluded.clear()
-        self._carded.clear()
+        walked = (self.order.get(card) for card in self.cards)
+        self._carded = self._mark_subtrees(p for p in walked if p is not None)
         return largest
 
-    def is_excluded(self, el: HtmlElement) -> bool:
+    def is_excluded(self, el: _Element) -> bool:
         """Inside a grid card, a site header/footer, a nav/aside or a related-products block."""
         pos = self.order.get(el)
         if pos is not None:  # a walked element: its section is known, its card looked up
@@ -329,20 +339,16 @@ class PageIndex:
         return self._outside(el)
 
     def in_card(self, pos: int) -> bool:
-        """The element at ``pos`` or one of its ancestors is a grid card (remembered)."""
-        found = self._carded.get(pos)
-        if found is None:
-            parent = self.parent_of(pos)
-            found = self.elements[pos] in self.cards or (parent >= 0 and self.in_card(parent))
-            self._carded[pos] = found
-        return found
+        """The element at ``pos`` or one of its ancestors is a grid card (marked by
+        :meth:`find_grids`, like :attr:`section`, by subtree)."""
+        return self._carded[pos] if self._carded else False
 
-    def _above(self, el: HtmlElement) -> bool:
+    def _above(self, el: _Element) -> bool:
         """The walk's root (about to be walked) is inside an excluded block."""
         parent = el.getparent()
         return parent is not None and self._outside(parent)
 
-    def _outside(self, el: HtmlElement) -> bool:
+    def _outside(self, el: _Element) -> bool:
         """:meth:`is_excluded` of an element the walk did not keep (hidden, or above
         the walk's root): from its own class and tag, then its parent's answer."""
         cached = self._excluded.get(el)
@@ -358,7 +364,7 @@ class PageIndex:
         return result
 
 
-def _excluded_by_tag(el: HtmlElement, tag: str) -> bool:
+def _excluded_by_tag(el: _Element, tag: str) -> bool:
     """A nav or aside, or a header/footer outside ``<article>``/``<main>`` (there it is
     the product's own header)."""
     return tag in ("nav", "aside") or not any(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from lxml.html import HtmlElement
+from lxml.etree import _Element
 
 from ..normalize.text import normalize_text
 from .codes import is_code_row
@@ -16,7 +16,7 @@ _WIDGET = re.compile(r"BVQA|BVRR|review|question|modal|dialog|popup|tooltip", re
 _LOGO = re.compile(r"logo|site-?title|site-?name|site-?brand|masthead", re.I)
 
 
-def _in_link(el: HtmlElement) -> bool:
+def _in_link(el: _Element) -> bool:
     """Inside an ``<a href>`` to another page (class: listings and carousels whose cards
     are headed by ``<h1>``)."""
     for a in el.iterancestors("a"):
@@ -25,7 +25,7 @@ def _in_link(el: HtmlElement) -> bool:
     return False
 
 
-def heading_text(h1: HtmlElement) -> str:
+def heading_text(h1: _Element) -> str:
     """The heading's visible text without a product-code row shown inside it
     (``<h1>Desk <small>Item # 101095</small></h1>``: the code is the SKU, not the name)."""
 
@@ -40,7 +40,7 @@ def heading_text(h1: HtmlElement) -> str:
 _CONTROL = re.compile(r"fav|wish|login|log-in|signin|sign-in|account|share|compare", re.I)
 
 
-def _is_control(el: HtmlElement) -> bool:
+def _is_control(el: _Element) -> bool:
     if el.tag not in ("a", "button"):
         return False
     return bool(_CONTROL.search(classes(el)) or _CONTROL.search(el.get("href") or ""))
@@ -50,7 +50,7 @@ def _words(text: str) -> set[str]:
     return set(re.findall(r"\w+", text.casefold()))
 
 
-def select_h1(idx: PageIndex, title: str = "") -> HtmlElement | None:
+def select_h1(idx: PageIndex, title: str = "") -> _Element | None:
     h1s = [h for h in idx.h1s if visible_text(h) and not idx.is_excluded(h)]
     h1s = [h for h in h1s if not _WIDGET.search(classes(h))] or h1s
     if len(h1s) > 1:  # a heading inside a link to another page is a product card's
@@ -111,7 +111,7 @@ _NOT_TITLE_CLASS = re.compile(
 )
 
 
-def titled_heading(idx: PageIndex, title: str) -> HtmlElement | None:
+def titled_heading(idx: PageIndex, title: str) -> _Element | None:
     """A page without one product ``<h1>`` (none, or one per product card): the
     heading-like element (an ``h2``, or a
     block whose class says title/name) whose text the page's ``<title>`` repeats.
@@ -127,7 +127,7 @@ def titled_heading(idx: PageIndex, title: str) -> HtmlElement | None:
     first = max((_words(p) for p in head), key=len, default=set())
     if len(first) < 1:
         return None
-    best: tuple[int, HtmlElement] | None = None
+    best: tuple[int, _Element] | None = None
     for el, cls in zip(idx.elements, idx.classes, strict=True):
         if el.tag not in _TITLE_TAGS:
             continue

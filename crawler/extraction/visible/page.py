@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from lxml.html import HtmlElement
+from lxml.etree import _Element
 
 from .availability import not_sold_online, read_availability, read_buy_control
 from .codes import brand_block, read_code_row, read_codes
 from .details import read_breadcrumbs, read_description, read_images, read_rating
+from .dom import text_of
 from .index import PageIndex
 from .name import heading_code, heading_text, select_h1
 from .price import range_ends, select_price
@@ -53,14 +54,14 @@ class VisiblePage:
         )
 
 
-def read_visible_page(root: HtmlElement, url: str | None = None) -> VisiblePage:
+def read_visible_page(root: _Element, url: str | None = None) -> VisiblePage:
     """Read the visible product fields of a parsed page (``url``: the page's address,
     for the item number it carries)."""
     page = VisiblePage()
     body = root.find(".//body")
     idx = PageIndex(body if body is not None else root)
     title_el = root.find(".//title")
-    h1 = select_h1(idx, title_el.text_content() if title_el is not None else "")
+    h1 = select_h1(idx, text_of(title_el) if title_el is not None else "")
     page.grid_cards = idx.find_grids(h1)
     if h1 is not None:
         page.name = heading_text(h1)

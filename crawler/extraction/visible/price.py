@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-from lxml.html import HtmlElement
+from lxml.etree import _Element
 
 from ..normalize.price import parse_price
 from ..normalize.text import normalize_text
@@ -66,14 +66,14 @@ _MAX_LIST_TO_SALE = 12  # elements between a lone list price and the selling pri
 _MAX_ROW_WORDS = 40  # characters beside the amount in a price row written as text
 
 
-def _class_tokens(el: HtmlElement) -> str:
+def _class_tokens(el: _Element) -> str:
     """Class tokens, minus state modifiers such as ``with-list-price`` or ``has-sale``."""
     return " ".join(
         t for t in (el.get("class") or "").split() if not t.startswith(("with-", "has-", "is-"))
     )
 
 
-def _is_hard_list(el: HtmlElement, box: HtmlElement) -> bool:
+def _is_hard_list(el: _Element, box: _Element) -> bool:
     for a in [el, *el.iterancestors()]:
         if a.tag in _HARD_LIST_TAGS or _HARD_LIST_CLASS.search(_class_tokens(a)):
             return True
@@ -98,7 +98,7 @@ def _list_label(text: str | None) -> bool:
     return bool(text) and len(text) <= 25 and _LIST_LABEL.fullmatch(text) is not None
 
 
-def _has_class(el: HtmlElement, box: HtmlElement, pattern: re.Pattern[str]) -> bool:
+def _has_class(el: _Element, box: _Element, pattern: re.Pattern[str]) -> bool:
     for a in [el, *el.iterancestors()]:
         if a.tag == "ins" and pattern is SALE_CLASS:
             return True
@@ -111,7 +111,7 @@ def _has_class(el: HtmlElement, box: HtmlElement, pattern: re.Pattern[str]) -> b
     return False
 
 
-def _price_box(first: HtmlElement) -> HtmlElement:
+def _price_box(first: _Element) -> _Element:
     """The small block around the first price: climbs while it stays price-sized."""
     box = first
     for _ in range(3):
@@ -125,7 +125,7 @@ def _price_box(first: HtmlElement) -> HtmlElement:
 
 
 def select_price(
-    idx: PageIndex, h1: HtmlElement, h1_pos: int
+    idx: PageIndex, h1: _Element, h1_pos: int
 ) -> tuple[Decimal | None, str | None, bool]:
     usable = [
         p
@@ -237,7 +237,7 @@ def select_price(
     return None, None, False
 
 
-def _own_text(el: HtmlElement) -> str:
+def _own_text(el: _Element) -> str:
     """The text an element writes itself, and an amount written right after a label
     child of its ("<p><strong>Precios:</strong> $3.340</p>": plain pages that bold
     the label of a details row and write the value after it)."""
@@ -268,7 +268,7 @@ _NOT_PAID = re.compile(
 )
 
 
-def _not_paid(price: HtmlElement) -> bool:
+def _not_paid(price: _Element) -> bool:
     """The amount's own words say it is not the price paid: its text, its tail, and
     the short labels just before and after it ("€10.00 <small>excl. VAT</small>",
     "<span>Net:</span>" is no label of this kind; "4 payments of $12.50")."""
@@ -286,7 +286,7 @@ def _not_paid(price: HtmlElement) -> bool:
     return bool(_NOT_PAID.search(" ".join(parts)))
 
 
-def _written_after(idx: PageIndex, last: int, box: HtmlElement) -> tuple[Decimal, str] | None:
+def _written_after(idx: PageIndex, last: int, box: _Element) -> tuple[Decimal, str] | None:
     """The first amount written in a short block (≤ 60 characters) among the elements
     right after a struck list price, outside its box."""
     for el in idx.elements[last + 1 : last + 1 + _MAX_LIST_TO_SALE]:
@@ -317,7 +317,7 @@ def range_ends(text: str | None) -> tuple[Decimal, Decimal] | None:
     return low, high
 
 
-def _in_card(price: HtmlElement, h1: HtmlElement) -> bool:
+def _in_card(price: _Element, h1: _Element) -> bool:
     """The price sits in a block of its own that links to another page by a name or an
     image (a product card, a table row of a listing, a search result), not under the
     page heading: the blocks from the price up to the one holding the heading."""
@@ -340,7 +340,7 @@ def _in_card(price: HtmlElement, h1: HtmlElement) -> bool:
     return False
 
 
-def _in_titled_block(price: HtmlElement, h1: HtmlElement) -> bool:
+def _in_titled_block(price: _Element, h1: _Element) -> bool:
     """The price sits in a block with a heading of its own (a featured product,
     a bundle offer...), not under the page heading."""
     h1_ancestors = set(h1.iterancestors())

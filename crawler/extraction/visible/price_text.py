@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from lxml.html import HtmlElement
+from lxml.etree import _Element
 
 from ..normalize.text import normalize_text
 from .dom import SKIPPED_TAGS, is_hidden, visible_strings, visible_text
@@ -42,12 +42,12 @@ MONEY_TEXT = re.compile(
 )
 
 
-def text_without(box: HtmlElement, dropped: list[HtmlElement]) -> str:
+def text_without(box: _Element, dropped: list[_Element]) -> str:
     """The visible text of ``box`` without the ``dropped`` elements (their tails kept)."""
     skip = set(dropped)
     out: list[str] = []
 
-    def walk(el: HtmlElement) -> None:
+    def walk(el: _Element) -> None:
         if el not in skip:
             if el.tag == "sup" and re.fullmatch(r"\s*\d{2}\s*", el.text or "") and len(el) == 0:
                 whole = "".join(out)
@@ -64,14 +64,14 @@ def text_without(box: HtmlElement, dropped: list[HtmlElement]) -> str:
     return normalize_text("".join(out)) or ""
 
 
-def price_value(el: HtmlElement) -> str:
+def price_value(el: _Element) -> str:
     content = el.get("content") or el.get("data-price-amount") or el.get("data-price")
     if content and el.get("itemprop") == "price":
         return content
     return price_text(el)
 
 
-def price_text(el: HtmlElement) -> str:
+def price_text(el: _Element) -> str:
     """The price as shown: a screen-reader copy of the full amount when there is
     one (``<span class=a-offscreen>$1,099.99</span>``), else a split price put
     back together (whole + fraction), else the text."""

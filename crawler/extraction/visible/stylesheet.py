@@ -18,8 +18,7 @@ from functools import lru_cache
 from cssselect import SelectorError
 from lxml import etree
 from lxml.cssselect import CSSSelector
-from lxml.etree import XPathError
-from lxml.html import HtmlElement
+from lxml.etree import XPathError, _Element
 
 _COMMENT = re.compile(r"/\*.*?\*/", re.S)
 _DISPLAY = re.compile(r"(?<![\w-])display\s*:\s*([\w-]+)", re.I)
@@ -48,11 +47,12 @@ class StyleHiding:
     """Which elements a top-level ``#id``/``.class { display: none }`` rule of the
     page's ``<style>`` hides with no rule that shows them matching, asked element by
     element during the page walk (:meth:`hides`), so that no element gets a Python
-    object before the walk makes it (making one runs lxml.html's class lookup, in
-    Python). The elements each showing rule matches are found once per hidden
-    ``#id``/``.class``, the first time a walked element carries it."""
+    object before the walk makes it (making one costs time, and with lxml.html's
+    parser a class lookup in Python). The elements each showing rule matches are
+    found once per hidden ``#id``/``.class``, the first time a walked element
+    carries it."""
 
-    def __init__(self, root: HtmlElement) -> None:
+    def __init__(self, root: _Element) -> None:
         self._root = root
         css = _COMMENT.sub(
             " ",
@@ -69,7 +69,7 @@ class StyleHiding:
         self.ids: frozenset[str | None] = frozenset(
             simple[1:] for simple in self.hiding if simple.startswith("#")
         )
-        self._shown: dict[str, set[HtmlElement] | None] = {}
+        self._shown: dict[str, set[_Element] | None] = {}
         self._class_names: dict[str, list[str]] = {}
 
     def names_class(self, cls: str) -> bool:
@@ -81,7 +81,7 @@ class StyleHiding:
             ]
         return bool(named)
 
-    def hides(self, el: HtmlElement, cls: str | None, ident: str | None) -> bool:
+    def hides(self, el: _Element, cls: str | None, ident: str | None) -> bool:
         """``el`` (class attribute ``cls``, id ``ident``) is hidden by a rule."""
         hiding = self.hiding
         names: list[str] = []
@@ -108,7 +108,7 @@ _IDS = etree.XPath("//@id", smart_strings=False)
 _CLASSES = etree.XPath("//@class", smart_strings=False)
 
 
-def _any_named(root: HtmlElement, hiding: frozenset[str]) -> bool:
+def _any_named(root: _Element, hiding: frozenset[str]) -> bool:
     """Some element has an id or a class a rule hides: the values alone (plain
     strings, no Python object made for each element that has one) tell, compared
     as sets (C-level loops: the class values are joined and split into tokens once)."""
@@ -145,9 +145,9 @@ def _names(selector: str, simple: str) -> bool:
     return re.search(re.escape(simple) + r"(?![\w-])", selector) is not None
 
 
-def _matching(selectors: list[str], root: HtmlElement) -> set[HtmlElement] | None:
+def _matching(selectors: list[str], root: _Element) -> set[_Element] | None:
     """The elements the selectors match; None when one cannot be evaluated."""
-    out: set[HtmlElement] = set()
+    out: set[_Element] = set()
     for selector in selectors:
         try:
             out.update(_compiled(selector)(root))
