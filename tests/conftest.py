@@ -5,6 +5,11 @@ the tests may flush; ``TEST_POSTGRES_DSN`` (default
 ``postgresql://postgres@127.0.0.1:5432/postgres``) a server where the tests may
 create and drop their own databases. When either cannot be reached the tests
 that need it fail with the reason: a missing service is an error, not a skip.
+
+Under pytest-xdist (``-n``), worker ``gwK`` flushes database N - K of
+``TEST_REDIS_URL``'s N instead, so that workers never flush each other's data;
+everything else a test starts (redis-servers, shops, workers, PostgreSQL
+databases) has a port or a name of its own already.
 """
 
 from __future__ import annotations
@@ -19,7 +24,22 @@ import redis
 
 from tools.redis_server import RedisServer
 
-TEST_REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+
+def _worker_database(url: str, worker: str | None) -> str:
+    """``url`` for pytest-xdist worker ``worker`` (``gw0``, ``gw1``...): database N - K."""
+    if not worker:
+        return url
+    parts = urlsplit(url)
+    database = int(parts.path.lstrip("/") or 0) - int(worker.removeprefix("gw"))
+    if database < 0:
+        raise pytest.UsageError(f"TEST_REDIS_URL={url}: no database left for xdist worker {worker}")
+    return urlunsplit(parts._replace(path=f"/{database}"))
+
+
+TEST_REDIS_URL = _worker_database(
+    os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15"),
+    os.environ.get("PYTEST_XDIST_WORKER"),
+)
 TEST_POSTGRES_DSN = os.environ.get(
     "TEST_POSTGRES_DSN", "postgresql://postgres@127.0.0.1:5432/postgres"
 )
@@ -81,3 +101,9 @@ def postgres_dsn() -> Iterator[str]:
         with admin.cursor() as cur:
             cur.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         admin.close()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The soak test (a minute and a half of a slow crawl) first: under pytest-xdist one
+    worker runs it while the other runs the rest, instead of ending the run alone."""
+    items.sort(key=lambda item: item.get_closest_marker("soak") is None)
