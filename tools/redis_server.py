@@ -76,6 +76,8 @@ class RedisServer:
         password: str | None = None,
         extra_args: list[str] | None = None,
     ) -> None:
+        #: a port of our own choosing is chosen again when another process took it first
+        self._chosen_port = port is None
         self.port = port or _free_port()
         self.extra_args = list(extra_args or [])
         self._tmp = None if data_dir else tempfile.TemporaryDirectory(prefix="redis-")
@@ -91,6 +93,21 @@ class RedisServer:
         return f"redis://{auth}127.0.0.1:{self.port}/0"
 
     def start(self, timeout: float = 10.0) -> RedisServer:
+        """Start the server and wait until it answers. A free port is only free when it
+        was looked at: when another process (a parallel test, say) binds it first, a
+        port this object chose is chosen again; the server answering must be this one
+        (its process id), never another process's server on the same port."""
+        for _ in range(5):
+            if self._start_once(timeout):
+                self._chosen_port = False  # a restart keeps the port its clients know
+                return self
+            self.port = _free_port()
+        raise RuntimeError(f"redis-server found no free port (last tried {self.port})")
+
+    def _start_once(self, timeout: float) -> bool:
+        """True once the server answers; False when its port was taken (and the port
+        was chosen here, so another may be tried)."""
+        log_file = self.data_dir / "redis.log"
         args = [
             find_redis_server(),
             "--port", str(self.port),
@@ -100,22 +117,35 @@ class RedisServer:
             "--appendonly", "yes" if self.appendonly else "no",
             "--appendfsync", "everysec",
             "--daemonize", "no",
-            "--logfile", str(self.data_dir / "redis.log"),
+            "--logfile", str(log_file),
         ]
         if self.password:
             args += ["--requirepass", self.password]
         args += self.extra_args
-        self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        log_start = log_file.stat().st_size if log_file.exists() else 0
+        self.process = process = subprocess.Popen(
+            args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         deadline = time.monotonic() + timeout
         while True:
-            if self.process.poll() is not None:
-                log = (self.data_dir / "redis.log").read_text(errors="replace")[-2000:]
-                raise RuntimeError(f"redis-server exited with {self.process.returncode}: {log}")
+            if process.poll() is not None:
+                log = ""
+                if log_file.exists():
+                    with log_file.open("rb") as f:
+                        f.seek(log_start)
+                        log = f.read().decode(errors="replace")[-2000:]
+                self.process = None
+                if self._chosen_port and "in use" in log:
+                    return False
+                raise RuntimeError(f"redis-server exited with {process.returncode}: {log}")
+            client = redis.Redis.from_url(self.url, socket_timeout=0.5)
             try:
-                if redis.Redis.from_url(self.url, socket_timeout=0.5).ping():
-                    return self
+                if client.info("server").get("process_id") == process.pid:
+                    return True
             except redis.RedisError:
                 pass
+            finally:
+                client.close()
             if time.monotonic() > deadline:
                 self.stop()
                 raise TimeoutError(f"redis-server did not answer on port {self.port}")
