@@ -134,3 +134,26 @@ def test_was_and_now_written_in_one_price_element() -> None:
     box = "<div class='price'>$12.97 <span>$24.99</span></div>"
     product = extract_product(page("<h1>Oak Desk Lamp</h1>" + box + BUY))
     assert product is not None and product["price"] == Decimal("12.97")
+
+
+def test_a_shipping_cost_is_never_the_price() -> None:
+    # class: shops printing the delivery cost or a free-shipping threshold near the
+    # price, as a price element or as text, in any language
+    rows = [
+        "<p><b>Shipping:</b> $5.99</p><p><b>Price:</b> $49.00</p>",
+        "<p>Free shipping over $50</p><p>Price: $49.00</p>",
+        "<p>Envío: 5,99 €</p><p>Precio: 49,00 €</p>",
+        "<p class='ship'>Shipping <span class='price'>$5.99</span></p><p class='price'>$49.00</p>",
+        "<div><span>Delivery:</span><span class='price'>$4.95</span></div>"
+        "<p class='price'>$49.00</p>",
+    ]
+    for row in rows:
+        product = extract_product(page("<h1>Oak Desk Lamp</h1>" + row + BUY))
+        assert product is not None and product["price"] == Decimal("49.00"), row
+    # a free-shipping badge before the price, or words after it, label nothing
+    for row in (
+        "<p><span>Free shipping</span><span class='price'>$49.00</span></p>",
+        "<p><span class='price'>$49.00</span> + free shipping</p>",
+    ):
+        product = extract_product(page("<h1>Oak Desk Lamp</h1>" + row + BUY))
+        assert product is not None and product["price"] == Decimal("49.00"), row
