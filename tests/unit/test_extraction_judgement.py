@@ -157,3 +157,17 @@ def test_a_shipping_cost_is_never_the_price() -> None:
     ):
         product = extract_product(page("<h1>Oak Desk Lamp</h1>" + row + BUY))
         assert product is not None and product["price"] == Decimal("49.00"), row
+
+
+def test_a_sign_after_the_amount_in_a_price_row_written_as_text() -> None:
+    # class: pages with no price markup in locales that write the sign after the
+    # amount ("49,99 $" in Canadian French, "2 000 ₽"); a sign after a number is not
+    # the sign of the amount after it ("Pack of 3 $9.99")
+    rows = {
+        "<p>Prix : 49,99 $</p>": Decimal("49.99"),
+        "<p>Цена: 2 000 ₽</p>": Decimal("2000"),
+        "<p>Pack of 3 $9.99</p>": Decimal("9.99"),
+    }
+    for row, price in rows.items():
+        product = extract_product(page("<h1>Oak Desk Lamp</h1>" + row + BUY))
+        assert product is not None and product["price"] == price, row
