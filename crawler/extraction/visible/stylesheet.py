@@ -16,7 +16,6 @@ import re
 from functools import lru_cache
 
 from cssselect import SelectorError
-from lxml import etree
 from lxml.cssselect import CSSSelector
 from lxml.etree import XPathError, _Element
 
@@ -43,6 +42,14 @@ def _rules(css: str) -> list[tuple[str, str]]:
     return out
 
 
+# The hidden ``.class`` names of each class attribute, per set of hidden selectors (a
+# shop serves the same stylesheet, read once by _display_rules, on every page): the
+# page walk asks it for every element that has a class; at most _NAMED_LIMIT class
+# attributes per set, 8 sets, then forgotten at once.
+_NAMED: dict[frozenset[str], dict[str, list[str]]] = {}
+_NAMED_LIMIT = 8192
+
+
 class StyleHiding:
     """Which elements a top-level ``#id``/``.class { display: none }`` rule of the
     page's ``<style>`` hides with no rule that shows them matching, asked element by
@@ -64,13 +71,18 @@ class StyleHiding:
         )
         hiding, self._showing = _display_rules(css) if "display" in css else (frozenset(), ())
         #: The ``#id``/``.class`` selectors a rule hides (empty: nothing is hidden).
-        self.hiding = hiding if hiding and _any_named(root, hiding) else frozenset()
+        self.hiding = hiding
         #: the ids a rule hides (``None`` is none of them)
         self.ids: frozenset[str | None] = frozenset(
             simple[1:] for simple in self.hiding if simple.startswith("#")
         )
         self._shown: dict[str, set[_Element] | None] = {}
-        self._class_names: dict[str, list[str]] = {}
+        named = _NAMED.get(hiding)
+        if named is None or len(named) >= _NAMED_LIMIT:
+            if len(_NAMED) >= 8:
+                _NAMED.clear()
+            named = _NAMED[hiding] = {}
+        self._class_names = named
 
     def names_class(self, cls: str) -> bool:
         """A class of the class attribute ``cls`` is one a rule hides (remembered)."""
@@ -102,21 +114,6 @@ class StyleHiding:
             if shown is not None and el not in shown:
                 return True
         return False
-
-
-_IDS = etree.XPath("//@id", smart_strings=False)
-_CLASSES = etree.XPath("//@class", smart_strings=False)
-
-
-def _any_named(root: _Element, hiding: frozenset[str]) -> bool:
-    """Some element has an id or a class a rule hides: the values alone (plain
-    strings, no Python object made for each element that has one) tell, compared
-    as sets (C-level loops: the class values are joined and split into tokens once)."""
-    ids = {simple[1:] for simple in hiding if simple.startswith("#")}
-    if ids and not ids.isdisjoint(_IDS(root)):
-        return True
-    names = {simple[1:] for simple in hiding if simple.startswith(".")}
-    return bool(names) and not names.isdisjoint(" ".join(_CLASSES(root)).split())
 
 
 @lru_cache(maxsize=8)  # keyed by whole stylesheets (up to 2 MB each)
