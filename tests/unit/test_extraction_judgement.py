@@ -154,6 +154,8 @@ def test_a_shipping_cost_is_never_the_price() -> None:
     for row in (
         "<p><span>Free shipping</span><span class='price'>$49.00</span></p>",
         "<p><span class='price'>$49.00</span> + free shipping</p>",
+        "<p class='price'>$49.00 <small>+ Free shipping</small></p>",
+        "<p class='price'><small>Free shipping</small> $49.00</p>",
     ):
         product = extract_product(page("<h1>Oak Desk Lamp</h1>" + row + BUY))
         assert product is not None and product["price"] == Decimal("49.00"), row

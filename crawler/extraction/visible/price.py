@@ -27,6 +27,7 @@ from .price_text import (
     price_value,
     text_without,
 )
+from .shipping import is_shipping_cost, labels_shipping
 
 # A second amount right after a price: "<span>$12.97</span> - $24.99", "10 € bis 20 €".
 _RANGE_AFTER = re.compile(r"\s*(?:-|–|—|to|bis|à|a|до|–)\s*\S{0,4}\s?\d", re.I)
@@ -153,7 +154,7 @@ def select_price(
     # instalment, a deposit (kept only when nothing else is shown)
     candidates = [p for p in candidates if not _not_paid(p)] or candidates
     # a shipping cost is never the product's price, even when nothing else is shown
-    candidates = [p for p in candidates if not _is_shipping_cost(p)]
+    candidates = [p for p in candidates if not is_shipping_cost(p)]
     if candidates:
         box = _price_box(candidates[0])
         in_box = [p for p in candidates if p is box or is_inside(p, box)] or candidates[:1]
@@ -218,7 +219,7 @@ def select_price(
             continue  # "MSRP $25", "Was $40" written in a text: a list price
         if match and len(own) - len(match.group(0)) > _MAX_ROW_WORDS:
             continue  # an amount inside a sentence (an article, a description), no price row
-        if match and _SHIPPING.search(own):
+        if match and labels_shipping(own[: match.start()]):
             continue  # "Shipping: $5.99", "Free shipping over $50"
         if (
             match
@@ -270,37 +271,6 @@ _NOT_PAID = re.compile(
     r"\bdown payment\b",
     re.I,
 )
-
-
-# Shipping and delivery costs, and free-shipping thresholds (class: shops printing the
-# delivery cost or "free shipping over $50" near the price), in the languages above.
-_SHIPPING = re.compile(
-    r"\b(?:shipping|delivery|postage|versand(?:kosten)?|lieferung|livraison|frais de port|"
-    r"env[íi]o|frete|spedizione|verzend(?:kosten|ing)|wysyłka|dostawa|доставка|kargo|"
-    r"送料|運費|运费|配送料|배송비)",
-    re.I,
-)
-_FREE = re.compile(r"\b(?:free|gratis|kostenlos|gratuite?|gr[áa]tis|gratuito|無料|免運|免运)", re.I)
-
-
-def _is_shipping_cost(price: _Element) -> bool:
-    """The amount is labelled a shipping cost: by its own text ("Shipping: $5.99"), or by
-    a label right before it (the short element before it, or its parent's text before
-    it: "Shipping <span class=price>$5.99</span>") that is not a "free shipping" badge;
-    words after it never ("$20.00 + free shipping" is the price)."""
-    if _SHIPPING.search(visible_text(price)):
-        return True
-    labels = []
-    previous = price.getprevious()
-    if previous is not None and isinstance(previous.tag, str) and len(previous) == 0:
-        labels.append(previous.text or "")
-    parent = price.getparent()
-    if parent is not None and parent.index(price) == 0:
-        labels.append(parent.text or "")
-    return any(
-        len(label) <= 40 and _SHIPPING.search(label) and not _FREE.search(label)
-        for label in labels
-    )
 
 
 def _not_paid(price: _Element) -> bool:
