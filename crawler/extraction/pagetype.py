@@ -150,9 +150,10 @@ def is_card_of_listing(
     own = [u for u in (response.url, canonical) if u]
     for a in response.selector.root.iter("a"):
         href = a.get("href")
-        if not href or href.startswith("#") or normalize_text(text_of(a)) is None:
+        if not href or href.startswith("#"):
             continue
-        if (normalize_text(text_of(a)) or "").casefold() != name:
+        text = normalize_text(text_of(a))
+        if text is None or text.casefold() != name:
             continue
         if any("breadcrumb" in (el.get("class") or "").lower() for el in a.iterancestors()):
             continue
