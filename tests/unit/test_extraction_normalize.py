@@ -101,6 +101,10 @@ def test_parse_currency_and_hints() -> None:
         ("in stock", "InStock"),
         ("out of stock", "OutOfStock"),
         ("SoldOut", "OutOfStock"),
+        # Open Graph product:availability values (Facebook's catalog vocabulary)
+        ("oos", "OutOfStock"),
+        ("available for order", "InStock"),
+        ("pending", None),
         ("https://schema.org/BackOrder", "BackOrder"),
         ("Discontinued", "Discontinued"),
         ("http://schema.org/LimitedAvailability", "LimitedAvailability"),

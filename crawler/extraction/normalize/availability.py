@@ -24,6 +24,10 @@ _AVAILABILITY_TOKENS = {
     "soldout": "OutOfStock",
     "unavailable": "OutOfStock",
     "notavailable": "OutOfStock",
+    # Open Graph's product:availability ("oos", "available for order": Facebook's
+    # catalog vocabulary, still written by shop platforms' meta tags)
+    "oos": "OutOfStock",
+    "availablefororder": "InStock",
     "no": "OutOfStock",
     "false": "OutOfStock",
     "preorder": "PreOrder",

@@ -107,22 +107,76 @@ def read_availability(idx: PageIndex, h1_pos: int) -> tuple[str | None, bool]:
                 label = visible_text(el) or el.get("value") or ""
                 said_by_button = availability_from_text(label)
                 if said_by_button in ("OutOfStock", "PreOrder", "BackOrder", "Discontinued") and (
-                    el.get("disabled") is not None
-                    or _ADD_TO_CART_ATTR.search(classes(el))
+                    _ADD_TO_CART_ATTR.search(classes(el))
                     or _only_stock_words(label)
+                    or (el.get("disabled") is not None and not _is_option(el))
                 ):
-                    # the buy button itself says so: disabled or classed as the buy button,
-                    # or its whole label is the state ("Sold out", "Notify me", "Agotado"),
-                    # not a size button's "S - sold out"
+                    # the buy button itself says so: classed as the buy button, its whole
+                    # label is the state ("Sold out", "Notify me", "Agotado"), or disabled
+                    # and no option of a variant picker (a size button's "M - sold out"
+                    # says the stock of one size)
                     return said_by_button, True
             if not el.text:
                 continue  # no text of its own: no stock wording (the button was read above)
+            if _in_option(el):
+                continue  # one option's stock ("M - sold out"), not the product's
             own = normalize_text(_CONDITIONAL.sub(" ", _PICKUP.sub(" ", el.text)))
             if own and len(own) <= 60 and not _in_table_row(el):
                 said_nearby = availability_from_text(own)
                 if said_nearby:
                     return said_nearby, False
     return None, False
+
+
+_OPTION_TAGS = frozenset({"button", "input", "label", "a"})
+
+
+def _in_option(el: _Element) -> bool:
+    """``el`` is, or is inside, an option of a variant picker (:func:`_is_option`):
+    a button, input, label or link at most two levels up."""
+    for depth, node in enumerate((el, *el.iterancestors())):
+        if depth > 2:
+            return False
+        if node.tag in _OPTION_TAGS:
+            return _is_option(node)
+    return False
+
+
+def _is_option(control: _Element) -> bool:
+    """The control is one option of a variant picker: one of several sibling controls
+    of its tag, bare or each in a wrapper of its own (``<div class=sizes><button>S
+    </button><button disabled>M - sold out</button>``; class: size and colour pickers
+    that say each option's stock on its button)."""
+    tag = control.tag
+    parent = control.getparent()
+    if parent is None:
+        return False
+    others = [c for c in parent if c.tag == tag and c is not control]
+    if not others:
+        grand = parent.getparent()
+        if grand is None or len(parent) > 2:
+            return False
+        wrappers = [c for c in grand if c.tag == parent.tag and c is not parent]
+        others = [found for w in wrappers if (found := w.find(tag)) is not None]
+    # the other options name variants in short labels ("S", "Red", "42 EU"): none is a
+    # buy control or an action (a disabled "Temporarily out of stock" button beside
+    # "Add to wish list" is the buy button's state)
+    return bool(others) and all(_names_an_option(o) for o in others)
+
+
+# The longest label of an option of a variant picker ("Extra Large", "42 EU", "Navy Blue").
+_OPTION_LABEL = 20
+# A control's label that asks to do something rather than names a variant.
+_ACTION = re.compile(
+    r"^\W*(?:add|save|wish|notify|share|compare|remove|email|ask|find|buy|view|see)\b", re.I
+)
+
+
+def _names_an_option(control: _Element) -> bool:
+    label = visible_text(control) or control.get("value") or ""
+    return (
+        len(label) <= _OPTION_LABEL and not _ACTION.match(label) and not _is_buy_control(control)
+    )
 
 
 def _only_stock_words(label: str) -> bool:

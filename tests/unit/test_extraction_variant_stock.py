@@ -1,0 +1,53 @@
+"""A variant picker's options say their own stock ("M - sold out"): the product's
+state comes from its buy control and stock wording, not from one option's.
+Class: size and colour pickers built from buttons, labelled radio inputs or links."""
+
+from __future__ import annotations
+
+import pytest
+
+from crawler.extraction import extract_product_from_html
+
+_URL = "https://shop.example/products/linen-shirt"
+
+
+def _page(picker: str, buy: str = "<button class='add-to-cart'>Add to cart</button>") -> str:
+    return (
+        "<html><head><title>Linen Shirt</title></head><body><main><h1>Linen Shirt</h1>"
+        f"<div class='price'>$49.99</div><p>SKU: LS-100</p>{picker}{buy}</main></body></html>"
+    )
+
+
+_PICKERS = {
+    "buttons": "<div class='sizes'><button>S</button><button disabled>M - sold out</button>"
+    "<button>L</button></div>",
+    "labelled radios": "<fieldset><div><input type='radio' id='s' name='size'>"
+    "<label for='s'>S</label></div><div><input type='radio' id='m' name='size' disabled>"
+    "<label for='m'>M - Sold out</label></div></fieldset>",
+    "buttons with spans": "<div class='swatches'><button><span>Red</span></button>"
+    "<button disabled><span>Blue (out of stock)</span></button></div>",
+}
+
+
+@pytest.mark.parametrize("picker", sorted(_PICKERS))
+def test_a_sold_out_option_leaves_a_buyable_product_in_stock(picker: str) -> None:
+    product = extract_product_from_html(_URL, _page(_PICKERS[picker]))
+    assert product is not None
+    assert product["availability"] == "InStock"
+
+
+def test_a_disabled_buy_button_that_says_sold_out_beside_a_wish_list_button() -> None:
+    # two buttons side by side are no picker when one is a longer action, not an option
+    buy = (
+        "<div class='actions'><button disabled>Temporarily out of stock</button>"
+        "<button class='wishlist'>Add to wish list</button></div>"
+    )
+    product = extract_product_from_html(_URL, _page("", buy))
+    assert product is not None
+    assert product["availability"] == "OutOfStock"
+
+
+def test_a_lone_disabled_button_that_says_sold_out_is_the_products_state() -> None:
+    product = extract_product_from_html(_URL, _page("", "<button disabled>Sold out</button>"))
+    assert product is not None
+    assert product["availability"] == "OutOfStock"
