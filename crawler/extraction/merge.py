@@ -45,7 +45,7 @@ from .offers import page_offer
 from .pagetype import og_says_product
 from .profiles import SiteProfile
 from .structured import StructuredData
-from .visible.availability import mentions_a_cart
+from .visible.buy import mentions_a_cart
 from .visible.dom import text_of
 from .visible.page import VisiblePage
 from .visible.url_code import address_item_number

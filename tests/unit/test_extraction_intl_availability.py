@@ -60,7 +60,7 @@ def test_buy_controls_of_many_languages_make_a_page_in_stock() -> None:
 
 
 def test_a_verb_of_buying_inside_a_sentence_is_no_buy_control() -> None:
-    from crawler.extraction.visible.availability import _BUY_VERB
+    from crawler.extraction.visible.buy import _BUY_VERB
 
     assert _BUY_VERB.match("Kaufen") and _BUY_VERB.match(" Купить ")
     assert not _BUY_VERB.match("Wie kaufen Sie bei uns?")

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from lxml import html
 
-from crawler.extraction.visible.availability import _BUY_CLASS, _STOCK_CLASS
+from crawler.extraction.visible.availability import _STOCK_CLASS
+from crawler.extraction.visible.buy import _BUY_CLASS
 from crawler.extraction.visible.index import _CLASS_TESTS, PageIndex
 
 PAGE = """<html><body>

@@ -10,60 +10,14 @@ from lxml.etree import _Element
 from ..normalize.availability import STATE_PATTERNS as _STATE_WORDS
 from ..normalize.availability import availability_from_text, availability_states
 from ..normalize.text import normalize_text
+from .buy import ADD_TO_CART_ATTR, is_buy_control
 from .dom import CachedSearch, classes, visible_text
 from .index import PageIndex, register_class_test
 
 _STOCK_CLASS = CachedSearch(
     re.compile(r"stock|availability|inventory|delivery-(?:information|status)", re.I)
 )
-_ADD_TO_CART_TEXT = re.compile(
-    r"add to (?:cart|bag|basket|trolley|order)|buy (?:it )?now|pre-?order now|"
-    r"añadir al carrito|agregar al carrito|comprar|in den warenkorb|ajouter au panier|"
-    r"agregar al carro|añadir al carro|añadir a la cesta|agregar a la bolsa|"
-    r"in den einkaufswagen|zum warenkorb|in den korb|"
-    r"adicionar ao carrinho|aggiungi al carrello|in winkelwagen|lägg i varukorgen|"
-    # the buy control in more languages (class: shops of every language; one phrase each)
-    r"adicionar à sacola|adicionar ao cesto|ajouter au sac|do koszyka|kup teraz|"
-    r"в корзину|добавить в корзину|купить сейчас|у кошик|sepete ekle|hemen al|satın al|"
-    r"u košaricu|v košarico|do košíka|do košíku|grozā|į krepšelį|ostukorvi|"
-    r"kosárba|adaugă în coș|adauga in cos|προσθήκη στο καλάθι|læg i kurv|"
-    r"legg i handlekurv|lisää ostoskoriin|"
-    r"הוסף לסל|הוספה לסל|הוסף לעגלה|קנה עכשיו|"
-    r"أضف إلى السلة|أضف إلى الحقيبة|أضف الى السلة|أضف للسلة|إضافة إلى السلة|اشتر الآن|"
-    r"カートに入れる|カートに追加|今すぐ購入|買い物かごに入れる|加入購物車|加入购物车|"
-    r"放入購物車|立即購買|立即购买|直接購買|馬上購買|장바구니 담기|바로 ?구매|구매하기",
-    re.I,
-)
-# The same search of a control's label (at most 60 characters), remembered per label:
-# the labels of a shop's links and buttons repeat across its pages.
-_BUY_LABEL = CachedSearch(_ADD_TO_CART_TEXT)
-# A control whose whole label is a verb of buying ("Buy", "Kaufen", "Купить", "Comprar"):
-# a verb alone in a menu or a text is no buy control, so the label must be only that.
-_BUY_VERB = re.compile(
-    r"^\s*(?:buy|purchase|order now|jetzt kaufen|kaufen|acheter|comprar|compra(?: ya| ahora)?|"
-    r"acquista(?: ora)?|koop nu|kopen|kup|kupi|kúpiť|koupit|köp|kjøp|køb|osta|vásárlás|"
-    r"cumpără|купить|купити|αγορά|購入|購買|구매)\s*[!›»]?\s*$",
-    re.I,
-)
-_ADD_TO_CART_ATTR = CachedSearch(
-    re.compile(
-        r"add-?to-?(?:cart|basket|bag|trolley)|addto(?:cart|basket|bag)|add_to_(?:cart|basket|bag)|"
-        r"btn-cart|tocart|product-form__submit|single_add_to_cart_button|buy-?now|btn-?buy|"
-        r"buy-?button|buy-?btn",
-        re.I,
-    )
-)
-# A block scripted as the buy button: "aa_buy", "buy-button", "btn-buy", "add-to-cart".
-_BUY_CLASS = CachedSearch(
-    re.compile(
-        r"(?:^|[\s_-])buy(?:$|[\s_-])|add-?to-?(?:cart|basket|bag)|(?:^|\s)btn(?:$|[\s_-])", re.I
-    )
-)
 register_class_test(_STOCK_CLASS.search)
-register_class_test(_BUY_CLASS.search)
-# A quantity to order beside the price: offered only where the product can be bought.
-_QUANTITY = re.compile(r"^(?:qty|quantity|cantidad|quantité|menge|anzahl|quantita|ilosc)$", re.I)
-_CART_FORM_ACTION = re.compile(r"cart/add|checkout/cart/add|add-?to-?cart|basket/add", re.I)
 
 
 def read_availability(idx: PageIndex, h1_pos: int) -> tuple[str | None, bool]:
@@ -107,7 +61,7 @@ def read_availability(idx: PageIndex, h1_pos: int) -> tuple[str | None, bool]:
                 label = visible_text(el) or el.get("value") or ""
                 said_by_button = availability_from_text(label)
                 if said_by_button in ("OutOfStock", "PreOrder", "BackOrder", "Discontinued") and (
-                    _ADD_TO_CART_ATTR.search(classes(el))
+                    ADD_TO_CART_ATTR.search(classes(el))
                     or _only_stock_words(label)
                     or (el.get("disabled") is not None and not _is_option(el))
                 ):
@@ -174,9 +128,7 @@ _ACTION = re.compile(
 
 def _names_an_option(control: _Element) -> bool:
     label = visible_text(control) or control.get("value") or ""
-    return (
-        len(label) <= _OPTION_LABEL and not _ACTION.match(label) and not _is_buy_control(control)
-    )
+    return len(label) <= _OPTION_LABEL and not _ACTION.match(label) and not is_buy_control(control)
 
 
 def _only_stock_words(label: str) -> bool:
@@ -266,136 +218,3 @@ def not_sold_online(idx: PageIndex, h1_pos: int) -> bool:
         if len(own) >= _SHORTEST_NOT_ONLINE and search(own) and not idx.is_excluded(el):
             return True
     return False
-
-
-def has_add_to_cart(idx: PageIndex) -> bool:
-    """The page shows a buy control (enabled or not: see :func:`read_buy_control`)."""
-    return read_buy_control(idx)[0]
-
-
-def read_buy_control(idx: PageIndex) -> tuple[bool, bool]:
-    """(the page shows a buy control, one of them is enabled). A disabled control
-    (``disabled``, ``aria-disabled="true"``, a ``disabled`` class) still says the page
-    sells products, but not that this one can be bought now."""
-    found = False
-    # the candidates: the control tags, and blocks with role=button or a buy class (a
-    # buy class in the class attribute is also one in the class-and-id string)
-    blocks = [p for p in idx.with_class(_BUY_CLASS.search) if idx.elements[p].tag in _BLOCKS]
-    controls = [idx.by_tag.get(tag, []) for tag in _CONTROL_TAGS]
-    for pos in idx.positions(blocks, idx.role_buttons, *controls):
-        el = idx.elements[pos]
-        tag = el.tag
-        if tag in ("div", "span"):  # most elements: a cheap test of class and role first
-            if el.get("role") != "button" and not _BUY_CLASS.search(el.get("class") or ""):
-                continue
-        elif tag not in _CONTROL_TAGS:
-            continue
-        # the exclusion first: remembered per element, it spares reading the label of
-        # every menu link (both are pure tests, so the order changes no answer)
-        if idx.is_excluded(el) or not _is_buy_control(el):
-            continue
-        found = True
-        if not _is_disabled(el):
-            return True, True
-    return found, False
-
-
-# A link or button that calls the shop's buy script ("javascript:buy_process(...)",
-# onclick="addToCart(123)"; class: buy controls built as script links).
-_BUY_SCRIPT = re.compile(
-    r"\b(?:buy|add_?to_?(?:cart|basket|bag)|addto(?:cart|basket|bag)|cart_?add|basket_?add)\w*\s*\(",
-    re.I,
-)
-_CONTROL_TAGS = frozenset({"form", "button", "input", "a", "img"})
-_BLOCKS = frozenset({"div", "span"})
-_DISABLED_CLASS = re.compile(r"(?:^|[\s_-])(?:disabled|inactive|unavailable)(?:$|[\s_-])", re.I)
-
-
-def _is_disabled(el: _Element) -> bool:
-    return (
-        el.get("disabled") is not None
-        or (el.get("aria-disabled") or "").lower() == "true"
-        or bool(_DISABLED_CLASS.search(el.get("class") or ""))
-    )
-
-
-def _is_buy_control(el: _Element) -> bool:
-    tag = el.tag
-    if tag == "form":
-        return bool(_CART_FORM_ACTION.search(el.get("action") or ""))
-    if tag in ("div", "span"):
-        if not (el.get("role") == "button" or _BUY_CLASS.search(el.get("class") or "")):
-            return False
-        # a control built from a block (class: themes scripting a div as the button):
-        # both its class (or role) and its whole label must say "buy"
-        label = visible_text(el)[:60]
-        return len(label) <= 40 and bool(_BUY_VERB.match(label) or _BUY_LABEL.search(label))
-    if tag not in ("button", "input", "a", "img"):
-        return False
-    kind = (el.get("type") or "").lower()
-    if tag == "input" and kind == "number":
-        # <input type=number name=quantity>: an order form
-        return bool(_QUANTITY.match(el.get("name") or ""))
-    if tag == "input" and kind not in ("submit", "button", "image"):
-        return False
-    if tag in ("input", "img"):
-        label = el.get("value") or el.get("alt") or el.get("title") or ""
-    else:
-        label = visible_text(el)
-    label = label[:60]
-    attrs = " ".join([el.get("class") or "", el.get("id") or "", el.get("name") or ""])
-    script = (
-        (el.get("onclick") or "")
-        + " "
-        + (el.get("href") or "" if (el.get("href") or "").startswith("javascript:") else "")
-    )
-    return bool(
-        _BUY_LABEL.search(label)
-        or _BUY_VERB.match(label)
-        or _ADD_TO_CART_ATTR.search(attrs)
-        or _BUY_SCRIPT.search(script)
-    )
-
-
-# A shopping cart anywhere in the page's HTML, shown or hidden, in markup or scripts
-# (literal words: a substring search of the lowered HTML is fast on large pages).
-_CART_WORDS = (
-    "addtocart",
-    "add-to-cart",
-    "add_to_cart",
-    "add to cart",
-    "addtobasket",
-    "add-to-basket",
-    "add_to_basket",
-    "add to basket",
-    "add to bag",
-    "add-to-bag",
-    "cart/add",
-    "basket/add",
-    "warenkorb",
-    "panier",
-    "carrito",
-    "carrinho",
-    "carrello",
-    "winkelwagen",
-    "varukorg",
-    "koszyk",
-    "košík",
-    "košar",
-    "корзин",
-    "sepet",
-    "カート",
-    "購物車",
-    "购物车",
-    "장바구니",
-    "السلة",
-    "הוסף לסל",
-)
-
-
-def mentions_a_cart(html: str) -> bool:
-    """The page has a shopping cart somewhere (shown or hidden): a shop, whose stock
-    state its buy control and wording tell; pages without one (classified ads, auction
-    lots, tickets) offer what they show at a price with no stock concept."""
-    lowered = html.lower()
-    return any(word in lowered for word in _CART_WORDS)

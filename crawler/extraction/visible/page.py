@@ -7,7 +7,8 @@ from decimal import Decimal
 
 from lxml.etree import _Element
 
-from .availability import not_sold_online, read_availability, read_buy_control
+from .availability import not_sold_online, read_availability
+from .buy import read_buy_control
 from .codes import brand_block, read_code_row, read_codes
 from .details import read_breadcrumbs, read_description, read_images, read_rating
 from .dom import text_of
