@@ -31,9 +31,29 @@ _SYMBOLS: list[tuple[str, str]] = [
     # non-Latin symbols of more currencies (class: shops in those countries)
     ("₸", "KZT"), ("тг", "KZT"), ("원", "KRW"), ("円", "JPY"), ("ر.س", "SAR"), ("د.إ", "AED"),
     ("грн", "UAH"), ("б.р", "BYN"),
+    # abbreviations written before the amount (class: shops of South and Southeast
+    # Asia, Romania): "Rs. 1,299", "RM 49.90", "Rp 49.000", "Lei 49"
+    ("Rs.", "INR"), ("Rs", "INR"), ("₨", "INR"), ("RM", "MYR"), ("Rp", "IDR"), ("Lei", "RON"),
+    ("৳", "BDT"),
 ]
-_SYMBOL_RE = re.compile("|".join(re.escape(s) for s, _ in _SYMBOLS))
+
+
+def _symbol_pattern(symbol: str) -> str:
+    """A symbol as a search pattern: one that begins or ends with a letter is a word of
+    its own ("lei" is no currency inside "Kleider", nor "RM" inside "RMA")."""
+    pattern = re.escape(symbol)
+    if symbol[0].isalpha():
+        pattern = r"(?<![^\W\d_])" + pattern
+    if symbol[-1].isalpha():
+        pattern += r"(?![^\W\d_])"
+    return pattern
+
+
+_SYMBOL_RE = re.compile("|".join(_symbol_pattern(s) for s, _ in _SYMBOLS))
 _SYMBOL_MAP = dict(_SYMBOLS)
+# The rupee's "Rs" names the hinted rupee where the domain names one (Pakistan, Sri
+# Lanka, Nepal), else the Indian rupee.
+_RUPEES = frozenset({"INR", "PKR", "LKR", "NPR"})
 _ISO_RE = re.compile(r"(?<![A-Za-z])([A-Z]{3})(?![A-Za-z])")
 _KRONA = re.compile(r"(?i)(?<![a-z])kr\.?(?![a-z])")
 
@@ -42,6 +62,7 @@ TLD_CURRENCIES = {
     "ca": "CAD", "au": "AUD", "nz": "NZD", "hk": "HKD", "sg": "SGD", "tw": "TWD",
     "mx": "MXN", "cl": "CLP", "ar": "ARS", "co": "COP", "uy": "UYU", "br": "BRL",
     "se": "SEK", "no": "NOK", "dk": "DKK", "is": "ISK", "cn": "CNY", "jp": "JPY",
+    "pk": "PKR", "lk": "LKR", "np": "NPR",
 }
 
 
@@ -76,7 +97,8 @@ def currency_from_text(text: str | None, hint: str | None = None) -> str | None:
             return code
     match = _SYMBOL_RE.search(text)
     if match:
-        return _SYMBOL_MAP[match.group(0)]
+        code = _SYMBOL_MAP[match.group(0)]
+        return hint if code == "INR" and hint in _RUPEES else code
     if "$" in text:
         return hint if hint in DOLLAR_CURRENCIES else None
     if "¥" in text or "￥" in text or "円" in text:

@@ -38,7 +38,7 @@ LIST_BEFORE = re.compile(
 # after it ("2 000 ₽"); a dollar sign after an amount only after decimals written with a
 # comma ("49,99 $" in Canadian French: "Pack of 3 $9.99" is $9.99).
 MONEY_TEXT = re.compile(
-    r"(?:[$€£¥₹₩₽₺]|R\$|\b(?:USD|EUR|GBP|CAD|AUD|CLP|BRL|MXN|ARS|COP|JPY|CHF|SEK|NOK|DKK|PLN)\b)"
+    r"(?:[$€£¥₹₩₽₺]|R\$|\bRs\.?|\bRM|\bRp|\b(?:USD|EUR|GBP|CAD|AUD|CLP|BRL|MXN|ARS|COP|JPY|CHF|SEK|NOK|DKK|PLN)\b)"
     r"\s?\d[\d.,\s]*\d|\d(?:[\d.,]|[\s\u00a0\u202f](?=\d{3}))*\s?"
     r"(?:€|₽|zł|kr|元|円|원|₫|₴|₸|тг|руб|грн|Kč|Ft|\b(?:EUR|USD|GBP|CHF|SEK|NOK|DKK|PLN|CLP)\b)"
     r"|\d(?:\d|[\s\u00a0\u202f.](?=\d{3}))*,\d\d\s?\$"
