@@ -13,6 +13,7 @@ from lxml import etree
 from lxml.etree import _Element
 
 from .dom import SKIPPED_TAGS, CachedSearch, _hiding_class, classes, hidden_with_class, text_of
+from .price_text import MONEY_TEXT
 from .stylesheet import StyleHiding
 
 # The tests of class-and-id strings that readers find elements by (PageIndex.with_class),
@@ -231,8 +232,10 @@ class PageIndex:
                 return False
             parent = parent.getparent()
         text = " ".join(text_of(el).split())
-        if len(text) > 80 or not any(ch.isdigit() for ch in text) or "%" in text:
+        if len(text) > 80 or not any(ch.isdigit() for ch in text):
             return False
+        if "%" in text and not MONEY_TEXT.search(text):
+            return False  # a discount badge ("-25%"), not a price box that also shows one
         # a counter alone is no price; a price beside a counter ("30,000원 29개 구매") is
         return any(ch.isdigit() for ch in _COUNT_TEXT.sub(" ", text))
 

@@ -18,6 +18,7 @@ from ..normalize.price import parse_price
 from ..normalize.text import normalize_text
 from .dom import is_inside, visible_text
 from .index import SALE_CLASS, PageIndex
+from .price_parts import NOT_PAID, sale_part
 from .price_text import (
     LIST_BEFORE,
     MONEY_TEXT,
@@ -193,7 +194,7 @@ def select_price(
         ]
         soft = [p for p in in_box if p not in hard]
         for group in (sale, regular, soft):
-            texts = [(p, paid_amount(price_value(p))) for p in group]
+            texts = [(p, _paid_text(p)) for p in group]
             # a zero amount ("Special price: $0.00") is a template, never a selling price
             parsed = [(p, t, v) for p, t in texts if (v := parse_price(t)) is not None and v > 0]
             if parsed:
@@ -254,23 +255,12 @@ def _own_text(el: _Element) -> str:
     return " ".join(parts) if len(parts) > 1 else parts[0]
 
 
-# Wording beside an amount that makes it something other than the price paid
-# (classes: B2B shops showing net and gross prices; groceries' unit prices; instalment
-# and deposit offers), in the languages of the stock and buy words.
-_NOT_PAID = re.compile(
-    r"\bexcl\.?(?:uding|usive)?\s*(?:of\s*)?(?:vat|tax|taxes|gst|mwst|btw|iva|tva|moms)\b|"
-    r"\bex\.?\s*(?:vat|gst|tax|moms)\b|\bplus (?:vat|tax)\b|\+\s*(?:vat|mwst|btw|iva|tva)\b|"
-    r"\bzzgl\.?|\bnetto\b|\bnet price\b|\bprix ht\b|\bht\b|\bhors tax|\bsin iva\b|"
-    r"\bbez (?:dph|vat|pdv)\b|\bsans tva\b|\bohne mwst|\bbez nds\b|\bбез ндс\b|"
-    r"\bper (?:kg|g|100 ?g|l|litre|liter|100 ?ml|ml|m|m2|m²|unit|piece|each|item)\b|"
-    r"/\s*(?:kg|100 ?g|l|100 ?ml|m²|m2|m|st|stk|szt|шт|ud)\b|\bje (?:kg|liter|100 ?g|stück)\b|"
-    r"\bza (?:1 )?(?:kg|l|szt)\b|\bза (?:1 )?(?:кг|л|шт)\b|"
-    r"\bpayments? of\b|/\s*mo(?:nth)?\b|\bper month\b|\bmonthly\b|\ba month\b|\bmtl\.|"
-    r"\bmonatlich\b|\bcuotas?\b|\bparcelas?\b|\bmensualit|\bpar mois\b|\binstal+ments?\b|"
-    r"\braty\b|\brate da\b|\ben \d+ fois\b|\bdeposit\b|\banzahlung\b|\bacompte\b|"
-    r"\bdown payment\b",
-    re.I,
-)
+def _paid_text(price: _Element) -> str:
+    """The amount a price element shows that the shopper pays: its machine copy
+    (``itemprop=price content``), the part of it :func:`.price_parts.sale_part` picks,
+    else its text (with a "Was X Now Y" read by :func:`.price_text.paid_amount`)."""
+    part = sale_part(price) if len(price) and not price.get("content") else None
+    return part if part is not None else paid_amount(price_value(price))
 
 
 def _not_paid(price: _Element) -> bool:
@@ -288,7 +278,7 @@ def _not_paid(price: _Element) -> bool:
         text = visible_text(parent)
         if len(text) <= 80:
             parts.append(text)
-    return bool(_NOT_PAID.search(" ".join(parts)))
+    return bool(NOT_PAID.search(" ".join(parts)))
 
 
 def _written_after(idx: PageIndex, last: int, box: _Element) -> tuple[Decimal, str] | None:
@@ -303,7 +293,7 @@ def _written_after(idx: PageIndex, last: int, box: _Element) -> tuple[Decimal, s
         if not text or len(text) > 60:
             continue
         match = MONEY_TEXT.search(text)
-        if match and not LIST_BEFORE.search(text[: match.start()]) and not _NOT_PAID.search(text):
+        if match and not LIST_BEFORE.search(text[: match.start()]) and not NOT_PAID.search(text):
             amount = parse_price(match.group(0))
             if amount is not None and amount > 0:
                 return amount, match.group(0)
