@@ -42,6 +42,17 @@ def test_label_kinds(label: str, kind: str | None) -> None:
     assert label_kind(label) == kind
 
 
+@pytest.mark.parametrize(
+    "row",
+    ["Cod. prodotto: 12345", "Katalognummer: 12345", "Mã sản phẩm: 12345",
+     "Kode produk: 12345", 'מק"ט: 12345', "מק״ט: 12345"],
+)
+def test_code_rows_of_more_languages(row: str) -> None:
+    # class: product-code labels of shops in Italian, German, Vietnamese, Indonesian,
+    # Hebrew (written with a quotation mark or a gershayim)
+    assert sku_of(f"<main><h1>Widget</h1><p class='price'>$5.00</p><p>{row}</p></main>") == "12345"
+
+
 def test_label_and_value_in_adjacent_elements() -> None:
     body = BUY + "<div><span>Item Id:</span> <span>GLOWROLL</span><span>Qty</span></div>"
     assert sku_of(body) == "GLOWROLL"

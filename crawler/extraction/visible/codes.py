@@ -46,7 +46,7 @@ _CODE_LABELS: list[tuple[re.Pattern[str], str]] = [
             r"style(?: number| no)?|asin|referencia|código|codigo|web id|"
             r"código de producto|artikel-?nr|bestellnummer|artikelcode|productcode|"
             r"r[ée]f[ée]rence|r[ée]f|code (?:produit|article)|codice(?: articolo| prodotto)?|"
-            r"cod(?:\.|ice)?(?: produs| produto| art\.?| articolo)?|c[óo]digo do produto|"
+            r"cod(?:\.|ice)?(?: produs| produto| prodotto| art\.?| articolo)?|c[óo]digo do produto|"
             r"[šs]ifra(?: proizvoda| izdelka)?|k[óo]d(?: produktu| tovaru)?|"
             r"katalogov[ée] [čc][íi]slo|numer katalogowy|kod produktu|indeks|"
             r"tootekood|kood|tuotekoodi|tuotenumero|artikelnummer|artikelnr|varenummer|"
@@ -56,7 +56,9 @@ _CODE_LABELS: list[tuple[re.Pattern[str], str]] = [
             r"商品編號|商品编号|商品番号|品番|商品コード|상품번호|상품코드|"
             r"رمز المنتج|كود المنتج|رقم المنتج|מק\"ט|מקט|"
             r"produkta kods|prekės kodas|cikkszám|termékkód|κωδικός(?: προϊόντος)?|"
-            r"šifra artikla|kat\. ?č\.|numer produktu)$"
+            r"šifra artikla|kat\. ?č\.|numer produktu|katalognummer|katalog-?nr|"
+            r"mã sản phẩm|mã sp|mã hàng|kode produk|kode barang|no\. produk|"
+            r"מק[\"״]ט)$"
         ),
         "sku",
     ),
@@ -86,7 +88,7 @@ _NOT_SHOP_NUMBER = frozenset(
 )
 # Label, separator, value: "SKU: MH07", "Item # 101095", "Walmart #: 553503329", "REF. 8107".
 _LABEL_VALUE = re.compile(
-    r"^\s*([^\W\d_][\w .&'\-]{0,30}?)\s*(#\s*:?|:|\.(?=\s*\S*\d))\s*(\S[^:]{0,80}?)\s*$"
+    r"^\s*([^\W\d_][\w .&'\"״\-]{0,30}?)\s*(#\s*:?|:|\.(?=\s*\S*\d))\s*(\S[^:]{0,80}?)\s*$"
 )
 # A label written before the code with only a space: "SKU MH07", "Item 3928".
 _LABEL_SPACE_VALUE = re.compile(r"^\s*([^\W\d_][\w .&'\-]{0,30}?)\s+(\S*\d\S*)(?:\s+[-|/;,]\s.*)?$")
