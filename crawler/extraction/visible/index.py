@@ -321,7 +321,9 @@ class PageIndex:
                 key = (parent, node.tag)
                 if key not in counts:
                     siblings = [c for c in parent if c.tag == node.tag and c in containing]
-                    blocked = any(c in h1_ancestors for c in siblings)
+                    blocked = any(c in h1_ancestors for c in siblings) or (
+                        node.tag == "tr" and not any(_links_away(c) for c in siblings)
+                    )
                     counts[key] = 0 if blocked else len(siblings)
                 if counts[key] >= 3:
                     self.in_grid[p] = counts[key]
@@ -365,6 +367,18 @@ class PageIndex:
             result = parent is not None and self.is_excluded(parent)
         self._excluded[el] = result
         return result
+
+
+def _links_away(row: _Element) -> bool:
+    """The row links to another page (a product's name or image in a listing's table),
+    not only to actions of its own: rows of priced options without such links are one
+    product's variants or quantity tiers (class: grouped-product and tier-price tables),
+    no grid of other products."""
+    for link in row.iter("a"):
+        href = (link.get("href") or "").strip()
+        if href and not href.startswith(("#", "javascript:", "mailto:")):
+            return True
+    return False
 
 
 def _excluded_by_tag(el: _Element, tag: str) -> bool:
