@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from scrapy.http import HtmlResponse
 
 from crawler.extraction import extract_product
@@ -111,3 +112,32 @@ def test_strip_site_name() -> None:
     # the first part stays, and a part that is not the shop's name too
     assert strip_site_name("Lunashop | Gift Card", names) == "Lunashop | Gift Card"
     assert strip_site_name("Cardigan - Navy", names) == "Cardigan - Navy"
+
+
+@pytest.mark.parametrize(
+    "heading",
+    [
+        # a sticker on the name
+        '<h1>Silk Robe <span class="badge">New</span></h1>',
+        # a copy for screen readers only
+        '<h1>Silk Robe<span class="sr-only"> product page</span></h1>',
+        # a favourites widget and its pop-up, hidden from assistive technology
+        '<h1>Silk Robe <div class="add-to-list" aria-hidden="true"><a title="Favourites">'
+        '<i class="i-heart"></i></a><div class="popup"><span>Successfully Saved!</span>'
+        "<span>Create New List</span></div></div></h1>",
+    ],
+)
+def test_what_the_shopper_does_not_read_as_the_name_is_left_out(heading: str) -> None:
+    # class: headings carrying a badge, a screen-reader suffix or a favourites widget
+    product = extract_product(page(f"<main>{heading}{BUY}</main>"))
+    assert product is not None
+    assert product["name"] == "Silk Robe"
+
+
+def test_a_shown_copy_hidden_from_screen_readers_is_the_name() -> None:
+    # an inline aria-hidden copy beside a screen-reader copy: the shown one is read
+    heading = '<h1><span aria-hidden="true">Silk Robe</span><span class="sr-only">Silk robe, ' \
+        "long</span></h1>"
+    product = extract_product(page(f"<main>{heading}{BUY}</main>"))
+    assert product is not None
+    assert product["name"] == "Silk Robe"

@@ -15,6 +15,13 @@ from ..normalize.text import normalize_text
 SKIPPED_TAGS = frozenset(
     {"script", "style", "noscript", "template", "option", "select", "textarea", "svg"}
 )
+# Copies of a text for screen readers only (a price's full amount, a heading's
+# "product page" suffix): read by a screen reader, never seen by the shopper.
+SCREEN_READER = re.compile(
+    r"(?:^|\s)(?:a-offscreen|sr-only|visually-?hidden|visuallyhidden|screen-?reader-?text|"
+    r"offscreen)(?:$|\s)",
+    re.I,
+)
 
 
 class CachedSearch:

@@ -8,7 +8,7 @@ from lxml.etree import _Element
 
 from ..normalize.text import normalize_text
 from .codes import is_code_row
-from .dom import classes, visible_strings, visible_text
+from .dom import SCREEN_READER, classes, visible_strings, visible_text
 from .index import PageIndex
 
 # Headings of review and Q&A widgets, dialogs and modals: never the product's.
@@ -30,9 +30,37 @@ def heading_text(h1: _Element) -> str:
     (``<h1>Desk <small>Item # 101095</small></h1>``: the code is the SKU, not the name)."""
 
     strings = visible_strings(
-        h1, skip=lambda child: _is_control(child) or is_code_row(visible_text(child))
+        h1,
+        skip=lambda child: _is_control(child)
+        or _is_aside(child)
+        or is_code_row(visible_text(child)),
     )
     return normalize_text(" ".join(strings)) or visible_text(h1)
+
+
+# A badge inside a heading ("New", "Sale", "-20%"): a sticker on the name, not part of it.
+_BADGE = re.compile(r"(?:^|[\s_-])(?:badge|sticker|ribbon|flag|pill|tag|label)s?(?:$|[\s_-])", re.I)
+
+
+def _is_aside(child: _Element) -> bool:
+    """Not part of the name a shopper reads (class: headings that carry a "New"
+    sticker, a screen-reader "product page" suffix, or a favourites widget with its
+    pop-up, hidden from assistive technology by ``aria-hidden``): a copy for screen
+    readers only, a short badge, or a block hidden from assistive technology. When the
+    heading holds nothing else, :func:`heading_text` falls back to its whole text."""
+    if child.get("aria-hidden") == "true" and child.tag not in _INLINE:
+        return True
+    cls = child.get("class") or ""
+    if not cls:
+        return False
+    return bool(SCREEN_READER.search(cls)) or (
+        bool(_BADGE.search(cls)) and len(visible_text(child)) <= 20
+    )
+
+
+# Inline elements: an ``aria-hidden`` one may be the shown copy of a heading's text
+# beside a screen-reader copy (``<span aria-hidden=true>Lamp</span><span class=sr-only>``).
+_INLINE = frozenset({"span", "a", "b", "strong", "em", "i", "small", "sup", "sub"})
 
 
 # Controls some shops put inside the heading: a favourite/wishlist star, a share or

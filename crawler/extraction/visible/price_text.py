@@ -8,18 +8,10 @@ import re
 from lxml.etree import _Element
 
 from ..normalize.text import normalize_text
-from .dom import SKIPPED_TAGS, is_hidden, visible_strings, visible_text
+from .dom import SCREEN_READER, SKIPPED_TAGS, is_hidden, visible_strings, visible_text
 
 _PRICE_WHOLE = re.compile(r"(?:^|[-_\s])(?:whole|integer|entero|entier|intero)(?:$|\s)", re.I)
 _PRICE_FRACTION = re.compile(r"(?:^|[-_\s])(?:fraction|decimals?|decimales|cents)(?:$|\s)", re.I)
-# Screen-reader copies of a price: the full amount, in one string.
-_SCREEN_READER = re.compile(
-    r"(?:^|\s)(?:a-offscreen|sr-only|visually-?hidden|visuallyhidden|screen-?reader-?text|"
-    r"offscreen)(?:$|\s)",
-    re.I,
-)
-
-
 # A label right before a price that makes it the current one ("Was $64.95 Now $52.00").
 SALE_LABEL = re.compile(
     r"\s*(?:now|sale|sale price|now only|special price|our price|jetzt|nur|ahora|"
@@ -85,7 +77,7 @@ def price_text(el: _Element) -> str:
         cls = child.get("class") or ""
         if not cls:
             continue
-        if _SCREEN_READER.search(cls):
+        if SCREEN_READER.search(cls):
             text = visible_text(child)
             if any(ch.isdigit() for ch in text) and len(text) <= 40:
                 return text
