@@ -51,3 +51,20 @@ def test_a_lone_disabled_button_that_says_sold_out_is_the_products_state() -> No
     product = extract_product_from_html(_URL, _page("", "<button disabled>Sold out</button>"))
     assert product is not None
     assert product["availability"] == "OutOfStock"
+
+
+@pytest.mark.parametrize(
+    "offer",
+    [
+        "<form class='back-in-stock'><p>Get notified when this item is back in stock</p>"
+        "<input type='email'><button>Notify me</button></form>",
+        "<button class='btn'>Join the waitlist</button>",
+        "<p>Let me know when it's available</p>",
+    ],
+)
+def test_an_offer_to_tell_when_it_is_back_is_sold_out(offer: str) -> None:
+    # class: sold-out pages that offer a back-in-stock alert or a waiting list instead
+    # of a buy control (a "back-in-stock" class names the form, not a state)
+    product = extract_product_from_html(_URL, _page("", offer))
+    assert product is not None
+    assert product["availability"] == "OutOfStock"

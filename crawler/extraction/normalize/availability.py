@@ -126,7 +126,13 @@ _STOCK_RULES: list[tuple[re.Pattern[str], str]] = [
             r"notify me(?: when (?:it'?s |it is )?(?:back in stock|back|available|in stock)|"
             r" if (?:it'?s |it is )?(?:back in stock|back|available))?|"
             r"e-?mail me when (?:it'?s )?(?:back in stock|available)|"
-            r"nous consulter|m'alerter|avísame|benachrichtigen|powiadom mnie|"
+            # an offer to tell the shopper when it can be bought, or to queue for it
+            r"(?:notify(?: me)?|alert me|let me know|(?:get|be) notified|tell me) when "
+            r"(?:it'?s |it is |this (?:item|product) is |the (?:item|product) is )?"
+            r"(?:back in stock|back|available|in stock|restocked)|"
+            r"join (?:the )?(?:wait-?list|waiting list)|"
+            r"nous consulter|m'alerter|me prévenir|prévenez-moi|avísame|avisarme|"
+            r"benachrichtigen|benachrichtige mich|powiadom mnie|"
             # Russian, Ukrainian, Turkish, Greek, Hungarian, Croatian/Serbian, Latvian,
             # Lithuanian, Hebrew, Arabic (their words take \b: letters are word characters)
             r"нет в наличии|нет на складе|распродан[оа]?|товар закончился|"

@@ -164,12 +164,15 @@ _CONDITIONAL = re.compile(
     r"[^.,;:|!?]*",
     re.I,
 )
+_BACK_IN_STOCK = re.compile(r"back-?in-?stock|backinstock|restock")
 # Message boxes and alerts are templates filled in by scripts: their class is no state.
 _MESSAGE_BOX = re.compile(r"alert|message|msg|notice|notification|modal|popup|toast", re.I)
 
 
 def _stock_class_state(cls: str) -> str | None:
-    lowered = cls.lower()
+    # a "back-in-stock" block is the form that offers to tell when it is back: its
+    # class names no state (its words do: "Notify me when it is back in stock")
+    lowered = _BACK_IN_STOCK.sub(" ", cls.lower())
     if re.search(r"out-?of-?stock|outofstock|sold-?out|unavailable", lowered):
         return "OutOfStock"
     if re.search(r"back-?order", lowered):
