@@ -81,9 +81,14 @@ def test_a_product_page_whose_name_is_also_a_link_stays_a_product() -> None:
     assert result.product is not None and result.product["price"] == Decimal("10.99")
 
 
-def _table(linked: bool) -> str:
+def _table(linked: str) -> str:
+    links = {
+        "": "{mm} mm",
+        "a": "<a href=/p/screw-{mm}mm>Wood screw {mm} mm</a>",
+        "onclick": "<span onclick=\"location.href='/p/screw-{mm}mm'\">Wood screw {mm} mm</span>",
+    }
     rows = "".join(
-        f"<tr><td>{f'<a href=/p/screw-{mm}mm>Wood screw {mm} mm</a>' if linked else f'{mm} mm'}"
+        f"<tr><td>{links[linked].format(mm=mm)}"
         f"</td><td class='price'>${mm}.00</td><td><button>Add to cart</button></td></tr>"
         for mm in (3, 4, 5)
     )
@@ -97,16 +102,17 @@ def test_a_table_of_priced_variants_without_links_is_one_product() -> None:
     # class: grouped-product and tier-price tables: each row a size of the product with
     # its price and buy button, none linking to another page; the first row's price
     response = HtmlResponse(
-        url="https://shop.example/p/wood-screws", body=_table(False).encode(), encoding="utf-8"
+        url="https://shop.example/p/wood-screws", body=_table("").encode(), encoding="utf-8"
     )
     result = extract(response)
     assert result.product is not None, result.rejected
     assert result.product["price"] == Decimal("3.00")
 
 
-def test_a_table_whose_rows_link_to_products_is_a_listing() -> None:
+@pytest.mark.parametrize("linked", ["a", "onclick"])
+def test_a_table_whose_rows_link_to_products_is_a_listing(linked: str) -> None:
     response = HtmlResponse(
-        url="https://shop.example/c/screws", body=_table(True).encode(), encoding="utf-8"
+        url="https://shop.example/c/screws", body=_table(linked).encode(), encoding="utf-8"
     )
     result = extract(response)
     assert result.product is None

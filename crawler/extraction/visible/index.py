@@ -374,11 +374,17 @@ def _links_away(row: _Element) -> bool:
     not only to actions of its own: rows of priced options without such links are one
     product's variants or quantity tiers (class: grouped-product and tier-price tables),
     no grid of other products."""
-    for link in row.iter("a"):
-        href = (link.get("href") or "").strip()
+    for el in row.iter(etree.Element):
+        href = (el.get("href") or "").strip() if el.tag == "a" else ""
         if href and not href.startswith(("#", "javascript:", "mailto:")):
             return True
+        if _SCRIPTED_LINK.search(el.get("onclick") or ""):
+            return True  # a row scripted as a link ("location.href='/p/42'")
     return False
+
+
+# An onclick that goes to another page: sets the location or names an address.
+_SCRIPTED_LINK = re.compile(r"location|href|https?:|\.html?\b|window\.open", re.I)
 
 
 def _excluded_by_tag(el: _Element, tag: str) -> bool:
