@@ -68,3 +68,22 @@ def test_an_offer_to_tell_when_it_is_back_is_sold_out(offer: str) -> None:
     product = extract_product_from_html(_URL, _page("", offer))
     assert product is not None
     assert product["availability"] == "OutOfStock"
+
+
+def test_a_long_list_of_links_after_the_heading_is_no_picker_to_weigh(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a page of thousands of sibling links (a store directory, a sitemap page) once had
+    # every link's siblings weighed as options for each of them: the siblings of one
+    # option are looked at only when its words say a state, and never past a picker's size
+    from crawler.extraction.visible import availability
+
+    looked = []
+    weigh = availability._names_an_option
+    monkeypatch.setattr(
+        availability, "_names_an_option", lambda c: looked.append(c) or weigh(c)
+    )
+    links = "".join(f"<a href='/p/{i}'>Item {i}</a>" for i in range(3000))
+    product = extract_product_from_html(_URL, _page(f"<div>{links}<a href='#'>Sold out</a></div>"))
+    assert product is not None
+    assert len(looked) <= availability._MOST_OPTIONS

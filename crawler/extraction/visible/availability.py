@@ -72,12 +72,11 @@ def read_availability(idx: PageIndex, h1_pos: int) -> tuple[str | None, bool]:
                     return said_by_button, True
             if not el.text:
                 continue  # no text of its own: no stock wording (the button was read above)
-            if _in_option(el):
-                continue  # one option's stock ("M - sold out"), not the product's
             own = normalize_text(_CONDITIONAL.sub(" ", _PICKUP.sub(" ", el.text)))
             if own and len(own) <= 60 and not _in_table_row(el):
                 said_nearby = availability_from_text(own)
-                if said_nearby:
+                if said_nearby and not _in_option(el):
+                    # (not one option's stock: "M - sold out" is not the product's)
                     return said_nearby, False
     return None, False
 
@@ -111,15 +110,19 @@ def _is_option(control: _Element) -> bool:
         if grand is None or len(parent) > 2:
             return False
         wrappers = [c for c in grand if c.tag == parent.tag and c is not parent]
-        others = [found for w in wrappers if (found := w.find(tag)) is not None]
+        others = [found for w in wrappers[:_MOST_OPTIONS] if (found := w.find(tag)) is not None]
+    if len(others) >= _MOST_OPTIONS:
+        return False  # a list of links or buttons of its own, no picker
     # the other options name variants in short labels ("S", "Red", "42 EU"): none is a
     # buy control or an action (a disabled "Temporarily out of stock" button beside
     # "Add to wish list" is the buy button's state)
     return bool(others) and all(_names_an_option(o) for o in others)
 
 
-# The longest label of an option of a variant picker ("Extra Large", "42 EU", "Navy Blue").
+# The longest label of an option of a variant picker ("Extra Large", "42 EU", "Navy Blue"),
+# and more options than a picker shows (shoe sizes in halves, a palette of colours).
 _OPTION_LABEL = 20
+_MOST_OPTIONS = 60
 # A control's label that asks to do something rather than names a variant.
 _ACTION = re.compile(
     r"^\W*(?:add|save|wish|notify|share|compare|remove|email|ask|find|buy|view|see)\b", re.I
