@@ -18,6 +18,7 @@ from lxml import etree
 from lxml.etree import _Element
 
 from crawler.extraction.extruct_plain import plain_opengraph
+from crawler.extraction.jsonld import jsonld_items
 from crawler.extraction.microdata import speed_up_microdata
 from crawler.extraction.xpath_log import bound_microdata_error_log
 
@@ -77,17 +78,20 @@ def read_structured_data(
     """
     data = StructuredData()
     syntaxes = []
+    extracted: dict[str, list[Any]] = {}
     if "ld+json" in html:
-        syntaxes.append("json-ld")
+        if root is not None:  # each block apart, leniently (see .jsonld)
+            extracted["json-ld"] = jsonld_items(root, base_url)
+        else:
+            syntaxes.append("json-ld")
     if "itemscope" in html:
         syntaxes.append("microdata")
     if 'property="og:' in html or "property='og:" in html or "product:" in html:
         syntaxes.append("opengraph")
-    extracted: dict[str, list[Any]] = {}
     if syntaxes:
         source: Any = root if root is not None else html
         try:
-            extracted = extruct.extract(
+            extracted |= extruct.extract(
                 source, base_url=base_url, syntaxes=syntaxes, uniform=True, errors="log"
             )
         except Exception:  # a broken page must not break the crawl
