@@ -87,3 +87,35 @@ def test_a_long_list_of_links_after_the_heading_is_no_picker_to_weigh(
     product = extract_product_from_html(_URL, _page(f"<div>{links}<a href='#'>Sold out</a></div>"))
     assert product is not None
     assert len(looked) <= availability._MOST_OPTIONS
+
+
+_DETAILS = "<tr><th>Brand</th><td>Acme</td></tr><tr><th>Weight</th><td>2 kg</td></tr>"
+
+
+@pytest.mark.parametrize(
+    ("row", "state"),
+    [
+        ("<table><tr><th>In stock</th><td>No</td></tr>" + _DETAILS + "</table>", "OutOfStock"),
+        ("<table>" + _DETAILS + "<tr><th>Stock</th><td>12</td></tr></table>", "InStock"),
+        ("<dl><dt>Availability</dt><dd>0</dd></dl>", "OutOfStock"),
+        ("<p>Lagerbestand: 0 Stück</p>", "OutOfStock"),
+        ("<p><span>Stock:</span><span>3 pcs</span></p>", "InStock"),
+        ("<p>Auf Lager: Ja</p>", "InStock"),
+    ],
+)
+def test_a_details_row_that_answers_the_stock_question(row: str, state: str) -> None:
+    # class: specification tables and details lists (B2B shops, classifieds) answering
+    # "In stock" with a yes, a no or a count; the label alone says nothing
+    product = extract_product_from_html(_URL, _page(row, ""))
+    assert product is not None
+    assert product["availability"] == state
+
+
+def test_a_cell_of_a_variants_table_says_only_its_own_stock() -> None:
+    table = (
+        "<table><tr><th>Size</th><th>Stock</th></tr><tr><td>S</td><td>Stock: 0</td></tr>"
+        "<tr><td>M</td><td>Stock: 4</td></tr></table>"
+    )
+    product = extract_product_from_html(_URL, _page(table))
+    assert product is not None
+    assert product["availability"] == "InStock"  # the enabled buy button's
