@@ -37,6 +37,15 @@ def test_visible_range_without_markup_gives_no_price_but_its_currency() -> None:
     assert product["provenance"]["price"] == "range"
 
 
+def test_a_range_written_in_one_price_element_gives_no_price() -> None:
+    # the same range as above, its two ends in the text of one element
+    body = "<h1>Button-Front Cardi</h1><div class='price'>$12.97 – $24.99</div>" + BUY
+    product = extract_product(page(body, head="<meta property='og:locale' content='en_US'>"))
+    assert product is not None
+    assert product["price"] is None
+    assert product["provenance"]["price"] == "range"
+
+
 def test_markup_range_end_is_not_the_price_when_the_page_shows_the_range() -> None:
     # the size picker's heading makes the price box a titled block: only the markup reads it
     product = extract_product(page(_microdata_range("19.95", "24.95", "<h4>Select Size:</h4>")))

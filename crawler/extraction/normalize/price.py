@@ -15,7 +15,25 @@ ZERO_DECIMAL_CURRENCIES = frozenset(
     {"CLP", "JPY", "KRW", "ISK", "VND", "PYG", "UGX", "XAF", "XOF", "IDR", "COP", "HUF"}
 )
 
+# Currencies with three decimals: "KWD 12.500" is twelve and a half dinars.
+THREE_DECIMAL_CURRENCIES = frozenset({"KWD", "BHD", "OMR", "JOD", "TND", "LYD"})
+_THREE_DECIMAL_TEXT = re.compile(r"\b(?:KWD|BHD|OMR|JOD|TND|LYD)\b|د\.ك|ر\.ع|د\.ب|د\.ا|د\.ت")
 _PLAIN_NUMBER = re.compile(r"^[+]?\d+(?:\.\d+)?$")
+# Digits and separators of other scripts (Arabic-Indic, Persian, full-width), as ASCII:
+# "٤٩٫٩٩" is 49.99, "１２，８００" is 12,800.
+_ASCII = str.maketrans(
+    {
+        **{chr(0x0660 + i): str(i) for i in range(10)},
+        **{chr(0x06F0 + i): str(i) for i in range(10)},
+        **{chr(0xFF10 + i): str(i) for i in range(10)},
+        "\u066b": ".",
+        "\u066c": ",",
+        "\uff0c": ",",
+        "\uff0e": ".",
+    }
+)
+# A Swiss thousands apostrophe ("1'299.00", "1’299.00").
+_APOSTROPHE = re.compile(r"(?<=\d)['’](?=\d{3})")
 _THOUSANDS_DOT = re.compile(r"^\d{1,3}(?:\.\d{3})+$")
 
 
@@ -48,10 +66,13 @@ def parse_price(value: Any, currency: str | None = None) -> Decimal | None:
         text = normalize_text(value)
         if not text or not any(ch.isdigit() for ch in text) or text[0] in "-−":
             return None
+        text = _APOSTROPHE.sub("", text.translate(_ASCII))
         if _PLAIN_NUMBER.match(text) and not (
             currency in ZERO_DECIMAL_CURRENCIES and _THOUSANDS_DOT.match(text)
         ):
             amount = Decimal(text)
+        elif currency in THREE_DECIMAL_CURRENCIES or _THREE_DECIMAL_TEXT.search(text):
+            amount = Price.fromstring(text, decimal_separator=".").amount
         else:
             amount = Price.fromstring(text).amount
     if amount is None or not amount.is_finite() or amount < 0 or amount > Decimal("1e12"):

@@ -203,6 +203,8 @@ def select_price(
                 if _RANGE_AFTER.match(el.tail or ""):
                     # "$12.97 - $24.99": a range, no single price (the text says a price shows)
                     return None, normalize_text(f"{text}{el.tail}"), False
+                if range_ends(text) is not None:
+                    return None, text, False  # the same range written in one element
                 shown = price_text(el) if text == el.get("content") else text
                 return value, shown or el.get("content"), len(values) == 1
         return None, None, False
