@@ -210,3 +210,25 @@ def test_the_code_the_page_shows_beats_the_internal_id() -> None:
         product = extract_product(page(body, head=ld))
         assert product is not None and product["sku"] == "OAK-49", label
         assert product["provenance"]["sku"] == "visible"
+
+
+def test_a_product_headed_by_a_page_header_without_main_is_a_product() -> None:
+    # class: themes without <main> that head the product's block with a <header>
+    # classed as the page's or product's own header (a site header stays left out)
+    body = (
+        "<header class='site-header'><a href='/'>Shop</a></header>"
+        "<header class='page-header'><h1>Oak Desk Lamp</h1></header>"
+        "<div><p class='price'>$49.00</p><form action='/cart/add'><button>Add to cart"
+        "</button></form></div>"
+    )
+    product = extract_product(page(body))
+    assert product is not None
+    assert product["name"] == "Oak Desk Lamp"
+
+
+def test_a_heading_in_the_site_header_is_still_not_the_product() -> None:
+    body = (
+        "<header class='site-header'><h1>Oak Desk Lamp</h1></header>"
+        "<div><p class='price'>$49.00</p></div>"
+    )
+    assert extract_product(page(body)) is None
