@@ -30,6 +30,7 @@ def test_stock_wording_of_many_languages() -> None:
         "nije dostupno",
         "Notify me when it's back in stock",
         "Notify me",
+        "This product is no longer in stock",
     ]
     ins = ["В наличии", "Stokta", "在庫あり", "متوفر", "במלאי", "現貨", "dostupno", "Raktáron"]
     assert [said(t) for t in out] == ["OutOfStock"] * len(out)

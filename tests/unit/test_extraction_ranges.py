@@ -46,6 +46,19 @@ def test_a_range_written_in_one_price_element_gives_no_price() -> None:
     assert product["provenance"]["price"] == "range"
 
 
+def test_a_range_of_two_price_elements_around_a_dash_gives_no_price() -> None:
+    # class: WooCommerce's variable products ("<span>$42.00</span> &ndash; <span>$45.00")
+    amount = "<span class='amount'><bdi><span class='symbol'>$</span>{}</bdi></span>"
+    body = (
+        "<h1>Hoodie</h1><p class='price'>" + amount.format("42.00") + " &ndash; "
+        + amount.format("45.00") + "</p>" + BUY
+    )
+    product = extract_product(page(body, head="<meta property='og:locale' content='en_US'>"))
+    assert product is not None
+    assert product["price"] is None
+    assert product["provenance"]["price"] == "range"
+
+
 def test_markup_range_end_is_not_the_price_when_the_page_shows_the_range() -> None:
     # the size picker's heading makes the price box a titled block: only the markup reads it
     product = extract_product(page(_microdata_range("19.95", "24.95", "<h4>Select Size:</h4>")))

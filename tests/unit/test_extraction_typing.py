@@ -100,6 +100,7 @@ def test_a_price_range_is_a_product_without_a_single_price() -> None:
 def test_hidden_templates_are_not_the_page() -> None:
     body = PRODUCT.replace("In stock", "") + (
         "<div class='stock ng-hide'>Out of stock</div><p class='d-none stock'>Sold out</p>"
+        "<p class='stock unvisible'>Out of stock</p>"  # PrestaShop's hiding class
     )
     product = extract_product(page(body, lang="en-US"))
     assert product is not None and product["availability"] == "InStock"

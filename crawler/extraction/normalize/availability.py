@@ -103,7 +103,7 @@ _STOCK_RULES: list[tuple[re.Pattern[str], str]] = [
     ),
     (
         re.compile(
-            r"\b(?:out[\s-]+of[\s-]+stock|sold[\s-]*out|not (?:in stock|available)|"
+            r"\b(?:out[\s-]+of[\s-]+stock|sold[\s-]*out|(?:not|no longer) (?:in stock|available)|"
             r"currently unavailable|unavailable|no stock|agotado|sin stock|sin existencias|"
             r"no disponible|ausverkauft|vergriffen|nicht vorrätig|"
             r"rupture de stock|épuisé|indisponible|esgotado|indisponível|"

@@ -101,6 +101,7 @@ _HIDDEN_CLASSES = frozenset(
         "no-display",
         "nodisplay",
         "invisible",
+        "unvisible",
         "ng-hide",
         "ng-cloak",
         "x-cloak",

@@ -200,9 +200,10 @@ def select_price(
             if parsed:
                 values = {v for _, _, v in parsed}
                 el, text, value = parsed[0]
-                if _RANGE_AFTER.match(el.tail or ""):
+                after = _text_after(el)
+                if _RANGE_AFTER.match(after):
                     # "$12.97 - $24.99": a range, no single price (the text says a price shows)
-                    return None, normalize_text(f"{text}{el.tail}"), False
+                    return None, normalize_text(f"{text}{after}"), False
                 if range_ends(text) is not None:
                     return None, text, False  # the same range written in one element
                 shown = price_text(el) if text == el.get("content") else text
@@ -243,6 +244,17 @@ def select_price(
         _, text, amount, _ = next((f for f in found if f[3]), found[0])
         return amount, text, True
     return None, None, False
+
+
+def _text_after(el: _Element) -> str:
+    """The text right after a price element: its tail, and the next element's text
+    when the tail is only a dash or a word of a range ("<span>$42.00</span> &ndash;
+    <span>$45.00</span>": WooCommerce's variable products)."""
+    tail = el.tail or ""
+    following = el.getnext()
+    if following is None or len(tail) > 12 or any(ch.isdigit() for ch in tail):
+        return tail
+    return tail + visible_text(following)[:40]
 
 
 def _own_text(el: _Element) -> str:
