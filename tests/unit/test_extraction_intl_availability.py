@@ -53,6 +53,31 @@ def test_buy_controls_of_many_languages_make_a_page_in_stock() -> None:
         "<a href='#' class='add-to-basket'><span>do koszyka</span></a>",
         "<img id='addToCartButton' alt='Add to Cart' src='b.png'>",
         "<form><input type='number' name='quantity' value='1'></form>",
+        # icon-only controls labelled for screen readers, a scripted action attribute
+        "<button aria-label='Add to cart'><svg></svg></button>",
+        "<button title='Add to Cart'><i class='icon-cart'></i></button>",
+        "<a class='btn' data-action='add-to-cart' href='#'><i></i></a>",
+        # English variants and more languages
+        "<button>Add item to shopping cart</button>",
+        "<button>Thêm vào giỏ hàng</button>",
+        "<button>Tambah ke keranjang</button>",
+        "<button>หยิบใส่ตะกร้า</button>",
+        "<button>कार्ट में जोड़ें</button>",
+        "<button>افزودن به سبد خرید</button>",
+        "<button>Afegir a la cistella</button>",
+        "<button>Добави в количката</button>",
+        "<button>Dodaj u korpu</button>",
+        "<button>Toevoegen aan winkelwagen</button>",
+        "<button>Lägg i kundvagn</button>",
+        "<button>Lisää koriin</button>",
+        "<button>Pievienot grozam</button>",
+        "<button>Додати в кошик</button>",
+        "<button>أضف إلى العربة</button>",
+        "<button>הוספה לעגלה</button>",
+        "<button>장바구니에 담기</button>",
+        "<button>放入购物车</button>",
+        "<button>Aggiungi alla borsa</button>",
+        "<button>Añadir a la bolsa</button>",
     ]
     for control in controls:
         product = extract_product_from_html("https://shop.example/p/kettle", _buy_page(control))
@@ -65,6 +90,13 @@ def test_a_verb_of_buying_inside_a_sentence_is_no_buy_control() -> None:
 
     assert _BUY_VERB.match("Kaufen") and _BUY_VERB.match(" Купить ")
     assert not _BUY_VERB.match("Wie kaufen Sie bei uns?")
+
+
+def test_an_action_on_the_order_is_no_buy_control() -> None:
+    from crawler.extraction.visible.buy import _ADD_TO_CART_TEXT
+
+    assert not _ADD_TO_CART_TEXT.search("Add a note to your order")
+    assert not _ADD_TO_CART_TEXT.search("Add gift wrap to order")
 
 
 def test_notify_me_instead_of_a_buy_control_is_never_in_stock() -> None:

@@ -11,21 +11,32 @@ from .dom import CachedSearch, visible_text
 from .index import PageIndex, register_class_test
 
 _ADD_TO_CART_TEXT = re.compile(
-    r"add to (?:cart|bag|basket|trolley|order)|buy (?:it )?now|pre-?order now|"
+    r"add (?:(?:this|it|item|items|product|selected|all|one|\d+) )?to "
+    r"(?:my |your |the |shopping )?(?:cart|bag|basket|trolley|order)|buy (?:it )?now|"
+    r"pre-?order now|"
     r"añadir al carrito|agregar al carrito|comprar|in den warenkorb|ajouter au panier|"
-    r"agregar al carro|añadir al carro|añadir a la cesta|agregar a la bolsa|"
+    r"agregar al carro|añadir al carro|añadir a la cesta|(?:agregar|añadir) a (?:la|mi) bolsa|"
     r"in den einkaufswagen|zum warenkorb|in den korb|"
-    r"adicionar ao carrinho|aggiungi al carrello|in winkelwagen|lägg i varukorgen|"
+    r"adicionar ao carrinho|aggiungi al carrello|aggiungi alla borsa|"
+    r"(?:in|toevoegen aan) (?:de |mijn )?(?:winkelwagen|winkelmand)|"
+    r"lägg i (?:varukorg|kundvagn)|"
     # the buy control in more languages (class: shops of every language; one phrase each)
     r"adicionar à sacola|adicionar ao cesto|ajouter au sac|do koszyka|kup teraz|"
-    r"в корзину|добавить в корзину|купить сейчас|у кошик|sepete ekle|hemen al|satın al|"
-    r"u košaricu|v košarico|do košíka|do košíku|grozā|į krepšelį|ostukorvi|"
+    r"в корзину|добавить в корзину|купить сейчас|[ув] кошик|sepete ekle|hemen al|satın al|"
+    r"u košaricu|v košarico|do košíka|do košíku|grozā|grozam|į krepšelį|ostukorvi|"
     r"kosárba|adaugă în coș|adauga in cos|προσθήκη στο καλάθι|læg i kurv|"
-    r"legg i handlekurv|lisää ostoskoriin|"
-    r"הוסף לסל|הוספה לסל|הוסף לעגלה|קנה עכשיו|"
+    r"legg i handlekurv|lisää (?:ostos)?koriin|"
+    r"afegir a la cistella|afegeix a la cistella|добави в количката|u korpu|"
+    r"thêm vào giỏ|mua ngay|chọn mua|"
+    r"(?:tambah|masukkan) ke (?:keranjang|troli)|beli sekarang|"
+    r"ใส่ตะกร้า|ลงตะกร้า|ซื้อเลย|ซื้อทันที|कार्ट में (?:जोड़ें|डालें)|अभी खरीदें|"
+    r"افزودن به سبد|"
+    r"הוסף לסל|הוספה לסל|הוסף לעגלה|הוספה לעגלה|קנה עכשיו|"
     r"أضف إلى السلة|أضف إلى الحقيبة|أضف الى السلة|أضف للسلة|إضافة إلى السلة|اشتر الآن|"
+    r"(?:أضف|إضافة) (?:إلى|الى|ل)\s?العربة|"
     r"カートに入れる|カートに追加|今すぐ購入|買い物かごに入れる|加入購物車|加入购物车|"
-    r"放入購物車|立即購買|立即购买|直接購買|馬上購買|장바구니 담기|바로 ?구매|구매하기",
+    r"放入購物車|放入购物车|加入購物袋|加入购物袋|立即購買|立即购买|直接購買|馬上購買|"
+    r"장바구니(?:에)? 담기|바로 ?구매|구매하기",
     re.I,
 )
 # The same search of a control's label (at most 60 characters), remembered per label:
@@ -36,7 +47,8 @@ _BUY_LABEL = CachedSearch(_ADD_TO_CART_TEXT)
 _BUY_VERB = re.compile(
     r"^\s*(?:buy|purchase|order now|jetzt kaufen|kaufen|acheter|comprar|compra(?: ya| ahora)?|"
     r"acquista(?: ora)?|koop nu|kopen|kup|kupi|kúpiť|koupit|köp|kjøp|køb|osta|vásárlás|"
-    r"cumpără|купить|купити|αγορά|購入|購買|구매)\s*[!›»]?\s*$",
+    r"cumpără|купить|купити|αγορά|購入|購買|구매|장바구니|köp nu|купи|kupi|beli|osta nyt|"
+    r"bestellen|comprar agora|comprar ahora|خرید|mua)\s*[!›»]?\s*$",
     re.I,
 )
 ADD_TO_CART_ATTR = CachedSearch(
@@ -132,9 +144,12 @@ def is_buy_control(el: _Element) -> bool:
     if tag in ("input", "img"):
         label = el.get("value") or el.get("alt") or el.get("title") or ""
     else:
-        label = visible_text(el)
+        # an icon-only button is labelled for screen readers ("aria-label", "title")
+        label = visible_text(el) or el.get("aria-label") or el.get("title") or ""
     label = label[:60]
-    attrs = " ".join([el.get("class") or "", el.get("id") or "", el.get("name") or ""])
+    attrs = " ".join(
+        el.get(name) or "" for name in ("class", "id", "name", "data-action")
+    )
     script = (
         (el.get("onclick") or "")
         + " "
@@ -181,6 +196,18 @@ _CART_WORDS = (
     "장바구니",
     "السلة",
     "הוסף לסל",
+    # more languages' carts (not words that also name a vehicle, a stroller or a
+    # basket sold as a product: "عربة", "עגלה", "ตะกร้า" alone)
+    "winkelmand",
+    "kundvagn",
+    "cistella",
+    "количка",
+    "giỏ hàng",
+    "keranjang belanja",
+    "ใส่ตะกร้า",
+    "سبد خرید",
+    "购物袋",
+    "購物袋",
 )
 
 
