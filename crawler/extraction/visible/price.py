@@ -200,10 +200,10 @@ def select_price(
             if parsed:
                 values = {v for _, _, v in parsed}
                 el, text, value = parsed[0]
-                after = _text_after(el)
-                if _RANGE_AFTER.match(after):
+                beyond = _text_after(el)
+                if _RANGE_AFTER.match(beyond):
                     # "$12.97 - $24.99": a range, no single price (the text says a price shows)
-                    return None, normalize_text(f"{text}{after}"), False
+                    return None, normalize_text(f"{text}{beyond}"), False
                 if range_ends(text) is not None:
                     return None, text, False  # the same range written in one element
                 shown = price_text(el) if text == el.get("content") else text
