@@ -147,3 +147,20 @@ def _hiding_class(cls: str) -> bool:
 
 def is_inside(el: _Element, ancestor: _Element) -> bool:
     return any(a is ancestor for a in el.iterancestors())
+
+
+def links_away(row: _Element) -> bool:
+    """The block links to another page (a product's name or image in a listing's row),
+    not only to actions of its own (``#``, ``javascript:``, ``mailto:``): by an
+    ``<a href>`` or an ``onclick`` that goes to an address."""
+    for el in row.iter(etree.Element):
+        href = (el.get("href") or "").strip() if el.tag == "a" else ""
+        if href and not href.startswith(("#", "javascript:", "mailto:")):
+            return True
+        if _SCRIPTED_LINK.search(el.get("onclick") or ""):
+            return True  # a row scripted as a link ("location.href='/p/42'")
+    return False
+
+
+# An onclick that goes to another page: sets the location or names an address.
+_SCRIPTED_LINK = re.compile(r"location|href|https?:|\.html?\b|window\.open", re.I)

@@ -12,7 +12,15 @@ from typing import TypeVar
 from lxml import etree
 from lxml.etree import _Element
 
-from .dom import SKIPPED_TAGS, CachedSearch, _hiding_class, classes, hidden_with_class, text_of
+from .dom import (
+    SKIPPED_TAGS,
+    CachedSearch,
+    _hiding_class,
+    classes,
+    hidden_with_class,
+    links_away,
+    text_of,
+)
 from .price_text import MONEY_TEXT
 from .stylesheet import StyleHiding
 
@@ -321,8 +329,10 @@ class PageIndex:
                 key = (parent, node.tag)
                 if key not in counts:
                     siblings = [c for c in parent if c.tag == node.tag and c in containing]
+                    # priced table rows none of which links away are one product's
+                    # variants or quantity tiers (grouped-product and tier-price tables)
                     blocked = any(c in h1_ancestors for c in siblings) or (
-                        node.tag == "tr" and not any(_links_away(c) for c in siblings)
+                        node.tag == "tr" and not any(links_away(c) for c in siblings)
                     )
                     counts[key] = 0 if blocked else len(siblings)
                 if counts[key] >= 3:
@@ -367,24 +377,6 @@ class PageIndex:
             result = parent is not None and self.is_excluded(parent)
         self._excluded[el] = result
         return result
-
-
-def _links_away(row: _Element) -> bool:
-    """The row links to another page (a product's name or image in a listing's table),
-    not only to actions of its own: rows of priced options without such links are one
-    product's variants or quantity tiers (class: grouped-product and tier-price tables),
-    no grid of other products."""
-    for el in row.iter(etree.Element):
-        href = (el.get("href") or "").strip() if el.tag == "a" else ""
-        if href and not href.startswith(("#", "javascript:", "mailto:")):
-            return True
-        if _SCRIPTED_LINK.search(el.get("onclick") or ""):
-            return True  # a row scripted as a link ("location.href='/p/42'")
-    return False
-
-
-# An onclick that goes to another page: sets the location or names an address.
-_SCRIPTED_LINK = re.compile(r"location|href|https?:|\.html?\b|window\.open", re.I)
 
 
 def _excluded_by_tag(el: _Element, tag: str) -> bool:
