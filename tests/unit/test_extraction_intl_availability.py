@@ -31,8 +31,22 @@ def test_stock_wording_of_many_languages() -> None:
         "Notify me when it's back in stock",
         "Notify me",
         "This product is no longer in stock",
+        "Hết hàng",
+        "Stok habis",
+        "สินค้าหมด",
+        "स्टॉक में नहीं",
+        "ناموجود",
+        "Esgotat",
+        "Изчерпан",
+        "Nav noliktavā",
+        "Nedostupné",
+        "Ikke på lager",
+        "Udsolgt",
+        "无货",
     ]
-    ins = ["В наличии", "Stokta", "在庫あり", "متوفر", "במלאי", "現貨", "dostupno", "Raktáron"]
+    ins = ["В наличии", "Stokta", "在庫あり", "متوفر", "במלאי", "現貨", "dostupno", "Raktáron",
+           "Còn hàng", "Stok tersedia", "มีสินค้า", "स्टॉक में", "موجود", "В наличност",
+           "Dostupné", "På lager", "Ready to ship"]
     assert [said(t) for t in out] == ["OutOfStock"] * len(out)
     assert [said(t) for t in ins] == ["InStock"] * len(ins)
 

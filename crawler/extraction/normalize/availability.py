@@ -143,7 +143,12 @@ _STOCK_RULES: list[tuple[re.Pattern[str], str]] = [
             r"nije dostupno|nema na (?:zalihi|stanju|skladištu)|rasprodano|"
             r"nav pieejams|izpārdots|nėra sandėlyje|išparduota|"
             r"אזל(?: מהמלאי)?|לא במלאי|לא זמין|"
-            r"غير متوفر|غير متاح|نفذت الكمية|نفد من المخزون|نفذ من المخزون)\b",
+            r"غير متوفر|غير متاح|نفذت الكمية|نفد من المخزون|نفذ من المخزون|غير موجود|"
+            # Vietnamese, Indonesian/Malay, Persian, Catalan, Bulgarian, Latvian, Slovak,
+            # Danish/Norwegian (class: shops in those languages)
+            r"(?:tạm )?hết hàng|stok habis|barang habis|sudah habis|^\s*habis\s*$|"
+            r"ناموجود|esgotat|изчерпан[оа]?|няма наличност|nav noliktavā|nedostupné|"
+            r"ikke på lager|ikke tilgjængelig|udsolgt|utsolgt)\b",
             re.I,
         ),
         "OutOfStock",
@@ -152,7 +157,9 @@ _STOCK_RULES: list[tuple[re.Pattern[str], str]] = [
         # Chinese, Japanese, Korean: no word boundaries between their characters
         re.compile(
             r"缺貨|缺货|售完|已售完|售罄|已售罄|在庫切れ|在庫なし|売り切れ|品切れ|品切|"
-            r"完売|일시품절|품절"
+            r"完売|일시품절|품절|无货|無貨|無現貨|无现货|"
+            # Thai and Hindi: no word boundaries either (Thai), or combining vowel signs
+            r"สินค้าหมด|หมดสต็อก|स्टॉक में नहीं|आउट ऑफ स्टॉक|स्टॉक खत्म"
         ),
         "OutOfStock",
     ),
@@ -181,7 +188,10 @@ _STOCK_RULES: list[tuple[re.Pattern[str], str]] = [
             r"\bδιαθέσιμο\b|\braktáron\b|\bkészleten\b|\bna (?:zalihi|stanju)\b|"
             r"\bdostupno\b|\bpieejams\b|\bir noliktavā\b|\byra sandėlyje\b|"
             r"במלאי|\bזמין\b|\bمتوفر\b|\bمتاح\b|"
-            r"在庫あり|有現貨|現貨|现货|有货|有貨|재고 ?있음)",
+            r"在庫あり|有現貨|現貨|现货|有货|有貨|재고 ?있음|"
+            r"\bcòn hàng\b|\bsẵn hàng\b|\b(?:stok )?tersedia\b|\bada stok\b|\bموجود\b|"
+            r"\bв наличност\b|\bdostupné\b|\bpå lager\b|\btilgjængelig\b|"
+            r"\bready to ship\b|มีสินค้า|स्टॉक में)",
             re.I,
         ),
         "InStock",
