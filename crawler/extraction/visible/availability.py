@@ -168,7 +168,6 @@ _NO = frozenset(
         "无",
         "無",
         "none",
-        "-",
     }
 )
 _YES = frozenset(
