@@ -47,7 +47,7 @@ _BUY_LABEL = CachedSearch(_ADD_TO_CART_TEXT)
 _BUY_VERB = re.compile(
     r"^\s*(?:buy|purchase|order now|jetzt kaufen|kaufen|acheter|comprar|compra(?: ya| ahora)?|"
     r"acquista(?: ora)?|koop nu|kopen|kup|kupi|kúpiť|koupit|köp|kjøp|køb|osta|vásárlás|"
-    r"cumpără|купить|купити|αγορά|購入|購買|구매|장바구니|köp nu|купи|kupi|beli|osta nyt|"
+    r"cumpără|купить|купити|αγορά|購入|購買|구매|장바구니|köp nu|купи|beli|osta nyt|"
     r"bestellen|comprar agora|comprar ahora|خرید|mua)\s*[!›»]?\s*$",
     re.I,
 )
