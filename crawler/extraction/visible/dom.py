@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Final
 
@@ -60,6 +60,24 @@ def text_of(el: _Element) -> str:
     if not len(el):
         return el.text or ""
     return etree.tostring(el, method="text", encoding=str, with_tail=False)
+
+
+def skip_subtree(walk: Iterator[_Element], el: _Element) -> None:
+    """Advance ``walk``, an ``iter(etree.Element)`` that has just given ``el``, past
+    the elements of ``el``'s subtree: up to its last element in document order (the
+    last element child of its last element child...). Stepping over them costs less
+    than a walk that can skip a subtree (``etree.iterwalk``) costs on every element."""
+    last = el
+    while True:
+        for child in last.iterchildren(etree.Element, reversed=True):
+            last = child
+            break
+        else:
+            break
+    if last is not el:
+        for passed in walk:
+            if passed is last:
+                break
 
 
 def visible_text(el: _Element) -> str:

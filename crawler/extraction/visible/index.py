@@ -16,9 +16,10 @@ from .dom import (
     SKIPPED_TAGS,
     CachedSearch,
     _hiding_class,
+    _hiding_style,
     classes,
-    hidden_with_class,
     links_away,
+    skip_subtree,
     text_of,
 )
 from .price_text import MONEY_TEXT
@@ -119,41 +120,63 @@ class PageIndex:
         elements, classes, order, by_class, by_tag = (
             self.elements, self.classes, self.order, self.by_class, self.by_tag
         )
+        role_buttons, aria_labelled, by_itemprop = (
+            self.role_buttons, self.aria_labelled, self.by_itemprop
+        )
+        # how an element's class attribute hides it: 0 not, 1 always, 2 if the
+        # stylesheet's rules hide that element (a class string repeats across a page)
+        class_hides: dict[str, int] = {}
         # document order, elements only (a C-level walk); a hidden or non-content
-        # element's subtree is skipped whole (its elements are never looked at). An
+        # element's subtree is skipped whole (its elements are only stepped over). An
         # element's attribute names are listed once: most have none, or few.
-        walk = etree.iterwalk(root, events=("start",), tag=etree.Element)
-        for _, el in walk:
+        walk = root.iter(etree.Element)
+        pos = 0
+        for el in walk:
             tag = el.tag
             if tag in SKIPPED_TAGS:
-                walk.skip_subtree()
+                if len(el):
+                    skip_subtree(walk, el)
                 continue
             names = el.keys()
             if names:
                 attr_class = el.get("class")
                 ident = el.get("id") if "id" in names else None
-                if (
-                    (("style" in names or "hidden" in names) and hidden_with_class(el, attr_class))
-                    or (attr_class and _hiding_class(attr_class))
-                    or (
-                        hiding
-                        and (ident in hidden_ids or (attr_class and styled.names_class(attr_class)))
-                        and styled.hides(el, attr_class, ident)
-                    )
-                ):
-                    walk.skip_subtree()
+                if "hidden" in names or ("style" in names and _hiding_style(el.get("style") or "")):
+                    if len(el):
+                        skip_subtree(walk, el)
                     continue
-                itemprop = el.get("itemprop") if "itemprop" in names else None
+                if attr_class:
+                    verdict = class_hides.get(attr_class)
+                    if verdict is None:
+                        verdict = class_hides[attr_class] = (
+                            1 if _hiding_class(attr_class)
+                            else 2 if hiding and styled.names_class(attr_class)
+                            else 0
+                        )
+                else:
+                    verdict = 0
+                if verdict == 1 or (
+                    (verdict == 2 or (hiding and ident in hidden_ids))
+                    and styled.hides(el, attr_class, ident)
+                ):
+                    if len(el):
+                        skip_subtree(walk, el)
+                    continue
+                if "itemprop" in names:
+                    itemprop = el.get("itemprop")
+                    found = by_itemprop.get(itemprop)
+                    if found is None:
+                        by_itemprop[itemprop] = [pos]
+                    else:
+                        found.append(pos)
                 if "role" in names and el.get("role") == "button":
-                    self.role_buttons.append(len(elements))
+                    role_buttons.append(pos)
                 if "aria-label" in names:
-                    self.aria_labelled.append(len(elements))
+                    aria_labelled.append(pos)
+                key = (attr_class or "") + " " + (ident or "")
             else:
-                attr_class = ident = itemprop = None
-            pos = order[el] = len(elements)
+                key = " "
             elements.append(el)
-            cls = attr_class or ""
-            key = cls + " " + (ident or "")
             classes.append(key)
             found = by_class.get(key)
             if found is None:
@@ -165,8 +188,8 @@ class PageIndex:
                 by_tag[tag] = [pos]
             else:
                 found.append(pos)
-            if itemprop is not None:
-                self.by_itemprop.setdefault(itemprop, []).append(pos)
+            pos += 1
+        order.update(zip(elements, range(pos), strict=True))
         self.h1s = [elements[pos] for pos in by_tag.get("h1", [])]
         #: (bits of the registered class tests passed, positions) of each class-and-id
         #: string that passes one (:meth:`with_class`)
