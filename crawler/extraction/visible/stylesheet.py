@@ -61,15 +61,12 @@ class StyleHiding:
 
     def __init__(self, root: _Element) -> None:
         self._root = root
-        css = _COMMENT.sub(
-            " ",
-            " ".join(
-                s.text or ""
-                for s in root.iter("style")
-                if (s.get("media") or "all").strip().lower() in ("all", "screen", "")
-            )[:_MAX_CSS],
-        )
-        hiding, self._showing = _display_rules(css) if "display" in css else (frozenset(), ())
+        css = " ".join(
+            s.text or ""
+            for s in root.iter("style")
+            if (s.get("media") or "all").strip().lower() in ("all", "screen", "")
+        )[:_MAX_CSS]
+        hiding, self._showing, self._showing_named = _display_rules(css)
         #: The ``#id``/``.class`` selectors a rule hides (empty: nothing is hidden).
         self.hiding = hiding
         #: the ids a rule hides (``None`` is none of them)
@@ -108,7 +105,11 @@ class StyleHiding:
             names += named
         for simple in names:
             if simple not in self._shown:
-                showing = [s for s in self._showing if _names(s, simple)]
+                showing = self._showing_named.get(simple)
+                if showing is None:
+                    showing = self._showing_named[simple] = [
+                        s for s in self._showing if _names(s, simple)
+                    ]
                 self._shown[simple] = _matching(showing, self._root)
             shown = self._shown[simple]
             if shown is not None and el not in shown:
@@ -117,9 +118,16 @@ class StyleHiding:
 
 
 @lru_cache(maxsize=8)  # keyed by whole stylesheets (up to 2 MB each)
-def _display_rules(css: str) -> tuple[frozenset[str], tuple[str, ...]]:
-    """(the ``#id``/``.class`` selectors a rule hides, the selectors a rule shows):
-    a shop serves the same stylesheet on every page, so it is read once."""
+def _display_rules(
+    css: str,
+) -> tuple[frozenset[str], tuple[str, ...], dict[str, list[str]]]:
+    """(the ``#id``/``.class`` selectors a rule hides, the selectors a rule shows, an
+    empty dict for the showing selectors that name each hidden one, filled by
+    :meth:`StyleHiding.hides`) of the page's style text ``css``: a shop serves the
+    same stylesheet on every page, so it is read once."""
+    css = _COMMENT.sub(" ", css)
+    if "display" not in css:
+        return frozenset(), (), {}
     hiding: set[str] = set()
     showing: list[str] = []
     for selectors, body in _rules(css):
@@ -134,12 +142,12 @@ def _display_rules(css: str) -> tuple[frozenset[str], tuple[str, ...]]:
                     hiding.add(selector)
             else:
                 showing.append(selector)
-    return frozenset(hiding), tuple(showing)
+    return frozenset(hiding), tuple(showing), {}
 
 
 def _names(selector: str, simple: str) -> bool:
     """The selector's subject part names ``simple`` (``.x ~ #id``, ``#id.open``)."""
-    return re.search(re.escape(simple) + r"(?![\w-])", selector) is not None
+    return simple in selector and re.search(re.escape(simple) + r"(?![\w-])", selector) is not None
 
 
 def _matching(selectors: list[str], root: _Element) -> set[_Element] | None:
