@@ -7,7 +7,6 @@ from typing import Any
 
 from w3lib.html import replace_entities
 
-_WS = re.compile(r"\s+")
 _BLOCK_TAG = re.compile(
     r"(?i)</?(?:p|br|li|ul|ol|div|h[1-6]|table|tr|td|th|section|article|dl|dt|dd|hr|"
     r"blockquote|pre)\b[^<>]*?/?>"
@@ -24,7 +23,9 @@ def normalize_text(value: Any) -> str | None:
         return None
     if isinstance(value, (list, tuple)):
         value = " ".join(str(v) for v in value if v is not None)
-    text = _WS.sub(" ", str(value).replace("\xa0", " ")).strip()
+    # str.split() splits at the characters re's \s matches (str.isspace: the
+    # non-breaking space too), without the pattern's cost
+    text = " ".join(str(value).split())
     return text or None
 
 
