@@ -94,15 +94,30 @@ def visible_strings(
     """The text of ``el`` and its children in document order, without scripts,
     styles and the like, nor the children ``skip`` says to leave out."""
     out: list[str] = []
-    if el.text:
-        out.append(el.text)
-    for child in el:
-        if isinstance(child.tag, str) and child.tag not in SKIPPED_TAGS:
-            if skip is None or not skip(child):
-                out.extend(visible_strings(child, skip))
-        if child.tail:
-            out.append(child.tail)
+    _collect_strings(el, skip, out)
     return out
+
+
+def _collect_strings(
+    el: _Element, skip: Callable[[_Element], bool] | None, out: list[str]
+) -> None:
+    """Append :func:`visible_strings` of ``el`` to ``out`` (one list for the whole
+    subtree; a child without children is read here, without a call of its own)."""
+    text = el.text
+    if text:
+        out.append(text)
+    for child in el:
+        tag = child.tag
+        if isinstance(tag, str) and tag not in SKIPPED_TAGS and (skip is None or not skip(child)):
+            if len(child):
+                _collect_strings(child, skip, out)
+            else:
+                text = child.text
+                if text:
+                    out.append(text)
+        tail = child.tail
+        if tail:
+            out.append(tail)
 
 
 # Class names that hide an element on every screen (not "hidden-xs": that is one size).
