@@ -43,9 +43,11 @@ _NOT_PRICE_CLASS = re.compile(
     r"tax-?info|points|shipping|grundpreis|precio-?unit|prix-?unit",
     re.I,
 )
-_NOT_PRICE_CONTEXT = re.compile(
-    r"excl|excluding|installment|instalment|klarna|afterpay|saving|unit-?price|price-?per",
-    re.I,
+_NOT_PRICE_CONTEXT = CachedSearch(
+    re.compile(
+        r"excl|excluding|installment|instalment|klarna|afterpay|saving|unit-?price|price-?per",
+        re.I,
+    )
 )
 # Counters in a price box -- units sold, purchase limits, reviews -- are no amounts:
 # "29개 구매", "957 sold", "max 999 per person", "12 reviews", "3 szt." (class: deal and
@@ -111,8 +113,8 @@ class PageIndex:
         self.in_grid: dict[_Element, int] = {}
         self.cards: set[_Element] = set()
         self._excluded: dict[_Element, bool] = {}
-        #: each element is a grid card or inside one (:meth:`in_card`; set by
-        #: :meth:`find_grids`)
+        #: each element is a grid card or inside one (:meth:`in_card`; none until
+        #: :meth:`find_grids` finds cards)
         self._carded: list[bool] = []
         #: each element is in a site header/footer, a nav/aside or a related-products
         #: block (:meth:`is_excluded` without the grid cards)
@@ -190,6 +192,7 @@ class PageIndex:
                 found.append(pos)
             pos += 1
         order.update(zip(elements, range(pos), strict=True))
+        self._carded = [False] * pos
         self.h1s = [elements[pos] for pos in by_tag.get("h1", [])]
         #: (bits of the registered class tests passed, positions) of each class-and-id
         #: string that passes one (:meth:`with_class`)
@@ -339,14 +342,14 @@ class PageIndex:
     def is_excluded(self, el: _Element) -> bool:
         """Inside a grid card, a site header/footer, a nav/aside or a related-products block."""
         pos = self.order.get(el)
-        if pos is not None:  # a walked element: its section is known, its card looked up
-            return self.section[pos] or (bool(self.cards) and self.in_card(pos))
+        if pos is not None:  # a walked element: its section and its card are known
+            return self.section[pos] or self._carded[pos]
         return self._outside(el)
 
     def in_card(self, pos: int) -> bool:
         """The element at ``pos`` or one of its ancestors is a grid card (marked by
         :meth:`find_grids`, like :attr:`section`, by subtree)."""
-        return self._carded[pos] if self._carded else False
+        return self._carded[pos]
 
     def _above(self, el: _Element) -> bool:
         """The walk's root (about to be walked) is inside an excluded block."""
