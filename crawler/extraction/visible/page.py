@@ -59,9 +59,10 @@ def read_visible_page(root: _Element, url: str | None = None) -> VisiblePage:
     """Read the visible product fields of a parsed page (``url``: the page's address,
     for the item number it carries)."""
     page = VisiblePage()
-    body = root.find(".//body")
+    # root.find(".//body") (the first descendant so named), without the path's parsing
+    body = next(root.iterdescendants("body"), None)
     idx = PageIndex(body if body is not None else root)
-    title_el = root.find(".//title")
+    title_el = next(root.iterdescendants("title"), None)
     h1 = select_h1(idx, text_of(title_el) if title_el is not None else "")
     page.grid_cards = idx.find_grids(h1)
     if h1 is not None:
