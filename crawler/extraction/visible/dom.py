@@ -10,8 +10,6 @@ from typing import Final
 from lxml import etree
 from lxml.etree import _Element
 
-from ..normalize.text import normalize_text
-
 SKIPPED_TAGS = frozenset(
     {"script", "style", "noscript", "template", "option", "select", "textarea", "svg"}
 )
@@ -83,9 +81,11 @@ def skip_subtree(walk: Iterator[_Element], el: _Element) -> None:
 def visible_text(el: _Element) -> str:
     """The text a shopper sees in ``el``, whitespace collapsed ("" for none); an element
     without child nodes is its text node alone (the same string, without the walk)."""
+    # normalize_text of a string, "" for None, without its call: most are leaves
     if not len(el):
-        return normalize_text(el.text) or ""
-    return normalize_text(" ".join(visible_strings(el))) or ""
+        text = el.text
+        return " ".join(text.split()) if text else ""
+    return " ".join(" ".join(visible_strings(el)).split())
 
 
 def visible_strings(
