@@ -19,7 +19,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from lxml import etree
 
-from .codes import label_kind
+from .code_labels import label_kind
 from .index import PageIndex
 
 _OTHER_KINDS = frozenset({"gtin", "mpn", "brand"})
