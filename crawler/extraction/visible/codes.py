@@ -80,9 +80,10 @@ def read_codes(idx: PageIndex, h1_pos: int = -1) -> dict[str, str]:
     # the rows, terms and text elements only, in document order; the elements marked
     # as a code by their class or id found once per class-and-id string
     marked = set(idx.with_class(_CODE_CLASS.search))
-    tags = (idx.by_tag.get(tag, []) for tag in ("tr", "dt", *_TEXT_TAGS))
-    elements, section, cards = idx.elements, idx.section, idx.cards
-    for pos in idx.positions(*tags):
+    texts = _text_elements(idx, marked)
+    rows = [idx.by_tag.get(tag, []) for tag in ("tr", "dt")]
+    elements = idx.elements
+    for pos in idx.positions(*rows, list(texts)):
         el = elements[pos]
         tag = el.tag
         if tag == "tr":
@@ -95,37 +96,16 @@ def read_codes(idx: PageIndex, h1_pos: int = -1) -> dict[str, str]:
             if dd is not None and dd.tag == "dd" and not idx.is_excluded(el):
                 add(visible_text(el), visible_text(dd))
             continue
-        if tag not in _TEXT_TAGS:
-            continue
-        # more than 3 child nodes: count the elements among them (comments do not count);
-        # the count of child nodes is read once (lxml counts them on every call)
-        nodes = len(el)
-        if nodes > 3 and sum(1 for _ in el.iterchildren(etree.Element)) > 3:
-            continue
-        # an excluded element (a header, a related product...) gives at most the value
-        # beside it when it is a childless label (every other way wants it not excluded)
-        excluded = section[pos] or (bool(cards) and idx.in_card(pos))  # idx.is_excluded(el)
-        if excluded and (
-            tag not in _LABEL_TAGS or (nodes and any(isinstance(c.tag, str) for c in el))
-        ):
-            continue
+        raw, excluded = texts[pos]
         if pos in marked and not excluded:
             own = el.find(".//*[@itemprop='sku']")
             ident = _code_value(visible_text(own if own is not None else el), any_label=True)
             if ident:
                 codes.setdefault("sku", ident)
                 continue
-        if nodes:
-            raw = text_of(el)
-        else:  # a leaf's text is its text node
-            raw = el.text or ""
-            if not raw.strip():
-                continue
-        if len(raw) > 400 or not (
-            ":" in raw or "#" in raw or "：" in raw or _spaced_label_candidate(raw)
-        ):
+        if raw is None:
             continue
-        children = [c for c in el if isinstance(c.tag, str)] if nodes else []
+        children = [c for c in el if isinstance(c.tag, str)] if len(el) else []
         if tag in _LABEL_TAGS and not children:
             _adjacent_value(el, idx, add)
         if excluded:
@@ -156,6 +136,56 @@ def read_codes(idx: PageIndex, h1_pos: int = -1) -> dict[str, str]:
     if "shop" in codes:
         codes.setdefault("sku", codes.pop("shop"))
     return codes
+
+
+def _text_elements(idx: PageIndex, marked: set[int]) -> dict[int, tuple[str | None, bool]]:
+    """The text elements :func:`read_codes` reads, by position: their text (None for one
+    read only as marked as a code: its text is over 400 characters long, or can hold no
+    label), and whether it is excluded. Read in reverse document order: the text of an
+    element holds that of each of its descendants, so one found over 400 characters long
+    makes its ancestors so without their subtrees being serialized again."""
+    elements, section, cards, order = idx.elements, idx.section, idx.cards, idx.order
+    long: set[int] = set()  # positions of the elements known to be over 400 characters
+    found: dict[int, tuple[str | None, bool]] = {}
+    for pos in reversed(idx.positions(*(idx.by_tag.get(tag, []) for tag in _TEXT_TAGS))):
+        el, tag = elements[pos], elements[pos].tag
+        # more than 3 child nodes: count the elements among them (comments do not count);
+        # the count of child nodes is read once (lxml counts them on every call)
+        nodes = len(el)
+        if nodes > 3 and sum(1 for _ in el.iterchildren(etree.Element)) > 3:
+            continue
+        # an excluded element (a header, a related product...) gives at most the value
+        # beside it when it is a childless label (every other way wants it not excluded)
+        excluded = section[pos] or (bool(cards) and idx.in_card(pos))  # idx.is_excluded(el)
+        if excluded and (
+            tag not in _LABEL_TAGS or (nodes and any(isinstance(c.tag, str) for c in el))
+        ):
+            continue
+        raw: str | None
+        if pos in long:
+            raw = None
+        elif nodes:
+            raw = text_of(el)
+        else:  # a leaf's text is its text node
+            raw = el.text or ""
+            if not raw.strip():
+                continue  # nothing to read, nor as a code (its visible text is empty)
+        if raw is not None and len(raw) > 400:
+            raw = None
+            parent = el.getparent()
+            while parent is not None:
+                up = order.get(parent)
+                if up is None or up in long:
+                    break  # above the walk, or marked with its own ancestors
+                long.add(up)
+                parent = parent.getparent()
+        if raw is not None and not (
+            ":" in raw or "#" in raw or "：" in raw or _spaced_label_candidate(raw)
+        ):
+            raw = None
+        if raw is not None or (pos in marked and not excluded):
+            found[pos] = (raw, excluded)
+    return found
 
 
 _DIGIT = re.compile(r"\d")
