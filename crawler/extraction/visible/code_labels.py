@@ -4,6 +4,7 @@ the labels of every language the shops write them in."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _CODE_LABELS: list[tuple[re.Pattern[str], str]] = [
     (
@@ -71,9 +72,11 @@ _NOT_SHOP_NUMBER = frozenset(
 )
 
 
+@lru_cache(maxsize=4096)
 def label_kind(label: str) -> str | None:
     """What a label names: ``sku``, ``shop`` (a shop's "<name> #"), ``mpn``, ``gtin``,
-    ``brand``, or None."""
+    ``brand``, or None. Remembered per label: a pure function of the string, and the
+    labels of a page's rows and of a shop's pages repeat ("SKU:", "Brand")."""
     raw = re.sub(r"\s+", " ", label.strip().lower())
     hashed = bool(re.search(r"#\s*:?\s*$", raw))
     base = re.sub(r"[:#.\s]+$", "", raw)
