@@ -278,22 +278,33 @@ _NOT_SOLD_ONLINE = re.compile(
 _SHORTEST_NOT_ONLINE = 22
 
 
+def _says_be(text: str) -> bool:
+    """The text holds " be " in any case: every match of _NOT_SOLD_ONLINE does (its
+    ignored case lets "b" and "e" match only "B" and "E"), and four substring tests
+    cost a tenth of the search they spare."""
+    return " be " in text or " Be " in text or " BE " in text or " bE " in text
+
+
 def not_sold_online(idx: PageIndex, h1_pos: int) -> bool:
     """Wording after the heading, outside other products' blocks, saying the product
     cannot be bought online."""
     if h1_pos < 0:
         return False
-    search, section, elements = _NOT_SOLD_ONLINE.search, idx.section, idx.elements
-    for pos in range(h1_pos + 1, len(elements)):
-        if section[pos]:
+    search, after = _NOT_SOLD_ONLINE.search, h1_pos + 1
+    for el, in_section in zip(idx.elements[after:], idx.section[after:], strict=True):
+        if in_section:
             continue  # in an excluded block (see below): never read
-        el = elements[pos]
         if len(el):
             own = " ".join([el.text or ""] + [c.tail for c in el if c.tail])
         else:  # no child: its own text alone (the same string, without the list)
             own = el.text
             if not own:
                 continue
-        if len(own) >= _SHORTEST_NOT_ONLINE and search(own) and not idx.is_excluded(el):
+        if (
+            len(own) >= _SHORTEST_NOT_ONLINE
+            and _says_be(own)
+            and search(own)
+            and not idx.is_excluded(el)
+        ):
             return True
     return False
