@@ -70,9 +70,12 @@ def read_availability(idx: PageIndex, h1_pos: int) -> tuple[str | None, bool]:
                     # and no option of a variant picker (a size button's "M - sold out"
                     # says the stock of one size)
                     return said_by_button, True
-            if not el.text:
-                continue  # no text of its own: no stock wording (the button was read above)
-            own = normalize_text(_CONDITIONAL.sub(" ", _PICKUP.sub(" ", el.text)))
+            text = el.text
+            if not text or text.isspace():
+                # no text of its own (the button was read above), or only the spaces
+                # between tags: no stock wording, and nothing the searches could match
+                continue
+            own = normalize_text(_CONDITIONAL.sub(" ", _PICKUP.sub(" ", text)))
             if not own or len(own) > 60:
                 continue
             in_rows = _in_table_row(el)
