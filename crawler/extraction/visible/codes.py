@@ -144,11 +144,12 @@ def _text_elements(idx: PageIndex, marked: set[int]) -> dict[int, tuple[str | No
     label), and whether it is excluded. Read in reverse document order: the text of an
     element holds that of each of its descendants, so one found over 400 characters long
     makes its ancestors so without their subtrees being serialized again."""
-    elements, section, cards, order = idx.elements, idx.section, idx.cards, idx.order
+    elements, section, order = idx.elements, idx.section, idx.order
+    in_card = idx.in_card if idx.cards else None
     long: set[int] = set()  # positions of the elements known to be over 400 characters
     found: dict[int, tuple[str | None, bool]] = {}
     for pos in reversed(idx.positions(*(idx.by_tag.get(tag, []) for tag in _TEXT_TAGS))):
-        el, tag = elements[pos], elements[pos].tag
+        el = elements[pos]
         # more than 3 child nodes: count the elements among them (comments do not count);
         # the count of child nodes is read once (lxml counts them on every call)
         nodes = len(el)
@@ -156,19 +157,17 @@ def _text_elements(idx: PageIndex, marked: set[int]) -> dict[int, tuple[str | No
             continue
         # an excluded element (a header, a related product...) gives at most the value
         # beside it when it is a childless label (every other way wants it not excluded)
-        excluded = section[pos] or (bool(cards) and idx.in_card(pos))  # idx.is_excluded(el)
+        excluded = section[pos] or (in_card is not None and in_card(pos))  # idx.is_excluded(el)
         if excluded and (
-            tag not in _LABEL_TAGS or (nodes and any(isinstance(c.tag, str) for c in el))
+            el.tag not in _LABEL_TAGS or (nodes and any(isinstance(c.tag, str) for c in el))
         ):
             continue
         raw: str | None
-        if pos in long:
-            raw = None
-        elif nodes:
-            raw = text_of(el)
+        if nodes:  # (only an element with children can be known to be long)
+            raw = None if pos in long else text_of(el)
         else:  # a leaf's text is its text node
-            raw = el.text or ""
-            if not raw.strip():
+            raw = el.text
+            if not raw or raw.isspace():
                 continue  # nothing to read, nor as a code (its visible text is empty)
         if raw is not None and len(raw) > 400:
             raw = None
