@@ -221,12 +221,14 @@ def _only_stock_words(label: str) -> bool:
 def _in_table_row(el: _Element) -> bool:
     """Inside one row of a table of several (variants, sellers, offers: each row says its
     own stock; class: comparison and marketplace pages listing offers in a table)."""
-    for depth, a in enumerate((el, *el.iterancestors())):
-        if depth > 5:
+    node: _Element | None = el
+    for _ in range(6):  # the element and its five nearest ancestors
+        if node is None:
             return False
-        if a.tag == "tr":
-            parent = a.getparent()
+        parent = node.getparent()
+        if node.tag == "tr":
             return parent is not None and sum(1 for c in parent if c.tag == "tr") >= 2
+        node = parent
     return False
 
 

@@ -221,11 +221,13 @@ _PROMOTION = re.compile(r"promo|coupon|voucher|use-?code|offer-?code|discount|ba
 
 
 def _in_promotion(el: _Element) -> bool:
-    for depth, node in enumerate((el, *el.iterancestors())):
-        if depth > 3:
+    node: _Element | None = el
+    for _ in range(4):  # the element and its three nearest ancestors
+        if node is None:
             return False
         if _PROMOTION.search(node.get("class") or "") or _PROMOTION.search(node.get("id") or ""):
             return True
+        node = node.getparent()
     return False
 
 
