@@ -39,9 +39,6 @@ _ADD_TO_CART_TEXT = re.compile(
     r"장바구니(?:에)? 담기|바로 ?구매|구매하기",
     re.I,
 )
-# The same search of a control's label (at most 60 characters), remembered per label:
-# the labels of a shop's links and buttons repeat across its pages.
-_BUY_LABEL = CachedSearch(_ADD_TO_CART_TEXT)
 # A control whose whole label is a verb of buying ("Buy", "Kaufen", "Купить", "Comprar"):
 # a verb alone in a menu or a text is no buy control, so the label must be only that.
 _BUY_VERB = re.compile(
@@ -132,35 +129,50 @@ def is_buy_control(el: _Element) -> bool:
         # a control built from a block (class: themes scripting a div as the button):
         # both its class (or role) and its whole label must say "buy"
         label = visible_text(el)[:60]
-        return len(label) <= 40 and bool(_BUY_VERB.match(label) or _BUY_LABEL.search(label))
+        return len(label) <= 40 and _says_buy(label)
     if tag not in ("button", "input", "a", "img"):
         return False
-    kind = (el.get("type") or "").lower()
-    if tag == "input" and kind == "number":
-        # <input type=number name=quantity>: an order form
-        return bool(_QUANTITY.match(el.get("name") or ""))
-    if tag == "input" and kind not in ("submit", "button", "image"):
-        return False
+    get = el.get
+    if tag == "input":
+        kind = (get("type") or "").lower()
+        if kind == "number":
+            # <input type=number name=quantity>: an order form
+            return bool(_QUANTITY.match(get("name") or ""))
+        if kind not in ("submit", "button", "image"):
+            return False
     if tag in ("input", "img"):
-        label = el.get("value") or el.get("alt") or el.get("title") or ""
+        label = get("value") or get("alt") or get("title") or ""
     else:
         # an icon-only button is labelled for screen readers ("aria-label", "title")
-        label = visible_text(el) or el.get("aria-label") or el.get("title") or ""
-    label = label[:60]
-    attrs = " ".join(
-        el.get(name) or "" for name in ("class", "id", "name", "data-action")
-    )
-    script = (
-        (el.get("onclick") or "")
-        + " "
-        + (el.get("href") or "" if (el.get("href") or "").startswith("javascript:") else "")
-    )
-    return bool(
-        _BUY_LABEL.search(label)
-        or _BUY_VERB.match(label)
-        or ADD_TO_CART_ATTR.search(attrs)
-        or _BUY_SCRIPT.search(script)
-    )
+        label = visible_text(el) or get("aria-label") or get("title") or ""
+    # the label first, then the attributes, then the script (each read only when the
+    # one before says nothing)
+    if _says_buy(label[:60]):
+        return True
+    attrs = f"{get('class') or ''} {get('id') or ''} {get('name') or ''} {get('data-action') or ''}"
+    if ADD_TO_CART_ATTR.search(attrs):
+        return True
+    onclick, href = get("onclick"), get("href") or ""
+    if onclick is None and not href.startswith("javascript:"):
+        return False  # the script searched would be " ": no call in it
+    script = (onclick or "") + " " + (href if href.startswith("javascript:") else "")
+    return bool(_BUY_SCRIPT.search(script))
+
+
+def _says_buy(label: str) -> bool:
+    """A control's label (at most 60 characters) says "add to cart" or is a verb of
+    buying alone; remembered per label (a shop's link and button labels repeat across
+    its pages; a pure function of the string)."""
+    try:
+        return _SAID_BUY[label]
+    except KeyError:
+        if len(_SAID_BUY) >= 4096:
+            _SAID_BUY.clear()
+        said = _SAID_BUY[label] = bool(_ADD_TO_CART_TEXT.search(label) or _BUY_VERB.match(label))
+        return said
+
+
+_SAID_BUY: dict[str, bool] = {}
 
 
 # A shopping cart anywhere in the page's HTML, shown or hidden, in markup or scripts

@@ -13,6 +13,7 @@ from lxml.etree import _Element
 from ..normalize.currency import is_amount
 from ..normalize.identifiers import normalize_gtin, normalize_identifier
 from ..normalize.text import normalize_text
+from .code_labels import label_kind
 from .dom import CachedSearch, text_of, visible_text
 from .index import PageIndex, register_class_test
 
@@ -22,70 +23,6 @@ _BRAND_BLOCK = re.compile(
     re.I,
 )
 _LABEL_TAGS = frozenset({"label", "strong", "b", "span", "em", "dt", "th", "div", "p", "h5", "h6"})
-_CODE_LABELS: list[tuple[re.Pattern[str], str]] = [
-    (
-        re.compile(
-            r"^(?:gtin(?:-?\d+)?|ean(?:-?13)?|upc(?:-?a)?(?: 14)?|barcode|isbn(?:-?13)?|jan)$"
-        ),
-        "gtin",
-    ),
-    (re.compile(r"^(?:código de barras|codigo de barras)$"), "gtin"),
-    (
-        re.compile(
-            r"^(?:mpn|manufacturer part (?:number|no)|manufacturer (?:number|no)|"
-            r"(?:mfr|mfg|mfg\.|mfr\.)(?: part)?(?: (?:number|no))?|part (?:number|no)|"
-            r"(?:item )?model(?: (?:number|no))?|herstellernummer|modell|modèle|modelo|"
-            r"modello|référence fabricant|型號|型号|型番|모델명|모델 ?번호)$"
-        ),
-        "mpn",
-    ),
-    (
-        re.compile(
-            r"^(?:sku|item|item (?:number|no|code|id)|product (?:code|number|no|id|sku)|"
-            r"article (?:number|no)|art\.?-?\s?nr|artikelnummer|reference|ref|code|"
-            r"style(?: number| no)?|asin|referencia|código|codigo|web id|"
-            r"código de producto|artikel-?nr|bestellnummer|artikelcode|productcode|"
-            r"r[ée]f[ée]rence|r[ée]f|code (?:produit|article)|codice(?: articolo| prodotto)?|"
-            r"cod(?:\.|ice)?(?: produs| produto| prodotto| art\.?| articolo)?|c[óo]digo do produto|"
-            r"[šs]ifra(?: proizvoda| izdelka)?|k[óo]d(?: produktu| tovaru)?|"
-            r"katalogov[ée] [čc][íi]slo|numer katalogowy|kod produktu|indeks|"
-            r"tootekood|kood|tuotekoodi|tuotenumero|artikelnummer|artikelnr|varenummer|"
-            r"item no|style no|product sku|"
-            # more languages (class: product-code labels of shops in every language)
-            r"код(?: товара)?|артикул|арт|ürün kodu|stok kodu|ürün no|"
-            r"商品編號|商品编号|商品番号|品番|商品コード|상품번호|상품코드|"
-            r"رمز المنتج|كود المنتج|رقم المنتج|מק\"ט|מקט|"
-            r"produkta kods|prekės kodas|cikkszám|termékkód|κωδικός(?: προϊόντος)?|"
-            r"šifra artikla|kat\. ?č\.|numer produktu|katalognummer|katalog-?nr|"
-            r"mã sản phẩm|mã sp|mã hàng|kode produk|kode barang|no\. produk|"
-            r"מק[\"״]ט)$"
-        ),
-        "sku",
-    ),
-    (
-        re.compile(r"^(?:brand|manufacturer|marca|marke|marque|hersteller|fabricante|made by)$"),
-        "brand",
-    ),
-]
-# Labels that name the shop's own code after a word of the shop's ("eBay item number").
-_OWN_CODE_LABEL = re.compile(
-    r"^(?:sku|item (?:number|no|code|id)|product (?:code|number|no|id)|article (?:number|no))$"
-)
-_NOT_SHOP_PREFIX = frozenset(
-    {
-        "promo", "promotion", "coupon", "voucher", "discount", "gift", "zip", "postal", "post",
-        "order", "tracking", "your", "invoice", "reference", "manufacturer", "mfr", "mfg", "vendor",
-        "supplier", "model", "part",
-    }
-)
-# "Walmart #", "B&H #": a shop's own number, unless the words name something else.
-_SHOP_NUMBER = re.compile(r"^[^\W\d_][\w&'.\-]*(?: [\w&'.\-]+)?$")
-_NOT_SHOP_NUMBER = frozenset(
-    {
-        "order", "phone", "tel", "fax", "account", "invoice", "ticket", "tracking", "case", "room",
-        "page", "step", "call", "member", "customer", "card", "zip", "po", "store",
-    }
-)
 # Label, separator, value: "SKU: MH07", "Item # 101095", "Walmart #: 553503329", "REF. 8107".
 _LABEL_VALUE = re.compile(
     r"^\s*([^\W\d_][\w .&'\"״\-]{0,30}?)\s*(#\s*:?|:|\.(?=\s*\S*\d))\s*(\S[^:]{0,80}?)\s*$"
@@ -107,25 +44,6 @@ _CODE_CLASS = CachedSearch(
 register_class_test(_CODE_CLASS.search)
 # "#790485" alone in an element after the heading (a product-details list ends with it).
 _HASH_CODE = re.compile(r"^#\s?([A-Za-z]{0,3}\d{4,}[A-Za-z0-9-]{0,8})$")
-
-
-def label_kind(label: str) -> str | None:
-    """What a label names: ``sku``, ``shop`` (a shop's "<name> #"), ``mpn``, ``gtin``,
-    ``brand``, or None."""
-    raw = re.sub(r"\s+", " ", label.strip().lower())
-    hashed = bool(re.search(r"#\s*:?\s*$", raw))
-    base = re.sub(r"[:#.\s]+$", "", raw)
-    for pattern, key in _CODE_LABELS:
-        if pattern.match(base):
-            return "mpn" if key == "brand" and hashed else key  # "Manufacturer #"
-    if hashed and _SHOP_NUMBER.match(base) and base.split()[-1] not in _NOT_SHOP_NUMBER:
-        return "shop"
-    # "eBay item number", "Our product code": the shop's own code under its name
-    words = base.split(" ", 2)
-    if 2 <= len(base.split()) <= 4 and words[0] not in _NOT_SHOP_PREFIX:
-        if _OWN_CODE_LABEL.match(base.split(" ", 1)[1]):
-            return "sku"
-    return None
 
 
 def read_codes(idx: PageIndex, h1_pos: int = -1) -> dict[str, str]:
@@ -162,9 +80,10 @@ def read_codes(idx: PageIndex, h1_pos: int = -1) -> dict[str, str]:
     # the rows, terms and text elements only, in document order; the elements marked
     # as a code by their class or id found once per class-and-id string
     marked = set(idx.with_class(_CODE_CLASS.search))
-    tags = (idx.by_tag.get(tag, []) for tag in ("tr", "dt", *_TEXT_TAGS))
-    elements, section, cards = idx.elements, idx.section, idx.cards
-    for pos in idx.positions(*tags):
+    texts = _text_elements(idx, marked)
+    rows = [idx.by_tag.get(tag, []) for tag in ("tr", "dt")]
+    elements = idx.elements
+    for pos in idx.positions(*rows, list(texts)):
         el = elements[pos]
         tag = el.tag
         if tag == "tr":
@@ -177,37 +96,16 @@ def read_codes(idx: PageIndex, h1_pos: int = -1) -> dict[str, str]:
             if dd is not None and dd.tag == "dd" and not idx.is_excluded(el):
                 add(visible_text(el), visible_text(dd))
             continue
-        if tag not in _TEXT_TAGS:
-            continue
-        # more than 3 child nodes: count the elements among them (comments do not count);
-        # the count of child nodes is read once (lxml counts them on every call)
-        nodes = len(el)
-        if nodes > 3 and sum(1 for _ in el.iterchildren(etree.Element)) > 3:
-            continue
-        # an excluded element (a header, a related product...) gives at most the value
-        # beside it when it is a childless label (every other way wants it not excluded)
-        excluded = section[pos] or (bool(cards) and idx.in_card(pos))  # idx.is_excluded(el)
-        if excluded and (
-            tag not in _LABEL_TAGS or (nodes and any(isinstance(c.tag, str) for c in el))
-        ):
-            continue
+        raw, excluded = texts[pos]
         if pos in marked and not excluded:
             own = el.find(".//*[@itemprop='sku']")
             ident = _code_value(visible_text(own if own is not None else el), any_label=True)
             if ident:
                 codes.setdefault("sku", ident)
                 continue
-        if nodes:
-            raw = text_of(el)
-        else:  # a leaf's text is its text node
-            raw = el.text or ""
-            if not raw.strip():
-                continue
-        if len(raw) > 400 or not (
-            ":" in raw or "#" in raw or "：" in raw or _spaced_label_candidate(raw)
-        ):
+        if raw is None:
             continue
-        children = [c for c in el if isinstance(c.tag, str)] if nodes else []
+        children = [c for c in el if isinstance(c.tag, str)] if len(el) else []
         if tag in _LABEL_TAGS and not children:
             _adjacent_value(el, idx, add)
         if excluded:
@@ -238,6 +136,55 @@ def read_codes(idx: PageIndex, h1_pos: int = -1) -> dict[str, str]:
     if "shop" in codes:
         codes.setdefault("sku", codes.pop("shop"))
     return codes
+
+
+def _text_elements(idx: PageIndex, marked: set[int]) -> dict[int, tuple[str | None, bool]]:
+    """The text elements :func:`read_codes` reads, by position: their text (None for one
+    read only as marked as a code: its text is over 400 characters long, or can hold no
+    label), and whether it is excluded. Read in reverse document order: the text of an
+    element holds that of each of its descendants, so one found over 400 characters long
+    makes its ancestors so without their subtrees being serialized again."""
+    elements, section, order = idx.elements, idx.section, idx.order
+    in_card = idx.in_card if idx.cards else None
+    long: set[int] = set()  # positions of the elements known to be over 400 characters
+    found: dict[int, tuple[str | None, bool]] = {}
+    for pos in reversed(idx.positions(*(idx.by_tag.get(tag, []) for tag in _TEXT_TAGS))):
+        el = elements[pos]
+        # more than 3 child nodes: count the elements among them (comments do not count);
+        # the count of child nodes is read once (lxml counts them on every call)
+        nodes = len(el)
+        if nodes > 3 and sum(1 for _ in el.iterchildren(etree.Element)) > 3:
+            continue
+        # an excluded element (a header, a related product...) gives at most the value
+        # beside it when it is a childless label (every other way wants it not excluded)
+        excluded = section[pos] or (in_card is not None and in_card(pos))  # idx.is_excluded(el)
+        if excluded and (
+            el.tag not in _LABEL_TAGS or (nodes and any(isinstance(c.tag, str) for c in el))
+        ):
+            continue
+        raw: str | None
+        if nodes:  # (only an element with children can be known to be long)
+            raw = None if pos in long else text_of(el)
+        else:  # a leaf's text is its text node
+            raw = el.text
+            if not raw or raw.isspace():
+                continue  # nothing to read, nor as a code (its visible text is empty)
+        if raw is not None and len(raw) > 400:
+            raw = None
+            parent = el.getparent()
+            while parent is not None:
+                up = order.get(parent)
+                if up is None or up in long:
+                    break  # above the walk, or marked with its own ancestors
+                long.add(up)
+                parent = parent.getparent()
+        if raw is not None and not (
+            ":" in raw or "#" in raw or "：" in raw or _spaced_label_candidate(raw)
+        ):
+            raw = None
+        if raw is not None or (pos in marked and not excluded):
+            found[pos] = (raw, excluded)
+    return found
 
 
 _DIGIT = re.compile(r"\d")
@@ -274,11 +221,13 @@ _PROMOTION = re.compile(r"promo|coupon|voucher|use-?code|offer-?code|discount|ba
 
 
 def _in_promotion(el: _Element) -> bool:
-    for depth, node in enumerate((el, *el.iterancestors())):
-        if depth > 3:
+    node: _Element | None = el
+    for _ in range(4):  # the element and its three nearest ancestors
+        if node is None:
             return False
         if _PROMOTION.search(node.get("class") or "") or _PROMOTION.search(node.get("id") or ""):
             return True
+        node = node.getparent()
     return False
 
 
