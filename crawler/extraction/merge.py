@@ -20,6 +20,7 @@ Each field's provenance is kept (``json-ld``, ``microdata``, ``rdfa``,
 from __future__ import annotations
 
 import re
+from itertools import islice
 from typing import Any
 
 from scrapy.http import TextResponse
@@ -49,7 +50,7 @@ from .visible.buy import mentions_a_cart
 from .visible.dom import text_of
 from .visible.page import VisiblePage
 from .visible.url_code import address_item_number
-from .weigh import currency_signals, page_title, site_names, strip_site_name, weigh_name
+from .weigh import currency_signals, site_names, strip_site_name, weigh_name
 
 
 def merge_sources(
@@ -59,12 +60,15 @@ def merge_sources(
     profile: SiteProfile | None,
     main: MainProduct,
     canonical: str | None,
+    title: str | None,
 ) -> dict[str, Any]:
     """The product of a page typed as a product page (see :mod:`.pagetype`): every key
     of :data:`~.product.PRODUCT_FIELDS` and ``provenance``; ``profile`` gives its
-    currency as a hint (its fields are applied afterwards, :mod:`.profile_overrides`)."""
+    currency as a hint (its fields are applied afterwards, :mod:`.profile_overrides`);
+    ``title`` is the page's :func:`~.weigh.page_title`."""
     url = response.url
     base_url = get_base_url(response)
+    root = response.selector.root
     og = structured.opengraph
     nodes, variants, group = main
     has_structured = bool(nodes or variants)
@@ -93,8 +97,8 @@ def merge_sources(
     if not name:
         name, prov["name"] = visible.name, "visible"
     if not name and has_structured:  # a marked-up product without a name: the page's title
-        title = page_title(response) or normalize_text(og.get("og:title")) or ""
-        name = normalize_text(re.split(r"\s+[|–—]\s+|\s+-\s+", title)[0])
+        shown = title or normalize_text(og.get("og:title")) or ""
+        name = normalize_text(re.split(r"\s+[|–—]\s+|\s+-\s+", shown)[0])
         name = _as_shown(response, name) if name else name
     brand = first_value(product_nodes, lambda n: brand_of(n.get("brand") or n.get("manufacturer")))
     brand = brand or normalize_text(og.get("product:brand")) or visible.codes.get("brand")
@@ -105,12 +109,12 @@ def merge_sources(
             if visible.name
             else tuple(
                 t
-                for h in response.xpath("//h1")[:5]
-                if (t := normalize_text(" ".join(h.xpath(".//text()").getall())))
+                for h in islice(root.iter("h1"), 5)
+                if (t := normalize_text(" ".join(h.itertext())))
             )
         )
         better, source = weigh_name(
-            name, brand, visible.name, og.get("og:title"), page_title(response), headings
+            name, brand, visible.name, og.get("og:title"), title, headings
         )
         if better != name:
             name, prov["name"] = better, source
@@ -250,7 +254,7 @@ def merge_sources(
         first_value(product_nodes, lambda n: normalize_html_text(first_str(n.get("description"))))
         or visible.description
         or normalize_text(og.get("og:description"))
-        or normalize_text(response.xpath("//meta[@name='description']/@content").get())
+        or normalize_text(_meta_description(root))
     )
 
     return {
@@ -272,6 +276,14 @@ def merge_sources(
             if v and k in ("name", "price", "currency", "availability", "sku")
         },
     }
+
+
+def _meta_description(root: Any) -> str | None:
+    """``//meta[@name='description']/@content``, by lxml's search for the tag."""
+    for meta in root.iter("meta"):
+        if meta.get("name") == "description" and (content := meta.get("content")) is not None:
+            return content
+    return None
 
 
 def _common_prefix_words(names: list[str]) -> str:

@@ -4,7 +4,8 @@
 a subclass of extruct's ``LxmlMicrodataExtractor`` that changes how three things
 are found, never what is found:
 
-* the page's items are searched once, not twice (:meth:`QuickMicrodata.extract_items`);
+* the page's items are searched once, not twice, as the elements of the document's
+  ``itemscope`` attributes (:meth:`QuickMicrodata.extract_items`);
 * an item's own properties are found by one XPath that asks each ``itemprop``
   element for its nearest ``itemscope`` ancestor, instead of extruct's EXSLT
   ``set:difference`` of two searches of the item's subtree (about half the time;
@@ -33,6 +34,10 @@ OWN_PROPERTIES = etree.XPath(
 )
 #: Tags extruct's cleaner removes with their content (the property's text is then
 #: the cleaner's business).
+#: The document's ``itemscope`` attributes, whose elements (``getparent``) are extruct's
+#: ``descendant-or-self::*[@itemscope]`` of the root element, in document order: an
+#: attribute step finds them in half the time of an element step with a predicate.
+_ITEMSCOPES = etree.XPath("//@itemscope")
 _CLEANED_TAGS = frozenset({"script", "style", "link", "meta"})
 
 
@@ -45,11 +50,14 @@ def speed_up_microdata() -> None:
         """extruct's microdata extractor, finding the same things faster (module doc)."""
 
         def extract_items(self, document: Any, base_url: Any) -> list[Any]:
-            # ``//*[@itemscope]`` is searched for the items' document-order ids and to
-            # read them: the same nodes when the tree given is the document's root
-            found = self._xp_item(document)  # type: ignore[misc]
+            # the items are searched for their document-order ids and to read them:
+            # the same nodes when the tree given is the document's root
             root = document.getroottree().getroot()
-            numbered = found if root is document else self._xp_item(root)  # type: ignore[misc]
+            if root is document:
+                found = numbered = [attr.getparent() for attr in _ITEMSCOPES(root)]
+            else:
+                found = self._xp_item(document)  # type: ignore[misc]
+                numbered = self._xp_item(root)  # type: ignore[misc]
             itemids = {node: idx + 1 for idx, node in enumerate(numbered)}
             items_seen: set[Any] = set()
             items = (

@@ -149,15 +149,16 @@ def _assemble(
         if not forced:
             return result._reject("listing")
         main = ([], [], None)
+    title = page_title(response)  # read once: typing and merging both weigh it
     if not forced:
-        texts = (visible.name, page_title(response))
+        texts = (visible.name, title)
         if is_error_page(response.status, texts, structured, visible, main):
             return result._reject("error_page")
         if not is_product_page(response, structured, visible, main, canonical):
             listing = structured.has_product_list or visible.grid_cards >= 2 or bool(main[0])
             return result._reject("listing" if listing else "no_product")
 
-    item = merge_sources(response, structured, visible, profile, main, canonical)
+    item = merge_sources(response, structured, visible, profile, main, canonical, title)
     if profile is not None and profile.fields:
         try:
             apply_profile(item, response, profile)
