@@ -7,7 +7,7 @@ from lxml import html
 
 from crawler.extraction.visible.availability import _STOCK_CLASS
 from crawler.extraction.visible.buy import _BUY_CLASS
-from crawler.extraction.visible.index import _CLASS_TESTS, PageIndex
+from crawler.extraction.visible.index import CLASS_TESTS, PageIndex
 
 PAGE = """<html><body>
 <header class="site-header"><nav><a class="btn">Home</a></nav><span class="stock">x</span></header>
@@ -29,7 +29,7 @@ def _index() -> PageIndex:
 def test_registered_class_tests_answer_as_a_plain_search() -> None:
     idx = _index()
     for test in (_STOCK_CLASS.search, _BUY_CLASS.search):
-        assert test in _CLASS_TESTS  # answered from the page's bits
+        assert test in CLASS_TESTS  # answered from the page's bits
         expected = [pos for pos, key in enumerate(idx.classes) if test(key)]
         assert idx.with_class(test) == expected
     unregistered = lambda key: "after" in key  # noqa: E731 -- asked string by string

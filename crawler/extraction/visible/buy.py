@@ -4,6 +4,7 @@ the cart, whether it is enabled, and whether the page has a cart anywhere."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from lxml.etree import _Element
 
@@ -159,20 +160,12 @@ def is_buy_control(el: _Element) -> bool:
     return bool(_BUY_SCRIPT.search(script))
 
 
+@lru_cache(maxsize=4096)
 def _says_buy(label: str) -> bool:
     """A control's label (at most 60 characters) says "add to cart" or is a verb of
     buying alone; remembered per label (a shop's link and button labels repeat across
     its pages; a pure function of the string)."""
-    try:
-        return _SAID_BUY[label]
-    except KeyError:
-        if len(_SAID_BUY) >= 4096:
-            _SAID_BUY.clear()
-        said = _SAID_BUY[label] = bool(_ADD_TO_CART_TEXT.search(label) or _BUY_VERB.match(label))
-        return said
-
-
-_SAID_BUY: dict[str, bool] = {}
+    return bool(_ADD_TO_CART_TEXT.search(label) or _BUY_VERB.match(label))
 
 
 # A shopping cart anywhere in the page's HTML, shown or hidden, in markup or scripts

@@ -10,7 +10,7 @@ from typing import TypeVar
 # each a pure function of the string, registered at import (register_class_test). A
 # page's distinct strings are asked all of them at once, the answers kept as bits per
 # string, remembered across pages (at most _PASSED_LIMIT strings, then forgotten at once).
-_CLASS_TESTS: dict[Callable[[str], object], int] = {}
+CLASS_TESTS: dict[Callable[[str], object], int] = {}
 _PASSED: dict[str, int] = {}
 # A worker crawls many shops at once, ~300 distinct strings a page each: 4096 strings
 # were forgotten every dozen shops (a cold page costs several ms more); 32768 strings
@@ -23,17 +23,17 @@ def register_class_test(test: _T) -> _T:
     """Have :meth:`PageIndex.with_class` answer ``test`` (a pure function of a
     class-and-id string) from the bits of the tests each string passes, looked up once
     per string for all tests, instead of one call per string and test; returns it."""
-    if test not in _CLASS_TESTS:
-        _CLASS_TESTS[test] = 1 << len(_CLASS_TESTS)
+    if test not in CLASS_TESTS:
+        CLASS_TESTS[test] = 1 << len(CLASS_TESTS)
         _PASSED.clear()
     return test
 
 
-def _passed_tests(key: str) -> int:
+def passed_tests(key: str) -> int:
     """The bits of the registered tests ``key`` passes (remembered)."""
     bits = _PASSED.get(key)
     if bits is None:
         if len(_PASSED) >= _PASSED_LIMIT:
             _PASSED.clear()
-        bits = _PASSED[key] = sum(bit for test, bit in _CLASS_TESTS.items() if test(key))
+        bits = _PASSED[key] = sum(bit for test, bit in CLASS_TESTS.items() if test(key))
     return bits

@@ -11,7 +11,7 @@ from functools import lru_cache
 from lxml import etree
 from lxml.etree import _Element
 
-from .classtests import _CLASS_TESTS, _passed_tests, register_class_test
+from .classtests import CLASS_TESTS, passed_tests, register_class_test
 from .dom import (
     SKIPPED_TAGS,
     CachedSearch,
@@ -197,7 +197,7 @@ class PageIndex:
         #: (bits of the registered class tests passed, positions) of each class-and-id
         #: string that passes one (:meth:`with_class`)
         self._passing = [
-            (bits, where) for key, where in by_class.items() if (bits := _passed_tests(key))
+            (bits, where) for key, where in by_class.items() if (bits := passed_tests(key))
         ]
         self._mark_sections()
         # the price elements: marked by itemprop, tag or class (a price class in the class
@@ -291,7 +291,7 @@ class PageIndex:
         """Positions, in document order, of the elements whose class-and-id string
         (:attr:`classes`) passes ``test`` (tested once per distinct string; a test
         registered by :func:`register_class_test` is answered from the page's bits)."""
-        bit = _CLASS_TESTS.get(test)
+        bit = CLASS_TESTS.get(test)
         if bit is None:
             found = [pos for key, where in self.by_class.items() if test(key) for pos in where]
         else:
