@@ -65,6 +65,34 @@ def normalize_availability(value: Any) -> str | None:
     return _AVAILABILITY_TOKENS.get(token) or availability_from_text(text)
 
 
+# The phrases that say in stock (the last rule below, and denied in the out-of-stock rule).
+_IN_STOCK = (
+    r"(?:\bin[\s-]+stock\b|\bavailable now\b|\(\s*\d+\s+available\s*\)|"
+    r"^\s*available\s*$|\bships (?:today|in \d)|\ben stock\b|\bdisponible\b|"
+    r"\ben existencia\b|\bauf lager\b|\blieferbar\b|\bverfügbar\b|\bvorrätig\b|"
+    r"\bem estoque\b|\bdisponível\b|\bdisponibile\b|\bin magazzino\b|"
+    r"\bop voorraad\b|\bleverbaar\b|\bdostępny\b|\bw magazynie\b|"
+    r"\bna (?:skladě|sklade)\b|\bskladem\b|\bna zalogi\b|\bna voljo\b|"
+    r"\b[îi]n stoc\b|\bdisponibil\b|\blaos\b|\bsaadaval\b|\bvarastossa\b|"
+    r"\btoimitusvalmis\b|\bi lager\b|\bfinns i lager\b|\bi butik\b|"
+    # a classified ad's status: "Not sold" is still on offer
+    r"\bnot (?:yet )?sold\b|\bunsold\b|\bstill available\b|"
+    r"\b(?:есть )?в наличии\b|\bна складе\b|\bв наявності\b|\bstokta(?: var)?\b|"
+    r"\bδιαθέσιμο\b|\braktáron\b|\bkészleten\b|\bna (?:zalihi|stanju)\b|"
+    r"\bdostupno\b|\bpieejams\b|\bir noliktavā\b|\byra sandėlyje\b|"
+    r"במלאי|\bזמין\b|\bمتوفر\b|\bمتاح\b|"
+    r"在庫あり|有現貨|現貨|现货|有货|有貨|재고 ?있음|"
+    r"\bcòn hàng\b|\bsẵn hàng\b|\b(?:stok )?tersedia\b|\bada stok\b|\bموجود\b|"
+    r"\bв наличност\b|\bdostupné\b|\bpå lager\b|\btilg(?:æ|je)ngelig\b|"
+    r"\bready to ship\b|มีสินค้า|स्टॉक में)"
+)
+# What follows an offer to notify when it is about the price, not the stock (a price
+# alert: "Notify me of price drops", "Avvisami se il prezzo scende").
+_PRICE_ALERT = (
+    r"[^.|]{0,30}\b(?:prices?|prezzo|preço|prix|precio|preis|prijs|cena|цен|fiyat|pris|hinta|"
+    r"τιμή|السعر|سعر)"
+)
+
 # Ordered: the first matching rule wins, negatives before positives.
 _STOCK_RULES: list[tuple[re.Pattern[str], str]] = [
     (
@@ -85,7 +113,7 @@ _STOCK_RULES: list[tuple[re.Pattern[str], str]] = [
             r"(?:we'?ll|we will) ship (?:it |them )?when (?:it'?s|it is|they'?re) "
             r"(?:available|in stock)|"
             r"bajo pedido|por encargo|sobre pedido|sur commande|sob encomenda|"
-            r"su ordinazione|in arrivo|nabestelling|na zamówienie|na objednávku|"
+            r"su ordinazione|in arrivo|nabestelling|na zamówienie|na objednávku|под заказ|"
             r"po naročilu|la comandă|tellimisel|tilaustuote|beställningsvara)\b",
             re.I,
         ),
@@ -96,7 +124,7 @@ _STOCK_RULES: list[tuple[re.Pattern[str], str]] = [
             r"\b(?:discontinued|no longer (?:available|sold|made)|descontinuado|"
             r"nicht mehr (?:erhältlich|lieferbar|verfügbar)|ausgelaufen|"
             r"plus disponible|fuori produzione|uit (?:het )?assortiment|wycofany|"
-            r"ukončen[ýá] prodej|utgått)\b",
+            r"ukončen[ýá] prodej|utgått|снят с производства)\b",
             re.I,
         ),
         "Discontinued",
@@ -124,7 +152,7 @@ _STOCK_RULES: list[tuple[re.Pattern[str], str]] = [
             r"^\s*(?:verkauft|vendu|vendido|venduto|sprzedany|sprzedane|продано|satıldı)\s*!?\s*$|"
             # "notify me" / "email me when available": offered only when it cannot be bought
             r"notify me(?: when (?:it'?s |it is )?(?:back in stock|back|available|in stock)|"
-            r" if (?:it'?s |it is )?(?:back in stock|back|available))?|"
+            r" if (?:it'?s |it is )?(?:back in stock|back|available))?(?!" + _PRICE_ALERT + r")|"
             r"e-?mail me when (?:it'?s )?(?:back in stock|available)|"
             # an offer to tell the shopper when it can be bought, or to queue for it
             r"(?:notify(?: me)?|alert me|let me know|(?:get|be) notified|tell me) when "
@@ -133,6 +161,16 @@ _STOCK_RULES: list[tuple[re.Pattern[str], str]] = [
             r"join (?:the )?(?:wait-?list|waiting list)|"
             r"nous consulter|m'alerter|me prévenir|prévenez-moi|avísame|avisarme|"
             r"benachrichtigen|benachrichtige mich|powiadom mnie|"
+            # the same offer in more languages (class: restock forms that replace the buy
+            # button: "Avvisami quando disponibile", "Avise-me quando chegar", "Сообщить
+            # о поступлении", "Gelince haber ver"), not a price alert ("Avvisami se il
+            # prezzo scende")
+            r"(?:avvisami|avvertimi|avise-me|me avise|m'avertir|alertez-moi|notificarme|"
+            r"powiadom o dostępności|сообщить о поступлении|уведомить о поступлении|"
+            r"повідомити про наявність|gelince haber ver|értesítést kérek|ειδοποίησέ με|"
+            r"أعلمني عند التوفر|أبلغني عند التوفر)(?!" + _PRICE_ALERT + r")"
+            # and the rest of its sentence ("... quando disponibile", "... quando chegar")
+            r"(?:\s+[^\W\d_]+){0,4}|"
             # Russian, Ukrainian, Turkish, Greek, Hungarian, Croatian/Serbian, Latvian,
             # Lithuanian, Hebrew, Arabic (their words take \b: letters are word characters)
             r"нет в наличии|нет на складе|распродан[оа]?|товар закончился|"
@@ -148,7 +186,25 @@ _STOCK_RULES: list[tuple[re.Pattern[str], str]] = [
             # Danish/Norwegian (class: shops in those languages)
             r"(?:tạm )?hết hàng|stok habis|barang habis|sudah habis|^\s*habis\s*$|"
             r"ناموجود|esgotat|изчерпан[оа]?|няма наличност|nav noliktavā|nedostupné|"
-            r"ikke på lager|ikke tilgjængelig|udsolgt|utsolgt)\b",
+            r"ikke på lager|ikke tilg(?:æ|je)ngelig|udsolgt|utsolgt|"
+            # more of the same languages' sold-out wording (class: shops that say it in
+            # their own idiom: "En rupture", "Victime de son succès", "Fora de estoque",
+            # "Нет в продаже", "Εξαντλημένο", "Stokta bulunmamaktadır", "Brak towaru")
+            r"en rupture|victime de son succès|bientôt de retour|hors stock|plus en stock|"
+            r"fuera de stock|no hay stock|fora de (?:estoque|stock)|sem (?:estoque|stock)|"
+            r"kein bestand|ei saatavilla|(?:ej|inte) tillgänglig|exhaurit|"
+            r"нет в продаже|ожидается поступление|закончил(?:ся|ась|ось)|"
+            r"немає в продажу|закінчи(?:вся|лася|лося)|"
+            r"εξαντλημένο|εκτός αποθέματος|نفد(?:ت)? (?:الكمية|المخزون|من المخزون)|"
+            r"stokta bulunmamaktadır|stokta bulunmuyor|nem rendelhető|"
+            r"brak towaru|brak na stanie|chwilowo brak|stok kosong|nedostupn[oaý]|"
+            r"nėra prekyboje|šiuo metu nėra|"
+            # a stock phrase denied: "Non disponible", "Pas en stock", "Finns inte i lager",
+            # "Tidak tersedia", "Não disponível", "Nu mai este în stoc" (class: every
+            # language that writes its "not" before the in-stock words; at most two words
+            # between, in the same clause)
+            r"(?:not|no|non|nicht|pas|niet|inte|ej|ikke|tidak|não|nao|не|δεν|μη|nem|nu)"
+            r"(?:\s+[^\W\d_]+){0,2}?\s+(?:" + _IN_STOCK + r"))\b",
             re.I,
         ),
         "OutOfStock",
@@ -158,6 +214,10 @@ _STOCK_RULES: list[tuple[re.Pattern[str], str]] = [
         re.compile(
             r"缺貨|缺货|售完|已售完|售罄|已售罄|在庫切れ|在庫なし|売り切れ|品切れ|品切|"
             r"完売|일시품절|품절|无货|無貨|無現貨|无现货|"
+            # awaiting stock, restock notices, sale ended ("入荷待ち", "到货通知", "재입고 알림")
+            r"入荷待ち|入荷お知らせ|再入荷(?:お知らせ|通知|待ち|のお知らせ)|販売終了|"
+            r"到货通知|到貨通知|貨到通知|暂无库存|暫無庫存|补货中|補貨中|已下架|"
+            r"재입고 ?(?:알림|예정|신청)|판매 ?종료|"
             # Thai and Hindi: no word boundaries either (Thai), or combining vowel signs
             r"สินค้าหมด|หมดสต็อก|स्टॉक में नहीं|आउट ऑफ स्टॉक|स्टॉक खत्म"
         ),
@@ -174,24 +234,7 @@ _STOCK_RULES: list[tuple[re.Pattern[str], str]] = [
     ),
     (
         re.compile(
-            r"(?:\bin[\s-]+stock\b|\bavailable now\b|\(\s*\d+\s+available\s*\)|"
-            r"^\s*available\s*$|\bships (?:today|in \d)|\ben stock\b|\bdisponible\b|"
-            r"\ben existencia\b|\bauf lager\b|\blieferbar\b|\bverfügbar\b|\bvorrätig\b|"
-            r"\bem estoque\b|\bdisponível\b|\bdisponibile\b|\bin magazzino\b|"
-            r"\bop voorraad\b|\bleverbaar\b|\bdostępny\b|\bw magazynie\b|"
-            r"\bna (?:skladě|sklade)\b|\bskladem\b|\bna zalogi\b|\bna voljo\b|"
-            r"\bîn stoc\b|\bdisponibil\b|\blaos\b|\bsaadaval\b|\bvarastossa\b|"
-            r"\btoimitusvalmis\b|\bi lager\b|\bfinns i lager\b|\bi butik\b|"
-            # a classified ad's status: "Not sold" is still on offer
-            r"\bnot (?:yet )?sold\b|\bunsold\b|\bstill available\b|"
-            r"\b(?:есть )?в наличии\b|\bна складе\b|\bв наявності\b|\bstokta(?: var)?\b|"
-            r"\bδιαθέσιμο\b|\braktáron\b|\bkészleten\b|\bna (?:zalihi|stanju)\b|"
-            r"\bdostupno\b|\bpieejams\b|\bir noliktavā\b|\byra sandėlyje\b|"
-            r"במלאי|\bזמין\b|\bمتوفر\b|\bمتاح\b|"
-            r"在庫あり|有現貨|現貨|现货|有货|有貨|재고 ?있음|"
-            r"\bcòn hàng\b|\bsẵn hàng\b|\b(?:stok )?tersedia\b|\bada stok\b|\bموجود\b|"
-            r"\bв наличност\b|\bdostupné\b|\bpå lager\b|\btilgjængelig\b|"
-            r"\bready to ship\b|มีสินค้า|स्टॉक में)",
+            _IN_STOCK,
             re.I,
         ),
         "InStock",

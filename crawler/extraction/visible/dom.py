@@ -139,6 +139,7 @@ _HIDDEN_CLASSES = frozenset(
         "ng-cloak",
         "x-cloak",
         "hidden-all",
+        "modal",
     }
 )
 
