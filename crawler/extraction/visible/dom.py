@@ -139,7 +139,7 @@ _HIDDEN_CLASSES = frozenset(
         "ng-cloak",
         "x-cloak",
         "hidden-all",
-        "modal",
+        "modal",  # Bootstrap's dialog: display:none until a script opens it
     }
 )
 
