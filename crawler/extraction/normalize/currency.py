@@ -35,6 +35,13 @@ _SYMBOLS: list[tuple[str, str]] = [
     # Asia, Romania): "Rs. 1,299", "RM 49.90", "Rp 49.000", "Lei 49"
     ("Rs.", "INR"), ("Rs", "INR"), ("₨", "INR"), ("RM", "MYR"), ("Rp", "IDR"), ("Lei", "RON"),
     ("৳", "BDT"),
+    # the symbols and abbreviations of more countries' shops, written beside the amount
+    # ("1.299,90 TL", "1.299.000 đ", "S/ 49.90", "RD$ 1,200", "49,90 kn", "1.200 din",
+    # "ج.م 499")
+    ("RD$", "DOP"), ("S/.", "PEN"), ("S/", "PEN"), ("TL", "TRY"), ("đ", "VND"), ("₡", "CRC"),
+    ("₲", "PYG"), ("₦", "NGN"), ("₵", "GHS"), ("KSh", "KES"), ("kn", "HRK"), ("din", "RSD"),
+    ("₾", "GEL"), ("SFr.", "CHF"), ("ج.م", "EGP"), ("د.ك", "KWD"), ("ر.ق", "QAR"),
+    ("د.ب", "BHD"), ("ر.ع", "OMR"), ("د.ا", "JOD"), ("د.م", "MAD"), ("ل.ل", "LBP"),
 ]
 
 
