@@ -57,3 +57,17 @@ def test_a_net_part_beside_the_gross_one_is_left_to_the_net_price_rule() -> None
     )
     assert _price(box) == Decimal("121.00")
 
+
+
+@pytest.mark.parametrize(
+    "box",
+    [
+        "<span class='old'>$80.00</span> $60.00",
+        "<span class='was'>$80.00</span> $60.00 <span class='save'>Save $20.00</span>",
+        "<s>$80.00</s> $60.00 <span>(25% off)</span>",
+    ],
+)
+def test_a_marked_list_price_beside_the_boxs_own_amount(box: str) -> None:
+    # class: themes that mark only the struck price, in a child whose class is no price
+    # class, and write the selling price as the box's own text
+    assert _price(f"<div class='price'>{box}</div>") == Decimal("60.00")

@@ -51,7 +51,7 @@ _LIST_LABEL = re.compile(
 )
 _HARD_LIST_TAGS = frozenset({"del", "s", "strike"})
 _HARD_LIST_CLASS = re.compile(
-    r"old-?price|price-?old|was-?price|price-?was|\bwas\b|list-?price|price-?list|"
+    r"old-?price|price-?old|\bold\b|was-?price|price-?was|\bwas\b|list-?price|price-?list|"
     r"compare-?at|price--?compare|compare-?price|strike|crossed|price-?before|"
     r"original-?price|price--?original|rrp|msrp|retail-?price|"
     r"precio-?(?:anterior|normal|lista|antes)|streichpreis|alter-?preis|prix-?barr|"
@@ -273,8 +273,31 @@ def _paid_text(price: _Element) -> str:
     """The amount a price element shows that the shopper pays: its machine copy
     (``itemprop=price content``), the part of it :func:`.price_parts.sale_part` picks,
     else its text (with a "Was X Now Y" read by :func:`.price_text.paid_amount`)."""
-    part = sale_part(price) if len(price) and not price.get("content") else None
+    part = None
+    if len(price) and not price.get("content"):
+        part = sale_part(price)
+        if part is None:
+            part = _unstruck_text(price)
     return part if part is not None else paid_amount(price_value(price))
+
+
+def _unstruck_text(price: _Element) -> str | None:
+    """The price element's text without the list prices inside it, when a child marked
+    as one by its tag or class writes an amount and an amount is left outside it
+    (``<div class=price><span class=old>$59.99</span> $49.99</div>``: a list price in a
+    child whose class is no price class, the selling price the box's own text; class:
+    themes that mark only the struck price)."""
+    listed = [
+        c
+        for c in price.iterdescendants()
+        if isinstance(c.tag, str)
+        and (c.tag in _HARD_LIST_TAGS or _HARD_LIST_CLASS.search(_class_tokens(c)))
+        and MONEY_TEXT.search(visible_text(c))
+    ]
+    if not listed:
+        return None
+    rest = text_without(price, listed)
+    return paid_amount(rest) if MONEY_TEXT.search(rest) else None
 
 
 def _not_paid(price: _Element) -> bool:
