@@ -140,3 +140,8 @@ def test_three_letters_and_digits_are_a_code_not_an_amount(code: str) -> None:
     # an amount makes it money ("USD 11.99" beside a code label is a price)
     assert sku_of(BUY + f"<p>SKU: {code}</p>") == code
     assert sku_of(BUY + "<p>SKU: USD 11.99</p>") is None
+
+
+def test_an_itemprop_sku_outside_any_item_is_the_code() -> None:
+    # class: themes whose microdata lacks its itemscope, so no microdata reader sees it
+    assert sku_of(f"{BUY}<p>Ref <span itemprop='sku'>KP-2000-BL</span></p>") == "KP-2000-BL"

@@ -78,8 +78,11 @@ def read_codes(idx: PageIndex, h1_pos: int = -1) -> dict[str, str]:
         return kind is not None
 
     # the rows, terms and text elements only, in document order; the elements marked
-    # as a code by their class or id found once per class-and-id string
+    # as a code by their class or id found once per class-and-id string, or by an
+    # itemprop "sku" outside any item (class: themes whose microdata lacks its itemscope,
+    # so no microdata reader sees the property)
     marked = set(idx.with_class(_CODE_CLASS.search))
+    marked.update(p for p in idx.by_itemprop.get("sku", []) if _outside_items(idx.elements[p]))
     texts = _text_elements(idx, marked)
     rows = [idx.by_tag.get(tag, []) for tag in ("tr", "dt")]
     elements = idx.elements
@@ -136,6 +139,11 @@ def read_codes(idx: PageIndex, h1_pos: int = -1) -> dict[str, str]:
     if "shop" in codes:
         codes.setdefault("sku", codes.pop("shop"))
     return codes
+
+
+def _outside_items(el: _Element) -> bool:
+    """No ancestor of ``el`` opens a microdata item (``itemscope``)."""
+    return all(a.get("itemscope") is None for a in el.iterancestors())
 
 
 def _text_elements(idx: PageIndex, marked: set[int]) -> dict[int, tuple[str | None, bool]]:
