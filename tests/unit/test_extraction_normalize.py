@@ -114,6 +114,11 @@ def test_parse_currency_and_hints() -> None:
     assert parse_currency("€") == "EUR"
     assert parse_currency("") is None
     assert parse_currency("XYZ") is None
+    # codes shops still write for a current one (class: Russian shops' "RUR" in their
+    # markup and feeds, "RMB" for the yuan): a price in them would lose its currency
+    assert parse_currency("RUR") == "RUB"
+    assert parse_currency("rmb") == "CNY"
+    assert currency_from_text("249 RUR") == "RUB"
     assert currency_hint_for_url("https://www.tienda.cl/p/1") == "CLP"
     assert currency_hint_for_url("https://shop.com.br/") == "BRL"
     assert currency_hint_for_url("https://shop.example/") is None

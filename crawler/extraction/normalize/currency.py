@@ -15,6 +15,13 @@ ISO_CURRENCIES = frozenset(
     RUB SAR SEK SGD THB TND TRY TTD TWD UAH UGX USD UYU UZS VES VND XAF XOF ZAR""".split()
 )
 
+# Codes shops still write for a current ISO 4217 code: withdrawn codes (the rouble's
+# "RUR", which Russian shop feeds and markup keep using; "BYR", "YTL", "TRL") and
+# common abbreviations ("RMB" for the yuan, "NIS" for the shekel).
+CURRENCY_ALIASES = {
+    "RUR": "RUB", "BYR": "BYN", "YTL": "TRY", "TRL": "TRY", "RMB": "CNY", "NIS": "ILS",
+}
+
 DOLLAR_CURRENCIES = frozenset(
     {"USD", "CAD", "AUD", "NZD", "HKD", "SGD", "TWD", "MXN", "CLP", "ARS", "COP", "UYU",
      "JMD", "TTD", "BRL"}
@@ -84,8 +91,11 @@ def parse_currency(value: Any) -> str | None:
     text = normalize_text(value)
     if not text:
         return None
-    if text.upper() in ISO_CURRENCIES:
-        return text.upper()
+    upper = text.upper()
+    if upper in ISO_CURRENCIES:
+        return upper
+    if upper in CURRENCY_ALIASES:
+        return CURRENCY_ALIASES[upper]
     return currency_from_text(text)
 
 
@@ -102,6 +112,8 @@ def currency_from_text(text: str | None, hint: str | None = None) -> str | None:
     for code in _ISO_RE.findall(text):
         if code in ISO_CURRENCIES:
             return code
+        if code in CURRENCY_ALIASES:
+            return CURRENCY_ALIASES[code]
     match = _SYMBOL_RE.search(text)
     if match:
         code = _SYMBOL_MAP[match.group(0)]
