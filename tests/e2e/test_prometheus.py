@@ -207,7 +207,10 @@ def test_prometheus_scrapes_two_workers_and_the_master_during_a_crawl(
         # the workers' counters, read back through Prometheus, are the crawl's
         parsed = prom.by_label("crawler_pages_parsed_total", "instance")
         assert set(parsed) == {f"127.0.0.1:{port}" for port in ports.values()}
-        assert all(count > 0 for count in parsed.values()), parsed  # both worked
+        # each instance's own counter, adding up to the crawl (how the pages were shared
+        # between the two is the scheduler's, checked by test_distributed_crawl: a short
+        # crawl on a busy machine can leave one worker none, as CI once saw, 0 and 90)
+        assert sum(parsed.values()) == pages, parsed
         answered = len(shop.read_access_log())  # pages and each worker's robots.txt
         assert prom.value("sum(crawler_pages_total)") == answered
         assert prom.value('sum(crawler_pages_total{status="200"})') == answered
