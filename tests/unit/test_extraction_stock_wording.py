@@ -81,6 +81,10 @@ def _availability(body: str, head: str = "") -> str | None:
         "Nu mai este în stoc",
         "Товар не в наличии",
         "Δεν είναι διαθέσιμο",
+        "המוצר אינו במלאי",
+        "ليس متوفر",
+        "Δεν υπάρχει απόθεμα",
+        "لا يوجد في المخزون",
     ],
 )
 def test_sold_out_wording_is_out_of_stock(text: str) -> None:
@@ -92,6 +96,7 @@ def test_sold_out_wording_is_out_of_stock(text: str) -> None:
     [
         "In stock",
         "In stoc",
+        "זמין במלאי",
         "Tilgjengelig",
         "Not yet sold",  # a classified ad still on offer
         "No minimum order, in stock",  # the "not" of another clause

@@ -198,12 +198,13 @@ _STOCK_RULES: list[tuple[re.Pattern[str], str]] = [
             r"εξαντλημένο|εκτός αποθέματος|نفد(?:ت)? (?:الكمية|المخزون|من المخزون)|"
             r"stokta bulunmamaktadır|stokta bulunmuyor|nem rendelhető|"
             r"brak towaru|brak na stanie|chwilowo brak|stok kosong|nedostupn[oaý]|"
-            r"nėra prekyboje|šiuo metu nėra|"
+            r"nėra prekyboje|šiuo metu nėra|δεν υπάρχει απόθεμα|لا يوجد في المخزون|"
             # a stock phrase denied: "Non disponible", "Pas en stock", "Finns inte i lager",
-            # "Tidak tersedia", "Não disponível", "Nu mai este în stoc" (class: every
-            # language that writes its "not" before the in-stock words; at most two words
-            # between, in the same clause)
-            r"(?:not|no|non|nicht|pas|niet|inte|ej|ikke|tidak|não|nao|не|δεν|μη|nem|nu)"
+            # "Tidak tersedia", "Não disponível", "Nu mai este în stoc", "המוצר אינו במלאי",
+            # "ليس متوفر" (class: every language that writes its "not" before the in-stock
+            # words; at most two words between, in the same clause)
+            r"(?:not|no|non|nicht|pas|niet|inte|ej|ikke|tidak|não|nao|не|δεν|μη|nem|nu|"
+            r"אינו|אינה|אין|ليس|ليست|لا)"
             r"(?:\s+[^\W\d_]+){0,2}?\s+(?:" + _IN_STOCK + r"))\b",
             re.I,
         ),
