@@ -106,7 +106,7 @@ class SeedLoader:
             ensure_layout(client, keys)
         self._script = client.register_script(SEED_BATCH_LUA) if client is not None else None
         self._pusher: ThreadPoolExecutor | None = None
-        self._in_flight: deque[tuple[int, Future[int]]] = deque()
+        self._in_flight: deque[Future[int]] = deque()
 
     def load_stream(self, stream: BinaryIO) -> SeedCounts:
         """Seed every line of a binary stream (a file, or ``sys.stdin.buffer``)."""
@@ -146,25 +146,30 @@ class SeedLoader:
             return
         batch, self._batch = self._batch, []
         if self._script is None or self._pusher is None:
-            self._count(len(batch), self._push(batch))
+            self._push(batch)
             return
         self._collect(keep=IN_FLIGHT - 1)
-        self._in_flight.append((len(batch), self._pusher.submit(self._push, batch)))
+        self._in_flight.append(self._pusher.submit(self._push, batch))
 
     def _push(self, batch: list[tuple[str, str]]) -> int:
+        """Push a batch and count it, in the thread that pushes: a Ctrl-C that lands
+        between a batch's hand-over and its bookkeeping cannot leave a batch pushed
+        and uncounted (the executor's shutdown waits for the push, and so its count)."""
         if self._script is None:
-            return len(batch)
-        args = [part for pair in batch for part in pair]
-        return int(self._script(keys=[self.keys.seeded, self.keys.start_urls], args=args))
+            added = len(batch)
+        else:
+            args = [part for pair in batch for part in pair]
+            added = int(self._script(keys=[self.keys.seeded, self.keys.start_urls], args=args))
+        self._count(len(batch), added)
+        return added
 
     def _collect(self, keep: int) -> None:
-        """Count the answers of the oldest batches in flight until ``keep`` are left.
+        """Wait for the oldest batches in flight until ``keep`` are left.
 
         The error of a batch (Redis gone) is raised here.
         """
         while len(self._in_flight) > keep:
-            size, answer = self._in_flight.popleft()
-            self._count(size, answer.result())
+            self._in_flight.popleft().result()
 
     def _count(self, size: int, added: int) -> None:
         self.counts.accepted += added

@@ -6,10 +6,15 @@ import io
 import os
 import subprocess
 import sys
+from collections import deque
 from pathlib import Path
 
+import pytest
+
 from crawler.keys import CrawlKeys
+from crawler.network import NetworkRule
 from master.progress import ProgressLine
+from master.seeding import SeedLoader
 from tools.workers import ROOT
 
 KEYS = CrawlKeys()
@@ -70,3 +75,24 @@ def test_progress_line_bar_follows_the_file(tmp_path: Path) -> None:
     first, second = out.getvalue().splitlines()
     assert first.startswith("[############............]  50% 500 lines")
     assert second.startswith("[########################] 100% 1,000 lines")
+
+
+class _InterruptedBookkeeping(deque[object]):
+    """The batches-in-flight record of a loader whose Ctrl-C lands right after a batch
+    was handed to the pushing thread, before the hand-over is recorded."""
+
+    def append(self, item: object) -> None:
+        raise KeyboardInterrupt
+
+
+def test_a_batch_pushed_as_ctrl_c_lands_is_counted(redis_client) -> None:
+    # CI once saw a seed pushed to Redis and reported "accepted 0": the signal came
+    # between the hand-over of the batch and its bookkeeping
+    loader = SeedLoader(
+        redis_client, KEYS, batch_size=1, rule=NetworkRule("", NetworkRule.no_resolution)
+    )
+    loader._in_flight = _InterruptedBookkeeping()
+    with pytest.raises(KeyboardInterrupt):
+        loader.load_lines(["https://shop.example.com/p/1.html", "https://shop.example.com/p/2"])
+    assert redis_client.llen(KEYS.start_urls) == 1  # pushed...
+    assert loader.counts.accepted == 1  # ...and counted
