@@ -225,9 +225,7 @@ def _drop_inert(document: Any) -> None:
     stack = [child for child in root if child in live]
     while stack:
         element = stack.pop()
-        if element.get("property") is not None or element.get("rel") is not None:
-            continue
-        if element.get("rev") is not None:
+        if any(element.get(name) is not None for name in ("property", "rel", "rev")):
             continue
         for child in list(element):
             if child in live:

@@ -75,9 +75,14 @@ def _class_tokens(el: _Element) -> str:
     )
 
 
+def _marks_list(el: _Element) -> bool:
+    """The element's tag or class marks a list price (``del``, ``.old-price``)."""
+    return el.tag in _HARD_LIST_TAGS or bool(_HARD_LIST_CLASS.search(_class_tokens(el)))
+
+
 def _is_hard_list(el: _Element, box: _Element) -> bool:
     for a in [el, *el.iterancestors()]:
-        if a.tag in _HARD_LIST_TAGS or _HARD_LIST_CLASS.search(_class_tokens(a)):
+        if _marks_list(a):
             return True
         if (a.get("data-price-type") or "").lower() == "oldprice":
             return True
@@ -290,9 +295,7 @@ def _unstruck_text(price: _Element) -> str | None:
     listed = [
         c
         for c in price.iterdescendants()
-        if isinstance(c.tag, str)
-        and (c.tag in _HARD_LIST_TAGS or _HARD_LIST_CLASS.search(_class_tokens(c)))
-        and MONEY_TEXT.search(visible_text(c))
+        if isinstance(c.tag, str) and _marks_list(c) and MONEY_TEXT.search(visible_text(c))
     ]
     if not listed:
         return None
