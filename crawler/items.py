@@ -1,4 +1,7 @@
-"""The product, typed: every field with its contract, and the field lists derived from it.
+"""The items, typed: every field with its contract, and the field lists derived from them.
+
+:class:`Product` (the ``ecommerce`` spider's item) and :class:`Quote` (the
+``finance`` spider's, with its lists ``QUOTE_*`` derived the same way).
 
 :class:`Product` is written once, here, in the manner of zyte-common-items: a
 typed class whose every field documents its contract. The lists the rest of the
@@ -160,6 +163,100 @@ PROFILE_FIELDS: frozenset[str] = frozenset(
 COLUMNS: tuple[str, ...] = _names(column=True)
 OFFER_FIELDS: tuple[str, ...] = _names(offer=True)
 
+#: Where each field of a quote was read (:mod:`crawler.extraction.quotes`).
+QuoteSource = Literal[
+    "structured", "embedded", "meta", "label", "attribute", "title", "url", "visible",
+    "profile", "endpoint", "language", "exchange", "fetch",
+]
+
+
+@dataclass(kw_only=True)
+class Quote:
+    """One quote of one instrument, as read from its quote page (or from one row of a CSV
+    or JSON quote endpoint): the item the ``finance`` spider yields. Numbers are exact
+    decimals with a dot, in the quote's currency (``volume`` a count of units). The
+    field order is the JSON Schema's (``crawler/schema/quote.schema.json``)."""
+
+    url: str = field(metadata=_meta("page", column=True, profile=()))
+    """Absolute http(s) URL of the quote page (an endpoint's row: the endpoint's URL with
+    ``#<symbol>``): the quote's identity in every store. Required."""
+
+    symbol: str = field(metadata=_meta("page", column=True, offer=True))
+    """The instrument's ticker as the page shows it (``AAPL``, ``SAP``, ``7203``). Required."""
+
+    name: str | None = field(default=None, metadata=_meta("page", column=True))
+    """The instrument's name (``Apple Inc.``)."""
+
+    exchange: str | None = field(default=None, metadata=_meta("page", column=True))
+    """Where it trades, as the page names it (``NASDAQ``, ``XETRA``)."""
+
+    price: Decimal = field(metadata=_meta("page", column=True, offer=True))
+    """The last price, ``> 0``. Required: a page without one gives no quote."""
+
+    currency: str | None = field(default=None, metadata=_meta("page", column=True, offer=True))
+    """ISO 4217 code of the prices (``"EUR"``); required with a price."""
+
+    change: Decimal | None = field(default=None, metadata=_meta("page", column=True))
+    """The change since the previous close, signed."""
+
+    change_percent: Decimal | None = field(default=None, metadata=_meta("page"))
+    """The same change in percent, signed (``-1.25`` is -1.25 %)."""
+
+    previous_close: Decimal | None = field(default=None, metadata=_meta("page"))
+    """The previous session's closing price."""
+
+    open: Decimal | None = field(default=None, metadata=_meta("page"))
+    """The session's opening price."""
+
+    day_low: Decimal | None = field(default=None, metadata=_meta("page"))
+    """The session's lowest price (the day's range, low end)."""
+
+    day_high: Decimal | None = field(default=None, metadata=_meta("page"))
+    """The session's highest price (the day's range, high end)."""
+
+    volume: int | None = field(default=None, metadata=_meta("page", column=True, offer=True))
+    """Units traded in the session, ``>= 0``."""
+
+    market_cap: Decimal | None = field(default=None, metadata=_meta("page", column=True))
+    """Market capitalisation, in the quote's currency, ``>= 0``."""
+
+    as_of: str = field(metadata=_meta("page", column=True, offer=True))
+    """When the quote is for: RFC 3339 with its offset, as the page says it (in the
+    page's or the exchange's time zone), else the time the page was fetched
+    (``provenance["as_of"] == "fetch"``). Required."""
+
+    provenance: dict[str, QuoteSource] = field(default_factory=dict, metadata=_meta("extraction"))
+    """Where each field was read: ``structured`` (JSON-LD), ``embedded`` (a script's
+    JSON state), ``meta``, ``label`` (a label and its value), ``attribute`` (an element
+    named for the field), ``title``, ``url``, ``visible``, ``profile``, ``endpoint``
+    (a CSV or JSON row); for the currency also ``language`` or ``exchange``; for
+    ``as_of`` also ``fetch``."""
+
+    crawled_at: str | None = field(default=None, metadata=_meta("crawl"))
+    """When the page was parsed: RFC 3339 date-time with a UTC offset."""
+
+    worker: str | None = field(default=None, metadata=_meta("crawl"))
+    """``WORKER_ID`` of the worker that crawled the page."""
+
+
+def _quote_names(**wanted: Any) -> tuple[str, ...]:
+    return tuple(
+        f.name
+        for f in fields(Quote)
+        if all(f.metadata[key] == value for key, value in wanted.items())
+    )
+
+
+QUOTE_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Quote))
+QUOTE_PAGE_FIELDS: tuple[str, ...] = _quote_names(role="page")
+#: the typed columns of the stores' ``quotes`` rows, before ``data``
+QUOTE_COLUMNS: tuple[str, ...] = _quote_names(column=True)
+#: the fields of a ``quote_history`` row (an observation), before ``seen_at``
+QUOTE_OBSERVATION: tuple[str, ...] = ("url", *_quote_names(offer=True))
+#: fields a site profile may give for a quote (``quote.fields``)
+QUOTE_PROFILE_FIELDS: frozenset[str] = frozenset(QUOTE_PAGE_FIELDS) - {"url"}
+
+
 __all__ = [
     "AVAILABILITIES",
     "COLUMNS",
@@ -168,8 +265,15 @@ __all__ = [
     "OFFER_FIELDS",
     "PAGE_FIELDS",
     "PROFILE_FIELDS",
+    "QUOTE_COLUMNS",
+    "QUOTE_FIELDS",
+    "QUOTE_OBSERVATION",
+    "QUOTE_PAGE_FIELDS",
+    "QUOTE_PROFILE_FIELDS",
     "Availability",
     "Product",
+    "Quote",
+    "QuoteSource",
     "Rating",
     "Source",
 ]

@@ -2,7 +2,11 @@
 
 The master and the workers both build their key names from :class:`CrawlKeys`,
 so the layout below is the single reference (see also ``docs/architecture.md``).
-All keys of the spider ``ecommerce`` start with ``ecommerce:``.
+Every spider has its own prefix, its name: all keys of the spider ``ecommerce``
+start with ``ecommerce:``, all of ``finance`` with ``finance:``, so two spiders
+crawl at once on one Redis (or cluster) without sharing a key. ``<s>`` below is
+the spider's name; :data:`SPIDER_NAME` is only the default one (the master's
+``--spider``, a component built without a spider).
 
 ============================  ======  =====================================================
 key                           type    content
@@ -67,7 +71,7 @@ import zlib
 from dataclasses import dataclass
 from typing import Any
 
-SPIDER_NAME = "ecommerce"
+SPIDER_NAME = "ecommerce"  # the default spider (master --spider); each spider has its own
 
 # scrapy-redis templates (settings SCHEDULER_QUEUE_KEY, SCHEDULER_DUPEFILTER_KEY,
 # REDIS_START_URLS_KEY): scrapy-redis formats them itself.

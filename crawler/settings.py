@@ -1,4 +1,4 @@
-"""Settings of the ``ecommerce`` workers: Scrapy's own settings and the wiring of components.
+"""Settings of the workers of every spider: Scrapy's own settings and the wiring of components.
 
 The tunables of the project's own components (leases, batching, politeness,
 proxies, stores, ...) are declared once, with their defaults and documentation,
@@ -127,11 +127,16 @@ EXTENSIONS = {
 }
 
 # --- Items: validation and storage ---------------------------------------------
+# Validation by the spider's item kind; each store keeps one kind of item and steps aside
+# for the others (products: ecommerce; quotes: finance), so one list serves every spider.
 ITEM_PIPELINES = {
-    "crawler.pipelines.validation.ProductValidationPipeline": 100,
+    "crawler.pipelines.validation.ItemValidationPipeline": 100,
     "crawler.pipelines.postgres.PostgresUpsertPipeline": 300,
     "crawler.pipelines.mongo.MongoUpsertPipeline": 310,
     "crawler.pipelines.embedded.EmbeddedStorePipeline": 320,
+    "crawler.pipelines.quotes.postgres.PostgresQuotePipeline": 330,
+    "crawler.pipelines.quotes.mongo.MongoQuotePipeline": 340,
+    "crawler.pipelines.quotes.embedded.EmbeddedQuotePipeline": 350,
 }
 
 # Environment variables win over the values above and crawler/defaults.py (REDIS_URL, ...).

@@ -91,7 +91,7 @@ def guessed_sitemap(url: str) -> str:
 
 
 class SitemapReader:
-    """Makes sitemap requests and reads sitemap responses for the ``ecommerce`` spider."""
+    """Makes sitemap requests and reads sitemap responses for a spider of the crawl."""
 
     def __init__(self, spider: Any, settings: Any, rule: NetworkRule) -> None:
         self.spider = spider
@@ -252,7 +252,7 @@ class SitemapReader:
         # The URL's shape only orders the queue (products first): a shop's product URLs
         # need not look like one, so a `sitemap` strategy fetches every URL in scope
         # (its pages' links are not followed; `deny` leaves out a sitemap's listings).
-        product = looks_like_product(url)
+        product = getattr(self.spider, "is_item_link", looks_like_product)(url)
         return Request(
             url,
             callback=self.spider.parse,

@@ -86,8 +86,10 @@ class StoreBackend:
 
     # --- synchronous write of one batch ----------------------------------------------
 
-    def prepare(self, item: Any) -> ProductRecord:
-        """The record of one item; raises :class:`RowRejected` for data no store accepts."""
+    def prepare(self, item: Any) -> Any:
+        """The record of one item (a :class:`ProductRecord`; a store of another kind of
+        item has its own record, with a ``url``); raises :class:`RowRejected` for data no
+        store accepts."""
         return ProductRecord.of(item, self.worker)
 
     def store_batch(self, items: Sequence[Any]) -> BatchResult:
@@ -98,7 +100,7 @@ class StoreBackend:
         upserts make harmless).
         """
         rejected: dict[int, str] = {}
-        records: list[tuple[int, ProductRecord]] = []
+        records: list[tuple[int, Any]] = []
         for position, item in enumerate(items):
             try:
                 records.append((position, self.prepare(item)))
@@ -122,7 +124,7 @@ class StoreBackend:
         self._connected = True
 
     def _write_bisecting(
-        self, records: list[tuple[int, ProductRecord]], rejected: dict[int, str]
+        self, records: list[tuple[int, Any]], rejected: dict[int, str]
     ) -> None:
         if not records:
             return

@@ -12,7 +12,7 @@ import logging
 import time
 from collections import deque
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from itemadapter import ItemAdapter
 from scrapy.exceptions import NotConfigured
@@ -23,6 +23,7 @@ from scrapy_redis.connection import get_redis_from_settings
 from crawler import defaults
 from crawler.config import worker_id
 from crawler.flow import FlowControl
+from crawler.itemkinds import PRODUCT, kind_of
 from crawler.keys import CrawlKeys
 from crawler.pipelines.backend import BatchResult, StoreBackend
 from crawler.pipelines.errors import StoreUnavailable
@@ -104,6 +105,9 @@ class BatchingStorePipeline(StoreBackend):
     worker thread, one at a time.
     """
 
+    #: the kind of items this store keeps (crawler.itemkinds); it steps aside for others
+    item_kind: ClassVar[str] = PRODUCT.name
+
     def __init__(self, crawler: Crawler, server: redis.Redis | None = None) -> None:
         settings = crawler.settings
         super().__init__(worker_id(settings))
@@ -149,6 +153,9 @@ class BatchingStorePipeline(StoreBackend):
         if not cls.is_configured(crawler.settings):
             # No message: Scrapy would log a WARNING for a store that is simply not chosen.
             raise NotConfigured
+        spidercls = getattr(crawler, "spidercls", None)
+        if spidercls is not None and kind_of(spidercls).name != cls.item_kind:
+            raise NotConfigured  # another kind's store (products, quotes): not this spider's
         pipeline = cls(crawler)
         register_store(crawler, pipeline.backend)  # requests now wait for items_stored
         # with several stores, only the first adds to the crawl-wide items_stored
@@ -170,7 +177,7 @@ class BatchingStorePipeline(StoreBackend):
         others = self.stats.get_value("store/location")  # another store of this crawler
         both = f"{others} + {location}" if others and others != location else location
         self.stats.set_value("store/location", both)
-        logger.info("Storing products in %s", location)
+        logger.info("Storing %s in %s", kind_of(self.spider).plural, location)
         await run_in_thread(self._connect_at_start)
         if self.flush_interval > 0:
             self._timer = create_looping_call(self._start_writer, True)

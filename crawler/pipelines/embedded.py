@@ -8,7 +8,7 @@ import sqlite3
 import time
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from crawler import defaults
 from crawler.items import OFFER_FIELDS
@@ -101,6 +101,8 @@ class EmbeddedStorePipeline(BatchingStorePipeline):
     """
 
     backend = "embedded"
+    #: the tables this pipeline creates on first use
+    schema_sql: ClassVar[str] = SCHEMA_SQL
 
     def __init__(self, crawler: Crawler, **kwargs: Any) -> None:
         super().__init__(crawler, **kwargs)
@@ -134,7 +136,7 @@ class EmbeddedStorePipeline(BatchingStorePipeline):
             conn.execute("PRAGMA synchronous = FULL")
             conn.execute("BEGIN IMMEDIATE")
             try:
-                for statement in SCHEMA_SQL.split(";"):
+                for statement in self.schema_sql.split(";"):
                     if statement.strip():
                         conn.execute(statement)
             except BaseException:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import psycopg2
 import psycopg2.errors
@@ -137,6 +137,8 @@ class PostgresUpsertPipeline(BatchingStorePipeline):
     """
 
     backend = "postgres"
+    #: the tables this pipeline creates on first use
+    schema_sql: ClassVar[str] = SCHEMA_SQL
 
     def __init__(self, crawler: Crawler, **kwargs: Any) -> None:
         super().__init__(crawler, **kwargs)
@@ -157,7 +159,7 @@ class PostgresUpsertPipeline(BatchingStorePipeline):
         try:
             with conn, conn.cursor() as cur:
                 cur.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK_ID,))
-                cur.execute(SCHEMA_SQL)
+                cur.execute(self.schema_sql)
         except BaseException:
             conn.close()
             raise
@@ -183,13 +185,12 @@ class PostgresUpsertPipeline(BatchingStorePipeline):
             return ErrorKind.OUTAGE
         return None
 
-    def write_records(self, records: list[ProductRecord]) -> dict[str, str]:
+    def write_records(self, records: list[Any]) -> dict[str, str]:
         assert self.conn is not None, "write_records() before connect()"
-        rows = latest_by_url(records)
         for attempt in range(1, DEADLOCK_RETRIES + 1):
             try:
                 with self.conn, self.conn.cursor() as cur:
-                    self._upsert(cur, rows)
+                    self._upsert(cur, records)
                 return {}
             except psycopg2.extensions.TransactionRollbackError:
                 if attempt == DEADLOCK_RETRIES:
@@ -198,7 +199,8 @@ class PostgresUpsertPipeline(BatchingStorePipeline):
         return {}  # pragma: no cover - the loop returns or raises
 
     @staticmethod
-    def _upsert(cur: psycopg2.extensions.cursor, rows: list[ProductRecord]) -> None:
+    def _upsert(cur: psycopg2.extensions.cursor, records: list[Any]) -> None:
+        rows: list[ProductRecord] = latest_by_url(records)
         values = [r.row() for r in rows]
         inserted = execute_values(
             cur, _INSERT_NEW, values, template=_TEMPLATE, page_size=len(values), fetch=True

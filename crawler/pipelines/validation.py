@@ -1,4 +1,4 @@
-"""Product validation: only items that match the product schema go on to storage."""
+"""Item validation: only items that match their kind's schema go on to storage."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ from scrapy_redis.connection import get_redis_from_settings
 
 from crawler import defaults
 from crawler.config import worker_id
+from crawler.itemkinds import PRODUCT, ItemKind, kind_of
 from crawler.keys import CrawlKeys
 from crawler.pipelines.rejects import RejectedItemKeeper
-from crawler.schema import product_validator, validation_errors
+from crawler.schema import validation_errors, validator_of
 
 if TYPE_CHECKING:
     import redis
@@ -25,8 +26,10 @@ logger = logging.getLogger(__name__)
 MAX_REASON_LENGTH = 500
 
 
-class ProductValidationPipeline:
-    """Validates every item against ``crawler/schema/product.schema.json``.
+class ItemValidationPipeline:
+    """Validates every item against the schema of the spider's item kind
+    (:mod:`crawler.itemkinds`): ``crawler/schema/product.schema.json`` for the
+    ``ecommerce`` spider, ``quote.schema.json`` for ``finance``.
 
     The schema is loaded and checked once, when the pipeline is built: a broken
     schema stops the worker at start-up. Each item is validated through
@@ -49,8 +52,12 @@ class ProductValidationPipeline:
     ``VALIDATION_KEEP_INVALID`` (default ``True``).
     """
 
-    def __init__(self, crawler: Crawler, server: redis.Redis | None = None) -> None:
-        product_validator()  # load and check the schema now, not on the first item
+    def __init__(
+        self, crawler: Crawler, server: redis.Redis | None = None, kind: ItemKind | None = None
+    ) -> None:
+        spidercls = getattr(crawler, "spidercls", None)
+        self.kind = kind or (kind_of(spidercls) if spidercls is not None else PRODUCT)
+        validator_of(self.kind.name)  # load and check the schema now, not on the first item
         self.crawler = crawler
         self.stats = crawler.stats
         self.worker = worker_id(crawler.settings)
@@ -62,7 +69,7 @@ class ProductValidationPipeline:
         self.keeper: RejectedItemKeeper | None = None
 
     @classmethod
-    def from_crawler(cls, crawler: Crawler) -> ProductValidationPipeline:
+    def from_crawler(cls, crawler: Crawler) -> ItemValidationPipeline:
         return cls(crawler)
 
     def open_spider(self, spider: Spider | None = None) -> None:
@@ -83,7 +90,7 @@ class ProductValidationPipeline:
             self.server = None
 
     def process_item(self, item: Any) -> Any:
-        problems = validation_errors(item)
+        problems = validation_errors(item, self.kind.name)
         if not problems:
             self.stats.inc_value("validation/items_valid")
             return item
@@ -94,7 +101,11 @@ class ProductValidationPipeline:
         self.keeper.keep_all([(item, problems)])
         url = ItemAdapter(item).get("url") if ItemAdapter.is_item(item) else None
         summary = "; ".join(f"{p.field or 'item'}: {p.message}" for p in problems)
-        reason = f"Invalid product {url or '(no url)'}: {summary}".replace("\n", " ")
+        reason = f"Invalid {self.kind.name} {url or '(no url)'}: {summary}".replace("\n", " ")
         if len(reason) > MAX_REASON_LENGTH:
             reason = reason[: MAX_REASON_LENGTH - 3] + "..."
         raise DropItem(reason)
+
+
+#: the name this pipeline had when products were the only items (settings may name it)
+ProductValidationPipeline = ItemValidationPipeline

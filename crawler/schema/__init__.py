@@ -1,7 +1,10 @@
-"""The product JSON Schema (``product.schema.json``) and the one way to check an item against it.
+"""The JSON Schemas of the items (``product.schema.json``, ``quote.schema.json``) and the one
+way to check an item against them.
 
-The schema is the single definition of a product (see ``/work/shared/CONTRACT.md``).
-It is loaded and checked once per process (:func:`product_validator`); every
+Each schema is the single definition of its kind of item (see
+``/work/shared/CONTRACT.md`` and :mod:`crawler.itemkinds`): ``<kind>.schema.json``
+beside this module. It is loaded and checked once per process
+(:func:`validator_of`; :func:`product_validator` for products); every
 item goes through :func:`to_json_ready` before it is validated or written as
 JSON, so the conversion of Python values to JSON is decided here only:
 
@@ -57,11 +60,19 @@ class ValidationProblem:
 
 
 @functools.cache
-def product_schema() -> dict[str, Any]:
-    """The parsed ``product.schema.json`` (cached; do not modify it)."""
-    with SCHEMA_PATH.open(encoding="utf-8") as handle:
+def schema_of(kind: str) -> dict[str, Any]:
+    """The parsed ``<kind>.schema.json`` (cached; do not modify it)."""
+    path = SCHEMA_PATH.with_name(f"{kind}.schema.json")
+    if not path.is_file():
+        raise ValueError(f"no schema for items of kind {kind!r} ({path.name})")
+    with path.open(encoding="utf-8") as handle:
         schema: dict[str, Any] = json.load(handle)
     return schema
+
+
+def product_schema() -> dict[str, Any]:
+    """The parsed ``product.schema.json`` (cached; do not modify it)."""
+    return schema_of("product")
 
 
 @functools.cache
@@ -89,16 +100,21 @@ def _format_checker() -> FormatChecker:
 
 
 @functools.cache
-def product_validator() -> Draft202012Validator:
-    """The compiled validator of the product schema.
+def validator_of(kind: str) -> Draft202012Validator:
+    """The compiled validator of the ``kind`` schema.
 
     The schema itself is checked (``check_schema``) on the first call, which the
     validation pipeline makes at start-up: a broken schema stops the worker
     before it crawls anything.
     """
-    schema = product_schema()
+    schema = schema_of(kind)
     Draft202012Validator.check_schema(schema)
     return Draft202012Validator(schema, format_checker=_format_checker())
+
+
+def product_validator() -> Draft202012Validator:
+    """The compiled validator of the product schema (see :func:`validator_of`)."""
+    return validator_of("product")
 
 
 def to_json_ready(value: Any) -> Any:
@@ -164,7 +180,9 @@ def _message_of(error: ValidationError) -> str:
     return message
 
 
-def _problems_of(error: ValidationError, instance: dict[str, Any]) -> list[ValidationProblem]:
+def _problems_of(
+    error: ValidationError, instance: dict[str, Any], kind: str = "product"
+) -> list[ValidationProblem]:
     path = list(error.absolute_path)
     if path:
         where = "/".join(str(part) for part in path)
@@ -183,17 +201,18 @@ def _problems_of(error: ValidationError, instance: dict[str, Any]) -> list[Valid
     if error.validator == "additionalProperties":
         known = error.schema.get("properties", {})
         return [
-            ValidationProblem(name, f"{name!r} is not a product field")
+            ValidationProblem(name, f"{name!r} is not a {kind} field")
             for name in instance
             if name not in known
         ]
     return [ValidationProblem(None, _shorten(error.message))]
 
 
-def validation_errors(item: Any) -> list[ValidationProblem]:
-    """Every problem of ``item`` (a dict or any item ``ItemAdapter`` supports).
+def validation_errors(item: Any, kind: str = "product") -> list[ValidationProblem]:
+    """Every problem of ``item`` (a dict or any item ``ItemAdapter`` supports) as an item
+    of ``kind`` (``product``, ``quote``).
 
-    An empty list means the item is a valid product. Problems come sorted by
+    An empty list means the item is valid. Problems come sorted by
     field, one per failed rule, each at most ``MAX_MESSAGE_LENGTH`` characters.
     """
     try:
@@ -202,9 +221,9 @@ def validation_errors(item: Any) -> list[ValidationProblem]:
         return [ValidationProblem(None, str(exc))]
     problems: list[ValidationProblem] = []
     seen: set[ValidationProblem] = set()
-    errors = product_validator().iter_errors(instance)
+    errors = validator_of(kind).iter_errors(instance)
     for error in sorted(errors, key=lambda e: [str(p) for p in e.absolute_path]):
-        for problem in _problems_of(error, instance):
+        for problem in _problems_of(error, instance, kind):
             if problem not in seen:
                 seen.add(problem)
                 problems.append(problem)
@@ -219,6 +238,8 @@ __all__ = [
     "product_fields",
     "product_schema",
     "product_validator",
+    "schema_of",
     "to_json_ready",
     "validation_errors",
+    "validator_of",
 ]
