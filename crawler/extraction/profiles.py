@@ -8,7 +8,10 @@ A profile is selected by the domain of the URL and may
 * give the site's default ``currency`` (used for a bare ``$`` and for prices
   shown without any symbol);
 * restrict link discovery (``follow.allow`` / ``follow.deny`` regexes,
-  ``follow.restrict_css`` / ``follow.restrict_xpath``).
+  ``follow.restrict_css`` / ``follow.restrict_xpath``);
+* for the ``finance`` spider, give a quote's fields (``quote.fields``: ``symbol``,
+  ``price``, ``volume``... and ``day_range``) and say which pages are quote pages
+  (``quote.is_quote``), see :mod:`crawler.extraction.quotes`.
 
 Profiles live in ``crawler/profiles/*.json`` (:data:`PROFILES_DIR`) and are
 loaded and validated once at start-up with :meth:`ProfileRegistry.from_dir`;
@@ -40,8 +43,12 @@ PROFILES_DIR = Path(__file__).resolve().parent.parent / "profiles"
 #: derived from :class:`crawler.items.Product`.
 PROFILE_FIELDS = items.PROFILE_FIELDS
 _TOP_LEVEL = frozenset(
-    {"name", "domains", "currency", "is_product", "fields", "follow", "notes", "max_rps"}
+    {"name", "domains", "currency", "is_product", "fields", "follow", "notes", "max_rps", "quote"}
 )
+#: Fields a profile may give a quote (``quote.fields``), from :class:`crawler.items.Quote`,
+#: and ``day_range`` (low and high in one text).
+QUOTE_PROFILE_FIELDS = items.QUOTE_PROFILE_FIELDS | {"day_range"}
+_QUOTE_KEYS = frozenset({"is_quote", "fields"})
 _FOLLOW_KEYS = frozenset({"allow", "deny", "restrict_css", "restrict_xpath"})
 _DOMAIN = re.compile(r"^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9-]{1,63}$")
 _translator = HTMLTranslator()
@@ -93,6 +100,8 @@ class SiteProfile:
     restrict_css: tuple[str, ...] = ()
     restrict_xpath: tuple[str, ...] = ()
     max_rps: float | None = None  # this site's SITE_MAX_RPS (all workers together); 0: no limit
+    is_quote: FieldSelector | None = None
+    quote_fields: dict[str, FieldSelector] = field(default_factory=dict)
     source: str = "<memory>"
 
     def matches_host(self, host: str) -> int:
@@ -198,6 +207,7 @@ class SiteProfile:
             _check_css(css, f"follow.restrict_css[{i}]", fail)
         for i, xpath in enumerate(lists["restrict_xpath"]):
             _check_xpath(xpath, f"follow.restrict_xpath[{i}]", fail)
+        is_quote, quote_fields = _quote_section(data.get("quote", {}), fail)
         return cls(
             name=name.strip(),
             domains=tuple(clean_domains),
@@ -209,8 +219,33 @@ class SiteProfile:
             restrict_css=tuple(lists["restrict_css"]),
             restrict_xpath=tuple(lists["restrict_xpath"]),
             max_rps=None if max_rps is None else float(max_rps),
+            is_quote=is_quote,
+            quote_fields=quote_fields,
             source=source,
         )
+
+
+def _quote_section(
+    quote: Any, fail: Any
+) -> tuple[FieldSelector | None, dict[str, FieldSelector]]:
+    """``quote``: ``{"is_quote": selector, "fields": {field: selector}}`` (both optional)."""
+    if not isinstance(quote, dict):
+        raise fail("quote", 'must be an object: {"is_quote": ..., "fields": {...}}')
+    unknown = sorted(set(quote) - _QUOTE_KEYS)
+    if unknown:
+        allowed = ", ".join(sorted(_QUOTE_KEYS))
+        raise fail(f"quote.{unknown[0]}", f"unknown key (allowed: {allowed})")
+    is_quote = _selector(quote["is_quote"], "quote.is_quote", fail) if "is_quote" in quote else None
+    fields_data = quote.get("fields", {})
+    if not isinstance(fields_data, dict):
+        raise fail("quote.fields", "must be an object of field name → selector")
+    fields: dict[str, FieldSelector] = {}
+    for key, spec in fields_data.items():
+        if key not in QUOTE_PROFILE_FIELDS:
+            allowed = ", ".join(sorted(QUOTE_PROFILE_FIELDS))
+            raise fail(f"quote.fields.{key}", f"unknown field (allowed: {allowed})")
+        fields[key] = _selector(spec, f"quote.fields.{key}", fail)
+    return is_quote, fields
 
 
 def _check_css(query: str, where: str, fail: Any) -> None:

@@ -1,0 +1,217 @@
+"""What a quote page shows: labels and their values, elements named for a field, the heading.
+
+Three readers of the page's tree, each giving :class:`Found` values (text, and
+the element it came from) for the fields of :mod:`.vocabulary`:
+
+* :func:`label_pairs`: a label and its value, as pages lay them out: table rows
+  (``<th>Volume</th><td>52,345,678</td>``, several pairs a row), a table whose
+  header row labels its one body row, definition lists (``<dt>``/``<dd>``), an
+  element and its next sibling (``<span>Vorheriger Schluss</span><span>1.234,56</span>``),
+  an element and the text after it, and one text (``Volume 52,345,678``,
+  ``Stand: 12.03.2025 17:35``);
+* :func:`named_elements`: elements whose ``class``, ``id``, ``itemprop`` or
+  ``data-*`` names say the field (``<span class="current-price">``,
+  ``<fin-streamer data-field="regularMarketVolume" value="...">``), the innermost
+  one when several nest;
+* :class:`PageTree`: document order and each element's distance to the page's
+  heading (``h1``), which tells the page's own quote from the others it shows
+  (a list of related instruments, a market overview).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from crawler.extraction.normalize.text import normalize_text
+
+from .vocabulary import field_of_label, field_of_tokens, label_prefix, tokens
+
+SKIP = frozenset({"script", "style", "noscript", "template", "head", "svg", "select", "option",
+                  "button", "nav", "footer", "form", "iframe"})
+MAX_VALUE = 80  # characters of a value
+MAX_LABEL = 60
+_NAME_ATTRIBUTES = ("class", "id", "itemprop", "data-field", "data-test", "data-testid",
+                    "data-role", "data-type", "data-name", "data-qa", "name")
+_VALUE_ATTRIBUTES = ("value", "data-value", "content", "data-raw", "data-price", "datetime",
+                     "data-symbol", "data-ticker")
+
+
+@dataclass(frozen=True)
+class Found:
+    """A value the page shows for ``field``: its text, the element, a currency hint (a code
+    the label's parentheses named), and how it was found."""
+
+    field: str
+    text: str
+    element: Any
+    source: str  # "label", "attribute"
+    hint: str | None = None
+
+
+def inline_text(element: Any) -> str:
+    """An element's text as one value: its pieces joined as they are ("187" "<small>.44")."""
+    return normalize_text("".join(element.itertext())) or ""
+
+
+def words_text(element: Any) -> str:
+    """An element's text with its pieces separated (labels, headings)."""
+    return normalize_text(" ".join(element.itertext())) or ""
+
+
+class PageTree:
+    """The elements of a page in document order (scripts, navigation, forms left out),
+    and each one's closeness to the heading: the depth of their nearest common ancestor
+    (deeper is closer)."""
+
+    def __init__(self, root: Any) -> None:
+        self.root = root
+        self.elements: list[Any] = []
+        self.order: dict[Any, int] = {}
+        self._walk(root)
+        self.heading = next((e for e in self.elements if e.tag == "h1"), None)
+        self._anchor: dict[Any, int] = {}
+        if self.heading is not None:
+            chain = [self.heading, *self.heading.iterancestors()]
+            for depth, element in enumerate(reversed(chain)):
+                self._anchor[element] = depth
+
+    def _walk(self, element: Any) -> None:
+        stack = [element]
+        while stack:
+            node = stack.pop()
+            if not isinstance(node.tag, str) or node.tag in SKIP:
+                continue
+            self.order[node] = len(self.elements)
+            self.elements.append(node)
+            stack.extend(reversed(list(node)))
+
+    def closeness(self, element: Any) -> int:
+        if element is None or not self._anchor:
+            return 0
+        for node in (element, *element.iterancestors()):
+            if node in self._anchor:
+                return self._anchor[node]
+        return 0
+
+    def after_heading(self, limit: int) -> list[Any]:
+        """The first ``limit`` elements after the heading (after the top without one)."""
+        start = self.order[self.heading] + 1 if self.heading is not None else 0
+        return self.elements[start : start + limit]
+
+
+def _next_element(element: Any) -> Any:
+    sibling = element.getnext()
+    while sibling is not None and (not isinstance(sibling.tag, str) or not inline_text(sibling)):
+        sibling = sibling.getnext()
+    return sibling
+
+
+def _pair(label: Any, value: Any, value_text: str | None = None) -> Found | None:
+    label_text = words_text(label)
+    if not label_text or len(label_text) > MAX_LABEL:
+        return None
+    field, hint = field_of_label(label_text)
+    if field is None:
+        return None
+    text = value_text if value_text is not None else inline_text(value)
+    if not text or len(text) > MAX_VALUE or field_of_label(text)[0] is not None:
+        return None  # no value, or another label (a header row: "Symbol", "Name", "Last")
+    return Found(field, text, value, "label", hint)
+
+
+def _table_pairs(tree: PageTree) -> Iterator[Found]:
+    for row in (e for e in tree.elements if e.tag == "tr"):
+        cells = [cell for cell in row if isinstance(cell.tag, str) and cell.tag in ("th", "td")]
+        index = 0
+        while index < len(cells) - 1:
+            found = _pair(cells[index], cells[index + 1])
+            if found is not None:
+                yield found
+                index += 2
+            else:
+                index += 1
+    for table in (e for e in tree.elements if e.tag == "table"):
+        rows = [row for row in table.iter("tr")]
+        if len(rows) != 2:  # a header row and one body row; more rows: a listing
+            continue
+        header, body = ([c for c in row if isinstance(c.tag, str)] for row in rows)
+        if len(header) != len(body) or len(header) < 2:
+            continue
+        for label, value in zip(header, body, strict=True):
+            found = _pair(label, value)
+            if found is not None:
+                yield found
+
+
+def label_pairs(tree: PageTree) -> list[Found]:
+    """Every label the vocabulary knows and its value, in page order (see the module doc)."""
+    found: list[Found] = list(_table_pairs(tree))
+    taken = {id(f.element) for f in found}
+    for element in tree.elements:
+        tag = element.tag
+        if tag in ("tr", "td", "th", "table", "tbody", "thead", "html", "body"):
+            continue
+        if tag == "dt":
+            value = _next_element(element)
+            if value is not None and value.tag == "dd":
+                pair = _pair(element, value)
+                if pair is not None:
+                    found.append(pair)
+                    taken.add(id(value))
+            continue
+        if len(element) == 0 or all(not inline_text(child) for child in element):
+            # a label element: its value is its next sibling, or the text after it
+            tail = normalize_text(element.tail)
+            if tail and any(ch.isdigit() for ch in tail):
+                pair = _pair(element, element, tail)
+            else:
+                value = _next_element(element)
+                pair = _pair(element, value) if value is not None and id(value) not in taken \
+                    else None
+            if pair is not None:
+                found.append(pair)
+                taken.add(id(pair.element))
+                continue
+        text = words_text(element)
+        if not text or len(text) > MAX_LABEL + MAX_VALUE:
+            continue
+        field, width = label_prefix(text)
+        if field is not None and width < len(text):
+            rest = text[width:].strip()
+            if rest and not any(f.field == field and f.text == rest for f in found):
+                found.append(Found(field, rest, element, "label"))
+    return found
+
+
+def named_elements(tree: PageTree) -> list[Found]:
+    """Elements whose names say their field (see the module doc), innermost first kept."""
+    found: list[Found] = []
+    for element in tree.elements:
+        names = [element.get(name) or "" for name in _NAME_ATTRIBUTES]
+        field = field_of_tokens(tokens(n for n in names if n))
+        if field is None:
+            continue
+        text = ""
+        for name in _VALUE_ATTRIBUTES:
+            value = (element.get(name) or "").strip()
+            if value and name not in ("data-symbol", "data-ticker"):
+                text = value
+                break
+        if not text:
+            text = inline_text(element)
+        if text and len(text) <= MAX_VALUE:
+            found.append(Found(field, text, element, "attribute"))
+    # an element holding another of the same field (a box around the price) is not one
+    outer = {(f.field, ancestor) for f in found for ancestor in f.element.iterancestors()}
+    return [f for f in found if (f.field, f.element) not in outer]
+
+
+def symbol_attributes(tree: PageTree) -> list[tuple[str, Any]]:
+    """Symbols elements carry in ``data-symbol``/``data-ticker`` (live-quote widgets)."""
+    return [
+        ((element.get("data-symbol") or element.get("data-ticker") or "").strip(), element)
+        for element in tree.elements
+        if element.get("data-symbol") or element.get("data-ticker")
+    ]
