@@ -125,6 +125,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="requests served before the outage of --outage-seconds starts",
     )
     parser.add_argument(
+        "--market", type=_non_negative(int), default=0, metavar="N",
+        help="also serve a market section of N instruments under /market/ (linked from no "
+        "other page): quote pages, an index, /market/quotes.csv and .json (0: none)",
+    )
+    parser.add_argument(
+        "--market-tick", type=_non_negative(float), default=60.0, metavar="SECONDS",
+        help="the market's prices move every SECONDS (whole minutes); 0: only when the "
+        "process gets SIGUSR1",
+    )
+    parser.add_argument(
         "--access-log", metavar="PATH", default=None,
         help="append one tab-separated line per request to PATH: "
         "epoch_seconds, METHOD, path_with_query, status, user_agent",
@@ -140,6 +150,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         build_parser().error("--sitemap-only must not exceed --products")
     if args.sitemap_only and args.no_sitemaps:
         build_parser().error("--sitemap-only needs the sitemaps (drop --no-sitemaps)")
+    if args.market_tick % 60:
+        build_parser().error("--market-tick must be whole minutes (60, 120, ...) or 0")
 
     from twisted.internet import reactor
 
@@ -154,7 +166,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         products=args.products, seed=args.seed, price_version=args.price_version,
         page_size=args.page_size, sitemap_only=args.sitemap_only,
     )
-    site = ShopSite(catalog, crawl_delay=args.crawl_delay)
+    market = None
+    if args.market:
+        from demoshop.market import Market
+
+        market = Market(args.market, seed=args.seed, tick=args.market_tick)
+        # SIGUSR1 moves every price on by one tick (tests: prices moved between crawls)
+        signal.signal(signal.SIGUSR1, lambda *_: reactor.callFromThread(market.advance))  # type: ignore[attr-defined]
+    site = ShopSite(catalog, crawl_delay=args.crawl_delay, market=market)
     access_log = AccessLogWriter(args.access_log) if args.access_log else None
     factory = ShopServerFactory(
         site, access_log, latency=args.latency_ms / 1000, jitter=args.jitter_ms / 1000,
@@ -190,6 +209,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         f"demoshop: {len(catalog.categories)} categories, {len(catalog.leaves())} leaves, "
         f"{site.sitemap_count} sitemaps, {args.sitemap_only} products only in them, "
+        f"{args.market} market instruments, "
         f"rendered in {time.monotonic() - started:.2f}s; "
         f"access log: {args.access_log or 'off'}",
         file=sys.stderr,

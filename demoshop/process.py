@@ -25,10 +25,13 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import IO, Any, NoReturn
+from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from demoshop.accesslog import AccessEntry, read_access_log
 from demoshop.catalog import Catalog
+
+if TYPE_CHECKING:
+    from demoshop.market import Market
 
 _LISTENING = re.compile(
     r"^demoshop listening on (?P<url>http://(?P<host>\[[^\]]+\]|[^:/]+):(?P<port>\d+)/) "
@@ -70,7 +73,12 @@ class ShopProcess:
         fail_every: int = 0,
         outage_seconds: float = 0,
         outage_after: int = 0,
+        market: int = 0,
+        market_tick: float = 60.0,
     ) -> None:
+        # the market section (demoshop/market.py): 0 instruments, none
+        self.market = market
+        self.market_tick = market_tick
         self.crawl_delay = crawl_delay
         self.sitemaps = sitemaps
         self.sitemap_only = sitemap_only
@@ -124,6 +132,8 @@ class ShopProcess:
             *([] if self.sitemaps else ["--no-sitemaps"]),
             *(["--changed-at", self.changed_at] if self.changed_at else []),
             *(part for name, value in self.limits.items() for part in (name, str(value))),
+            "--market", str(self.market),
+            "--market-tick", str(self.market_tick),
         ]
 
     def start(self) -> ShopProcess:
@@ -202,6 +212,18 @@ class ShopProcess:
         if self._tmpdir is not None:
             shutil.rmtree(self._tmpdir, ignore_errors=True)
             self._tmpdir = None
+
+    def market_model(self) -> Market:
+        """The shop's market (:mod:`demoshop.market`), built in-process: what its pages show."""
+        from demoshop.market import Market
+
+        return Market(self.market, seed=self.seed, tick=self.market_tick)
+
+    def advance_market(self) -> None:
+        """Move every price of the market on by one tick (SIGUSR1 to the shop)."""
+        if self.process is None or self.process.poll() is not None:
+            raise RuntimeError("the shop is not running")
+        self.process.send_signal(signal.SIGUSR1)
 
     @property
     def running(self) -> bool:

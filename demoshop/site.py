@@ -23,6 +23,8 @@ Routes:
 ``/x/picks/<n>/``                  staff picks: a listing of n = 1, 2, 3 products
 ``/x/shelf/<markup>/<n>/``         "Products in <category>": n marked-up cards (query ignored)
 ``/img/...``                       a 1x1 PNG
+``/market/...``                    with ``--market N`` only: the market section, linked from
+                                   no other page (:mod:`demoshop.market`)
 anything else                      404
 =================================  =========================================================
 
@@ -37,6 +39,7 @@ from urllib.parse import parse_qs
 
 from demoshop import traps
 from demoshop.catalog import Catalog, Category
+from demoshop.market import MARKET_PREFIX, Market
 from demoshop.pages import ROBOTS_TXT, SORTS, VIEWS, PageRenderer
 
 HTML = "text/html; charset=utf-8"
@@ -76,8 +79,11 @@ class Response:
 class ShopSite:
     """All the pages of one catalogue, and the router from request targets to them."""
 
-    def __init__(self, catalog: Catalog, crawl_delay: float = 0) -> None:
+    def __init__(
+        self, catalog: Catalog, crawl_delay: float = 0, market: Market | None = None
+    ) -> None:
         self.catalog = catalog
+        self.market = market
         self.crawl_delay = crawl_delay
         self.sitemap_count = 0
         self.pages = PageRenderer(catalog)
@@ -150,6 +156,8 @@ class ShopSite:
                 return found
         path, _, query = target.partition("?")
         path = path.split("#", 1)[0]
+        if self.market is not None and path.startswith(MARKET_PREFIX):
+            return self._market(path)
         params = parse_qs(query, keep_blank_values=True) if query else {}
 
         category = self._categories.get(path)
@@ -171,6 +179,17 @@ class ShopSite:
             words = params.get("q", [""])[0]
             return self._html(200, self.pages.search(words))
         return self.not_found
+
+    def _market(self, path: str) -> Response:
+        """A page of the market section, rendered now: its prices move with its clock."""
+        from demoshop.market_pages import resolve
+
+        assert self.market is not None
+        found = resolve(self.market, path)
+        if found is None:
+            return self.not_found
+        status, body, content_type = found
+        return Response(status, body.encode("utf-8"), content_type)
 
     def _category(self, category: Category, params: dict[str, list[str]]) -> Response:
         pages = category.page_count(self.catalog.page_size)
