@@ -1,4 +1,4 @@
-"""Start and stop real ``scrapy crawl ecommerce`` worker processes (demo, tests, benchmarks)."""
+"""Start and stop real ``scrapy crawl <spider>`` worker processes (demo, tests, benchmarks)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ class WorkerProcess:
 
     ``worker_id`` None leaves ``WORKER_ID`` unset (the worker names itself; the
     log file is still named ``name``). ``prefix`` runs the worker through another
-    command, e.g. ``unshare --pid --fork --mount-proc --kill-child``.
+    command, e.g. ``unshare --pid --fork --mount-proc --kill-child``. ``spider``: the
+    spider it runs (``ecommerce``, ``finance``).
     """
 
     def __init__(
@@ -28,10 +29,12 @@ class WorkerProcess:
         log_path: Path,
         settings: Mapping[str, object] | None = None,
         prefix: Sequence[str] = (),
+        spider: str = "ecommerce",
     ) -> None:
         self.worker_id = worker_id or log_path.stem
         self.log_path = log_path
-        args = [*prefix, sys.executable, "-m", "scrapy", "crawl", "ecommerce"]
+        self.spider = spider
+        args = [*prefix, sys.executable, "-m", "scrapy", "crawl", spider]
         for name, value in (settings or {}).items():
             args += ["-s", f"{name}={value}"]
         # These workers crawl the local demo shop: no politeness budget unless asked for
