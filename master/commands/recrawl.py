@@ -1,6 +1,18 @@
-"""``python -m master recrawl --older-than 6h`` / ``--changed``: fetch again the products
-not seen lately, or those the shop's sitemaps say changed since they were last seen
-(``lastmod`` newer than ``last_seen``; :mod:`master.freshness`).
+"""``python -m master recrawl --older-than 6h`` / ``--changed`` / ``--every 5m``: fetch again
+the items not seen lately, those the site's sitemaps say changed since they were last
+seen (``lastmod`` newer than ``last_seen``; :mod:`master.freshness`), or every stored
+item at an interval, for as long as the command runs.
+
+The items are the spider's (``--spider``: products for ``ecommerce``, quotes for
+``finance``, read from their store: :mod:`master.quotestore`). ``--every 5m`` is
+how quotes are observed at an interval: each round (one at once, then one every
+interval, until Ctrl-C or SIGTERM, or ``--rounds`` rounds) queues the stored URLs
+whose ``last_seen`` is older than ``--older-than`` (default: half the interval),
+so a quote fetched meanwhile, by a crawl or a round that the workers have not
+finished, waits for the next round: a quote is fetched at most once per interval.
+A URL still queued from the previous round is not queued twice (see below). The
+rows of a CSV or JSON endpoint (``<url>#<symbol>``) are one request: the
+endpoint's URL, queued once.
 
 The product URLs whose ``last_seen`` is older than the limit are read from the
 store (:mod:`master.stores`) and pushed straight into the shared request queue
@@ -27,20 +39,25 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import signal
 import sys
+import time
 from collections.abc import Iterable, Iterator
 from itertools import islice
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urldefrag
 
 import redis
 
+from crawler.itemkinds import ItemKind, kind_of_spider
 from crawler.keys import CrawlKeys
 from crawler.layout import ensure_layout
 from crawler.scheduling.lanes import keep_requests
 from crawler.sites import site_key
 from master.clusterscan import queue_label
 from master.durations import parse_duration
-from master.stores import StoreError, add_store_options, open_store, read_errors
+from master.quotestore import open_item_store
+from master.stores import StoreError, add_store_options, read_errors
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -77,6 +94,19 @@ def _batches(urls: Iterable[str], size: int) -> Iterator[list[str]]:
         yield batch
 
 
+def pages_of(urls: Iterable[str]) -> Iterator[str]:
+    """The pages to fetch for stored items: an endpoint's rows (``<url>#<symbol>``, stored
+    in URL order, so together) are its one URL."""
+    endpoints: set[str] = set()
+    for url in urls:
+        page, fragment = urldefrag(url)
+        if not fragment:
+            yield url
+        elif page not in endpoints:
+            endpoints.add(page)
+            yield page
+
+
 def queue_again(client: redis.Redis, keys: CrawlKeys, urls: Iterable[str]) -> tuple[int, int]:
     """Queue each URL's request past the dupefilter, in the queue of its site's shard on a
     cluster (one ZADD per shard of a batch, in one pipeline); returns (seen, newly queued)."""
@@ -111,7 +141,76 @@ def _changed(store: Any, args: argparse.Namespace) -> tuple[Iterator[str], str, 
     return changed_products(store.last_seen(), fetcher), "whose sitemap lastmod is newer", fetcher
 
 
+def _stop(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt  # SIGTERM ends the rounds as Ctrl-C does
+
+
+def _sleep_until(deadline: float) -> None:
+    while (left := deadline - time.monotonic()) > 0:
+        time.sleep(min(left, 0.5))
+
+
+def cmd_every(ctx: Context, args: argparse.Namespace, kind: ItemKind) -> int:
+    """Rounds of ``--every``: each queues the items not seen for ``--older-than``."""
+    try:
+        interval = parse_duration(args.every)
+        age = parse_duration(args.older_than) if args.older_than else interval / 2
+    except ValueError as exc:
+        print(f"error: --every/--older-than: {exc}", file=sys.stderr)
+        return 2
+    if interval.total_seconds() <= 0:
+        print("error: --every: the interval must be more than 0", file=sys.stderr)
+        return 2
+    try:
+        store = open_item_store(args, kind)
+    except StoreError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    previous = signal.signal(signal.SIGTERM, _stop)
+    rounds = queued_total = 0
+    try:
+        ensure_layout(ctx.client, ctx.keys)
+        while True:
+            started = time.monotonic()
+            cutoff = dt.datetime.now(dt.UTC) - age
+            stale = pages_of(store.urls_seen_before(cutoff))
+            seen, queued = queue_again(ctx.client, ctx.keys, stale)
+            rounds += 1
+            queued_total += queued
+            print(
+                f"{dt.datetime.now():%Y-%m-%d %H:%M:%S} round {rounds}: queued {queued} of {seen} "
+                f"pages of {kind.plural} last seen before {cutoff:%H:%M:%S} UTC "
+                f"({seen - queued} were queued already) into {queue_label(ctx.keys)}",
+                flush=True,
+            )
+            if args.rounds and rounds >= args.rounds:
+                break
+            _sleep_until(started + interval.total_seconds())
+    except KeyboardInterrupt:
+        print(f"stopped after {rounds} rounds", flush=True)
+    except read_errors() as exc:
+        print(f"error: reading {store.location} failed: {exc}".rstrip(), file=sys.stderr)
+        return 1
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        store.close()
+    print(f"queued {queued_total} pages in {rounds} rounds every {args.every}")
+    return 0
+
+
 def cmd_recrawl(ctx: Context, args: argparse.Namespace) -> int:
+    kind = kind_of_spider(ctx.keys.spider)
+    if not (args.every or args.changed or args.older_than):
+        print("error: one of --older-than, --changed, --every is required", file=sys.stderr)
+        return 2
+    if args.changed and args.older_than:
+        print("error: --changed and --older-than do not go together", file=sys.stderr)
+        return 2
+    if args.rounds and not args.every:
+        print("error: --rounds goes with --every", file=sys.stderr)
+        return 2
+    if args.every:
+        return cmd_every(ctx, args, kind)
     cutoff = dt.datetime.now(dt.UTC)
     if not args.changed:
         try:
@@ -121,7 +220,7 @@ def cmd_recrawl(ctx: Context, args: argparse.Namespace) -> int:
             return 2
         cutoff -= age
     try:
-        store = open_store(args)
+        store = open_item_store(args, kind)
     except StoreError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
@@ -138,30 +237,45 @@ def cmd_recrawl(ctx: Context, args: argparse.Namespace) -> int:
                 print(url)
                 count += 1
             print(
-                f"dry run: {count} products {what} in {store.location}; nothing was queued",
+                f"dry run: {count} {kind.plural} {what} in {store.location}; nothing was queued",
                 file=sys.stderr,
             )
             return 0
         ensure_layout(ctx.client, ctx.keys)  # another shard count: refused, exit 2
-        seen, queued = queue_again(ctx.client, ctx.keys, urls)
+        seen, queued = queue_again(ctx.client, ctx.keys, pages_of(urls))
     except read_errors() as exc:
         print(f"error: reading {store.location} failed: {exc}".rstrip(), file=sys.stderr)
         return 1
     finally:
         store.close()
     print(
-        f"queued {queued} of {seen} products {what} "
+        f"queued {queued} of {seen} {kind.plural} {what} "
         f"({seen - queued} were queued already) into {queue_label(ctx.keys)}"
     )
     return 0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    which = parser.add_mutually_exclusive_group(required=True)
-    which.add_argument(
+    which = parser.add_mutually_exclusive_group()
+    parser.add_argument(
         "--older-than",
         metavar="DURATION",
-        help="queue products whose last_seen is older than this: 90s, 30m, 6h, 2d, 1w",
+        help="queue items whose last_seen is older than this: 90s, 30m, 6h, 2d, 1w (with "
+        "--every: in each round; default half the interval)",
+    )
+    which.add_argument(
+        "--every",
+        metavar="DURATION",
+        help="run until Ctrl-C (or SIGTERM): a round now and one every DURATION (5m, 1h), "
+        "each queuing the stored items not seen for --older-than; how quotes are observed "
+        "at an interval (--spider finance)",
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=0,
+        metavar="N",
+        help="with --every: stop after N rounds (default 0: until stopped)",
     )
     which.add_argument(
         "--changed",
@@ -181,19 +295,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def register(commands: Subcommands) -> None:
     parser = commands.add(
         "recrawl",
-        help="queue again the products not seen for longer than DURATION, or changed "
-        "according to their sitemaps",
+        help="queue again the items not seen for longer than DURATION, changed according "
+        "to their sitemaps, or all of them every DURATION (quotes: --spider finance --every 5m)",
         description=(
-            "Queue the product URLs whose last_seen is older than DURATION (--older-than), or "
-            "whose sitemap lastmod is newer than their last_seen (--changed), straight into "
-            "<spider>:requests (on a Redis Cluster: the queue of each URL's site's shard), "
-            "past the dupefilter for those URLs only, so the workers "
-            "refetch them and record price changes. Run it from cron to keep prices fresh."
+            "Queue the spider's stored URLs (products; --spider finance: quotes) whose "
+            "last_seen is older than DURATION (--older-than), or whose sitemap lastmod is "
+            "newer than their last_seen (--changed), straight into <spider>:requests (on a "
+            "Redis Cluster: the queue of each URL's site's shard), past the dupefilter for "
+            "those URLs only, so the workers refetch them and record price changes. Run it "
+            "from cron to keep prices fresh, or let --every run rounds at an interval until "
+            "Ctrl-C: each queues what was not seen for half the interval (--older-than), "
+            "so each quote is observed once per interval."
         ),
         examples=[
             "recrawl --older-than 6h",
             "recrawl --older-than 2d --dry-run",
             "recrawl --changed",
+            "recrawl --spider finance --every 5m",
+            "recrawl --spider finance --older-than 1h",
             "recrawl --older-than 12h --postgres-dsn postgresql://crawler@db/crawler",
         ],
     )
