@@ -57,6 +57,12 @@ def cmd_frontier(count: int, cluster_primaries: int) -> int:
 
 
 def cmd_bench(ctx: Context, args: argparse.Namespace) -> int:
+    if ctx.keys.spider != "ecommerce":
+        sys.stderr.write(
+            f"error: --spider {ctx.keys.spider}: bench measures the ecommerce spider's crawl of "
+            "the demo shop in a private Redis; no other spider is benchmarked\n"
+        )
+        return EXIT_REDIS  # a usage error
     if args.frontier is not None:
         return cmd_frontier(args.frontier, args.cluster_primaries)
     # heavy imports (the shop, matplotlib) only for this command

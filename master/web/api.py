@@ -15,8 +15,16 @@ route                                  answer (the same function as the command)
 ``GET /invalid``                       ``master invalid --json`` (deadletters.list_invalid)
 ``GET /products``                      one page of products by cursor (catalog.product_page)
 ``GET /products/history``              a product's price history (the store's ``history``)
+``GET /quotes``                        one page of quotes by cursor (the finance spider's)
+``GET /quotes/history``                a quote's observations (``quote_history``)
+``GET /spiders``                       every spider's crawl in brief (the dashboard's tabs)
 ``GET /export``                        ``master export`` streamed (export.format_products)
 =====================================  =================================================
+
+Every route takes ``?spider=NAME``, the crawl it is about (``master --spider``):
+the default is the spider ``master serve`` was started with (``ecommerce`` unless
+it was given ``--spider``). ``/export`` exports the spider's items: products, or
+quotes (``history=true``: their observations).
 """
 
 from __future__ import annotations
@@ -31,38 +39,53 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
+from crawler.itemkinds import QUOTE, kind_of_spider
 from crawler.items import Availability
+from crawler.keys import CrawlKeys
 from crawler.layout import ensure_layout
 from crawler.network import NetworkRule, resolve
 from crawler.series import read_series
 from master import control, deadletters, inspection
 from master.catalog import MAX_LIMIT, ProductQuery, decode_cursor, product_page
-from master.commands.export import format_products
+from master.commands.export import csv_columns, format_products
+from master.quotestore import open_item_store
 from master.seeding import seed_stream
-from master.stores import ProductStore, StoreError, open_store, read_errors
-from master.web.config import DashboardConfig, get_config, get_store
+from master.stores import ProductStore, StoreError, read_errors
+from master.web.config import (
+    DashboardConfig,
+    get_config,
+    get_keys,
+    get_quote_store,
+    get_store,
+    keys_for,
+    spiders_of,
+)
 from master.web.security import require_api
 
 router = APIRouter(prefix="/api/v1", dependencies=[Depends(require_api)])
 Config = Annotated[DashboardConfig, Depends(get_config)]
+Keys = Annotated[CrawlKeys, Depends(get_keys)]
 Store = Annotated[ProductStore, Depends(get_store)]
+QuoteStore = Annotated[ProductStore, Depends(get_quote_store)]
 EXPORT_CHUNK = 64 * 1024  # characters of export sent at once
 SEED_TYPES = ("text/plain", "application/x-ndjson", "application/jsonl", "application/json-lines")
 
 
 @router.get("/status", summary="The crawl at a glance (master status --json)")
-def status(config: Config) -> dict[str, Any]:
-    return inspection.gather_status(config.client, config.keys)
+def status(config: Config, keys: Keys) -> dict[str, Any]:
+    return inspection.gather_status(config.client, keys)
 
 
 @router.get("/workers", summary="Every worker's record and the totals (master report --json)")
-def workers(config: Config) -> dict[str, Any]:
-    return inspection.gather_report(config.client, config.keys)
+def workers(config: Config, keys: Keys) -> dict[str, Any]:
+    return inspection.gather_report(config.client, keys)
 
 
 @router.get("/series", summary="Pages and items per minute over the last minutes")
-def series(config: Config, minutes: Annotated[int, Query(ge=1, le=1440)] = 60) -> dict[str, Any]:
-    return read_series(config.client, config.keys, minutes)
+def series(
+    config: Config, keys: Keys, minutes: Annotated[int, Query(ge=1, le=1440)] = 60
+) -> dict[str, Any]:
+    return read_series(config.client, keys, minutes)
 
 
 @router.post(
@@ -78,7 +101,7 @@ def series(config: Config, minutes: Annotated[int, Query(ge=1, le=1440)] = 60) -
         }
     },
 )
-async def seeds(request: Request, config: Config, dry_run: bool = False) -> Any:
+async def seeds(request: Request, config: Config, keys: Keys, dry_run: bool = False) -> Any:
     kind = request.headers.get("content-type", "text/plain").split(";")[0].strip().lower()
     if kind not in SEED_TYPES:
         raise HTTPException(415, f"send seeds as one of {', '.join(SEED_TYPES)}, not {kind}")
@@ -90,7 +113,7 @@ async def seeds(request: Request, config: Config, dry_run: bool = False) -> Any:
         except ValueError as exc:
             raise HTTPException(500, f"ALLOW_PRIVATE_NETWORKS: {exc}") from None
         client = None if dry_run else config.client
-        return seed_stream(client, config.keys, io.BytesIO(body), rule)
+        return seed_stream(client, keys, io.BytesIO(body), rule)
 
     summary = await run_in_threadpool(run)
     if summary["accepted"] + summary["already_seeded"] == 0:
@@ -103,13 +126,13 @@ def _by() -> str:
 
 
 @router.post("/pause", summary="Pause every worker (master pause)")
-def pause(config: Config) -> dict[str, Any]:
-    return asdict(control.pause(config.client, config.keys, by=_by()))
+def pause(config: Config, keys: Keys) -> dict[str, Any]:
+    return asdict(control.pause(config.client, keys, by=_by()))
 
 
 @router.post("/resume", summary="Resume every worker (master resume)")
-def resume(config: Config) -> dict[str, Any]:
-    return asdict(control.resume(config.client, config.keys))
+def resume(config: Config, keys: Keys) -> dict[str, Any]:
+    return asdict(control.resume(config.client, keys))
 
 
 Limit = Annotated[int, Query(ge=0, le=10_000, description="records (0: all)")]
@@ -118,14 +141,14 @@ Start = Annotated[int, Query(ge=0)]
 
 @router.get("/dead", summary="Dead letters (master dead list --json)")
 def dead(
-    config: Config, limit: Limit = 50, start: Start = 0, reason: str | None = None
+    config: Config, keys: Keys, limit: Limit = 50, start: Start = 0, reason: str | None = None
 ) -> dict[str, Any]:
-    return deadletters.list_dead(config.client, config.keys, limit, start, reason)
+    return deadletters.list_dead(config.client, keys, limit, start, reason)
 
 
 @router.get("/dead/reasons", summary="Dead letters grouped by reason, with counts")
-def dead_reasons(config: Config) -> dict[str, Any]:
-    return deadletters.dead_reasons(config.client, config.keys)
+def dead_reasons(config: Config, keys: Keys) -> dict[str, Any]:
+    return deadletters.dead_reasons(config.client, keys)
 
 
 class DeadAction(BaseModel):
@@ -135,25 +158,25 @@ class DeadAction(BaseModel):
 
 @router.post("/dead/requeue", summary="Requeue dead letters (master dead requeue --json)")
 def dead_requeue(
-    config: Config, action: Annotated[DeadAction | None, Body()] = None
+    config: Config, keys: Keys, action: Annotated[DeadAction | None, Body()] = None
 ) -> dict[str, Any]:
     action = action or DeadAction()
-    ensure_layout(config.client, config.keys)  # another shard count: 409
-    result = deadletters.requeue(config.client, config.keys, action.limit, action.reason)
+    ensure_layout(config.client, keys)  # another shard count: 409
+    result = deadletters.requeue(config.client, keys, action.limit, action.reason)
     return {**asdict(result), "requeued": result.requeued}
 
 
 @router.post("/dead/clear", summary="Delete dead letters (master dead clear --yes)")
 def dead_clear(
-    config: Config, action: Annotated[DeadAction | None, Body()] = None
+    config: Config, keys: Keys, action: Annotated[DeadAction | None, Body()] = None
 ) -> dict[str, Any]:
     reason = (action or DeadAction()).reason
-    return {"cleared": deadletters.clear_dead(config.client, config.keys, reason)}
+    return {"cleared": deadletters.clear_dead(config.client, keys, reason)}
 
 
 @router.get("/invalid", summary="Items the schema rejected, with their errors")
-def invalid(config: Config, limit: Limit = 50, start: Start = 0) -> dict[str, Any]:
-    return deadletters.list_invalid(config.client, config.keys, limit, start)
+def invalid(config: Config, keys: Keys, limit: Limit = 50, start: Start = 0) -> dict[str, Any]:
+    return deadletters.list_invalid(config.client, keys, limit, start)
 
 
 def _read(store: ProductStore, call: Any) -> Any:
@@ -193,12 +216,67 @@ def history(store: Store, url: str) -> dict[str, Any]:
     return {"url": url, "history": _read(store, lambda: store.history(url))}
 
 
-@router.get("/export", summary="Every product, streamed (master export)")
-def export(config: Config, format: Literal["csv", "jsonl", "json"] = "jsonl") -> StreamingResponse:
+@router.get(
+    "/quotes",
+    summary="One page of quotes (the finance spider's), by cursor",
+    description="In URL order, as `/products`; `q` matches the symbol or the name.",
+)
+def quotes(
+    request: Request,
+    store: QuoteStore,
+    q: Annotated[str | None, Query(description="part of the symbol or name, any case")] = None,
+    site: Annotated[str | None, Query(description="host, e.g. quotes.example:8080")] = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 50,
+    cursor: str | None = None,
+) -> dict[str, Any]:
     try:
-        store = open_store(config.store_args)
+        after = decode_cursor(cursor) if cursor else None
+    except ValueError as exc:
+        raise HTTPException(400, str(exc)) from None
+    query = ProductQuery(q or None, site or None, None, limit, after)
+    items, following = _read(store, lambda: product_page(store, query))
+    link = str(request.url.include_query_params(cursor=following)) if following else None
+    return {"items": items, "next": link}
+
+
+@router.get("/quotes/history", summary="A quote's observations (quote_history), oldest first")
+def quote_history(store: QuoteStore, url: str) -> dict[str, Any]:
+    return {"url": url, "history": _read(store, lambda: store.history(url))}
+
+
+@router.get("/spiders", summary="Every spider's crawl in brief: state, queue, items, workers")
+def spiders(config: Config) -> dict[str, Any]:
+    crawls = []
+    for name in spiders_of(config):
+        status = inspection.gather_status(config.client, keys_for(config, name))
+        crawls.append({
+            "spider": name,
+            "items": kind_of_spider(name).plural,
+            **{key: status.get(key) for key in (
+                "state", "queued_requests", "in_flight", "live_workers", "items_stored",
+                "items_invalid", "dead_letters",
+            )},
+        })
+    return {"default": config.keys.spider, "spiders": crawls}
+
+
+@router.get("/export", summary="Every item of the spider, streamed (master export)")
+def export(
+    config: Config,
+    keys: Keys,
+    format: Literal["csv", "jsonl", "json"] = "jsonl",
+    history: Annotated[bool, Query(description="quotes: their observations")] = False,
+) -> StreamingResponse:
+    kind = kind_of_spider(keys.spider)
+    if history and kind != QUOTE:
+        raise HTTPException(400, f"the {kind.plural} of {keys.spider!r} have no history to export")
+    try:
+        store = open_item_store(config.store_args, kind)
     except StoreError as exc:
-        raise HTTPException(503, f"product store: {exc}") from None
+        raise HTTPException(503, f"{kind.name} store: {exc}") from None
+    rows = store.observations() if history else store.products()  # type: ignore[attr-defined]
+    columns = csv_columns(kind, history)
+    noun = "observations" if history else kind.plural
 
     def chunks() -> Any:
         # rows gathered into chunks of about EXPORT_CHUNK bytes: one hop to the
@@ -206,7 +284,7 @@ def export(config: Config, format: Literal["csv", "jsonl", "json"] = "jsonl") ->
         buffer: list[str] = []
         size = 0
         try:
-            for text in format_products(store.products(), format):
+            for text in format_products(rows, format, None, columns):
                 buffer.append(text)
                 size += len(text)
                 if size >= EXPORT_CHUNK:
@@ -218,5 +296,5 @@ def export(config: Config, format: Literal["csv", "jsonl", "json"] = "jsonl") ->
             store.close()
 
     media = {"csv": "text/csv", "jsonl": "application/x-ndjson", "json": "application/json"}
-    headers = {"Content-Disposition": f'attachment; filename="products.{format}"'}
+    headers = {"Content-Disposition": f'attachment; filename="{noun}.{format}"'}
     return StreamingResponse(chunks(), media_type=media[format], headers=headers)

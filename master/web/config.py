@@ -6,13 +6,18 @@ import argparse
 import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Annotated
 
 import redis
-from fastapi import HTTPException, Request
+from fastapi import HTTPException, Query, Request
 
+from crawler.itemkinds import PRODUCT, QUOTE, SPIDERS
 from crawler.keys import CrawlKeys
 from master.connection import connect
+from master.quotestore import open_quote_store
 from master.stores import ProductStore, StoreError, open_store
+
+SPIDER_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 
 DEFAULT_MAX_BODY = 16 * 1024 * 1024  # bytes of a request body (a seed upload)
 
@@ -49,13 +54,54 @@ def get_config(request: Request) -> DashboardConfig:
     return config
 
 
-def get_store(request: Request) -> Iterator[ProductStore]:
-    """The product store, opened for one request and closed after it."""
+def spiders_of(config: DashboardConfig) -> list[str]:
+    """The spiders the dashboard offers: the project's, and the one serve was started with."""
+    names = list(SPIDERS)
+    if config.keys.spider not in names:
+        names.insert(0, config.keys.spider)
+    return names
+
+
+def keys_for(config: DashboardConfig, spider: str | None) -> CrawlKeys:
+    """The keys of ``spider``'s crawl (default: the one serve was started with), in the
+    layout of the served crawl (one Redis, or the cluster's shards)."""
+    if not spider or spider == config.keys.spider:
+        return config.keys
+    shards = config.keys.shards if config.keys.cluster else 0
+    return CrawlKeys.layout(spider, cluster=config.keys.cluster, shards=shards)
+
+
+def get_keys(
+    request: Request,
+    spider: Annotated[
+        str | None,
+        Query(
+            pattern=SPIDER_NAME,
+            description="the spider whose crawl this is about (default: the one `master "
+            "serve --spider` names, else ecommerce)",
+        ),
+    ] = None,
+) -> CrawlKeys:
+    return keys_for(get_config(request), spider)
+
+
+def _opened(request: Request, kind: str) -> Iterator[ProductStore]:
+    args = get_config(request).store_args
     try:
-        store = open_store(get_config(request).store_args)
+        store = open_quote_store(args) if kind == QUOTE.name else open_store(args)
     except StoreError as exc:
-        raise HTTPException(503, f"product store: {exc}") from None
+        raise HTTPException(503, f"{kind} store: {exc}") from None
     try:
         yield store
     finally:
         store.close()
+
+
+def get_store(request: Request) -> Iterator[ProductStore]:
+    """The product store, opened for one request and closed after it."""
+    yield from _opened(request, PRODUCT.name)
+
+
+def get_quote_store(request: Request) -> Iterator[ProductStore]:
+    """The quote store, opened for one request and closed after it."""
+    yield from _opened(request, QUOTE.name)

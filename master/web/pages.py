@@ -12,7 +12,7 @@ import hmac
 from pathlib import Path
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Form, Request
+from fastapi import APIRouter, Depends, Form, Query, Request
 from fastapi.responses import (
     FileResponse,
     HTMLResponse,
@@ -22,7 +22,8 @@ from fastapi.responses import (
 )
 from fastapi.templating import Jinja2Templates
 
-from master.web.config import DashboardConfig, get_config
+from crawler.itemkinds import kind_of_spider
+from master.web.config import SPIDER_NAME, DashboardConfig, get_config, spiders_of
 from master.web.security import (
     CSRF_FIELD,
     SESSION_COOKIE,
@@ -60,6 +61,7 @@ def _page(
         {
             "csrf": csrf_token(config, session),
             "spider": config.keys.spider,
+            "spiders": spiders_of(config),
             "token_set": bool(config.token),
             "refresh_ms": REFRESH_MS,
             **context,
@@ -81,9 +83,22 @@ def healthz(config: Config) -> PlainTextResponse:
 
 
 @router.get("/", response_class=HTMLResponse)
-def dashboard(request: Request, config: Config) -> Response:
+def dashboard(
+    request: Request,
+    config: Config,
+    spider: Annotated[str | None, Query(pattern=SPIDER_NAME)] = None,
+) -> Response:
+    """The dashboard of one spider's crawl (``?spider=``; tabs lead to the others)."""
     authenticate(request, page=True)
-    return _page(request, config, "dashboard.html", request.state.session)
+    shown = spider or config.keys.spider
+    return _page(
+        request,
+        config,
+        "dashboard.html",
+        request.state.session,
+        spider=shown,
+        kind=kind_of_spider(shown).name,
+    )
 
 
 @router.get("/login", response_class=HTMLResponse)

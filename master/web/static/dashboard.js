@@ -3,7 +3,10 @@
 "use strict";
 (() => {
   const csrf = document.querySelector('meta[name="csrf-token"]').content;
-  const refresh = Number(document.querySelector("main").dataset.refresh) || 2000;
+  const main = document.querySelector("main");
+  const refresh = Number(main.dataset.refresh) || 2000;
+  const spider = main.dataset.spider || "";
+  const quotes = main.dataset.kind === "quote";
   const $ = (id) => document.getElementById(id);
   const text = (value) => (value === null || value === undefined ? "" : String(value));
   const fmt = (n) => (typeof n === "number" ? n.toLocaleString("en") : text(n));
@@ -16,6 +19,8 @@
 
   async function api(path, options = {}) {
     const headers = { "X-CSRF-Token": csrf, ...(options.headers || {}) };
+    // every call is about the crawl of the page's spider
+    if (spider) path += (path.includes("?") ? "&" : "?") + "spider=" + encodeURIComponent(spider);
     const response = await fetch("/api/v1" + path, { credentials: "same-origin", ...options, headers });
     if (response.status === 401) { window.location = "/login"; throw new Error("login required"); }
     const body = (response.headers.get("content-type") || "").includes("json") ? await response.json() : await response.text();
@@ -205,11 +210,29 @@
 
   function productQuery() {
     const params = new URLSearchParams({ limit: "20" });
-    for (const name of ["q", "site", "availability"]) {
+    for (const name of quotes ? ["q", "site"] : ["q", "site", "availability"]) {
       const value = $("p-" + name).value.trim();
       if (value) params.set(name, value);
     }
-    return "/products?" + params;
+    return (quotes ? "/quotes?" : "/products?") + params;
+  }
+
+  function quoteRow(q) {
+    const link = document.createElement("a");
+    link.className = "product"; link.textContent = q.symbol; link.title = q.url;
+    link.addEventListener("click", () => loadQuoteHistory(q));
+    let site = ""; try { site = new URL(q.url).host; } catch (e) { site = ""; }
+    return row([link, text(q.name), `${text(q.price)} ${text(q.currency)}`, text(q.change),
+      fmt(q.volume), text(q.as_of).slice(0, 19).replace("T", " "), site],
+    ["", "", "num", "num", "num", "", ""]);
+  }
+
+  async function loadQuoteHistory(quote) {
+    const answer = await api("/quotes/history?url=" + encodeURIComponent(quote.url));
+    $("history-title").textContent = `Observations: ${quote.symbol}`;
+    $("history").querySelector("tbody").replaceChildren(...answer.history.map((h) =>
+      row([h.as_of.slice(0, 19).replace("T", " "), text(h.price), text(h.currency), fmt(h.volume)])));
+    $("history").hidden = false;
   }
 
   async function loadProducts(path) {
@@ -219,7 +242,7 @@
       return;
     }
     $("products-note").hidden = true;
-    fill("products", page.items.map((p) => {
+    if (quotes) { fill("products", page.items.map(quoteRow)); } else fill("products", page.items.map((p) => {
       const link = document.createElement("a");
       link.className = "product"; link.textContent = p.name; link.title = p.url;
       link.addEventListener("click", () => loadHistory(p));
@@ -227,7 +250,11 @@
       let site = ""; try { site = new URL(p.url).host; } catch (e) { site = ""; }
       return row([link, price, text(p.availability), site, text(p.last_seen).slice(0, 19).replace("T", " ")]);
     }));
-    nextPage = page.next ? new URL(page.next).pathname.replace("/api/v1", "") + new URL(page.next).search : null;
+    if (page.next) {  // the API's own link, without the spider: api() adds it again
+      const next = new URL(page.next);
+      next.searchParams.delete("spider");
+      nextPage = next.pathname.replace("/api/v1", "") + next.search;
+    } else nextPage = null;
     $("p-next").disabled = !nextPage;
   }
 
@@ -239,7 +266,7 @@
     $("history").hidden = false;
   }
 
-  $("product-form").addEventListener("submit", (event) => { event.preventDefault(); onFirstPage = true; loadProducts(productQuery()); });
+  $(quotes ? "quote-form" : "product-form").addEventListener("submit", (event) => { event.preventDefault(); onFirstPage = true; loadProducts(productQuery()); });
   $("p-first").addEventListener("click", () => { onFirstPage = true; loadProducts(productQuery()); });
   $("p-next").addEventListener("click", () => { if (nextPage) { onFirstPage = false; loadProducts(nextPage); } });
 
