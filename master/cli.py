@@ -97,6 +97,10 @@ class Context:
         )
         self._client: redis.Redis | None = None
 
+    def keys_of(self, spider: str) -> CrawlKeys:
+        """Another spider's keys, in this crawl's layout (``status --all-spiders``)."""
+        return CrawlKeys.layout(spider, cluster=self.cluster, shards=self.keys.shards)
+
     @property
     def client(self) -> redis.Redis:
         if self._client is None:
@@ -123,7 +127,8 @@ def _common_options() -> argparse.ArgumentParser:
         "--spider",
         metavar="NAME",
         default=argparse.SUPPRESS,
-        help=f"spider whose keys (NAME:*) are used (default: {SPIDER_NAME})",
+        help=f"the spider whose crawl (keys NAME:*, items, stores) the command is about "
+        f"(default: {SPIDER_NAME}; the other: finance)",
     )
     return common
 

@@ -21,6 +21,7 @@ from urllib.parse import quote
 import redis
 
 from crawler.config import redact_dsn
+from crawler.itemkinds import kind_of_spider
 from crawler.keys import DELAYED_SCORE_BASE, CrawlKeys
 from crawler.politeness import rate_now, read_site_state
 from crawler.records import PauseMarker, StatsFields, WorkerRecord, as_float, as_int, as_text
@@ -250,7 +251,9 @@ def _rate(pages: int, seconds: float) -> float:
     return round(pages * 60.0 / seconds, 2) if seconds > 0 else 0.0
 
 
-def build_report(workers: list[WorkerRecord], now: float) -> dict[str, Any]:
+def build_report(
+    workers: list[WorkerRecord], now: float, items: str = "products"
+) -> dict[str, Any]:
     """Per-worker rows and the crawl's totals (pure: the data behind ``master report``).
 
     A worker's pages/min is its pages over its *active* minutes (elapsed minus
@@ -305,7 +308,7 @@ def build_report(workers: list[WorkerRecord], now: float) -> dict[str, Any]:
     return {
         "workers": rows,
         "total": total,
-        "stores": [describe_store(store) for store in stores],
+        "stores": [describe_store(store, items) for store in stores],
         "time": now,
     }
 
@@ -320,9 +323,10 @@ def sqlite_path(store: str) -> Path | None:
     return Path(rest) if rest else None
 
 
-def describe_store(store: str) -> dict[str, Any]:
-    """A store string, and for a SQLite file on this machine the number of products in it."""
-    info: dict[str, Any] = {"store": redact_dsn(store), "products": None, "note": ""}
+def describe_store(store: str, items: str = "products") -> dict[str, Any]:
+    """A store string, and for a SQLite file on this machine the number of ``items``
+    (``products``, ``quotes``: the table) in it, under that name."""
+    info: dict[str, Any] = {"store": redact_dsn(store), items: None, "note": ""}
     path = sqlite_path(store)
     if path is None:
         return info
@@ -334,17 +338,18 @@ def describe_store(store: str) -> dict[str, Any]:
     uri = f"file:{quote(str(found.resolve()))}?mode=ro"
     try:
         with closing(sqlite3.connect(uri, uri=True, timeout=5)) as conn:
-            (count,) = conn.execute("SELECT count(*) FROM products").fetchone()
+            (count,) = conn.execute(f"SELECT count(*) FROM {items}").fetchone()
     except sqlite3.Error as exc:
-        info["note"] = f"cannot count products ({exc})"
+        info["note"] = f"cannot count {items} ({exc})"
         return info
-    info["products"] = int(count)
+    info[items] = int(count)
     info["path"] = str(found.resolve())
     return info
 
 
 def gather_report(client: redis.Redis, keys: CrawlKeys, now: float | None = None) -> dict[str, Any]:
     now = time.time() if now is None else now
-    report = build_report(load_workers(client, keys, now), now)
+    items = kind_of_spider(keys.spider).plural
+    report = build_report(load_workers(client, keys, now), now, items)
     report["spider"] = keys.spider
     return report

@@ -10,6 +10,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from crawler.itemkinds import kind_of_spider
 from crawler.records import as_epoch
 from master.deadletters import format_errors
 
@@ -195,14 +196,16 @@ def render_report(report: dict[str, Any]) -> str:
         lines.append("no worker has reported yet")
     stores = report["stores"]
     if not stores:
-        lines.append("products: no store reported by the workers")
+        lines.append(f"{kind_of_spider(str(report.get('spider') or '')).plural}: no store "
+                     "reported by the workers")
+    items = kind_of_spider(str(report.get("spider") or "")).plural
     for store in stores:
-        if store["products"] is not None:
-            lines.append(f"products: {store['store']} ({store['products']} products)")
+        if store.get(items) is not None:
+            lines.append(f"{items}: {store['store']} ({store[items]} {items})")
         elif store["note"]:
-            lines.append(f"products: {store['store']} ({store['note']})")
+            lines.append(f"{items}: {store['store']} ({store['note']})")
         else:
-            lines.append(f"products: {store['store']}")
+            lines.append(f"{items}: {store['store']}")
     return "\n".join(lines)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from crawler.itemkinds import SPIDERS
 from master import inspection, render
 from master.commands.base import EXIT_OK, Subcommands, out, print_json
 
@@ -17,10 +18,14 @@ if TYPE_CHECKING:
 
 
 def cmd_report(ctx: Context, args: argparse.Namespace) -> int:
-    report = inspection.gather_report(ctx.client, ctx.keys)
+    names = SPIDERS if args.all_spiders else (ctx.keys.spider,)
+    reports = {name: inspection.gather_report(ctx.client, ctx.keys_of(name)) for name in names}
     if args.json:
-        print_json(report)
-    else:
+        print_json(reports if args.all_spiders else reports[ctx.keys.spider])
+        return EXIT_OK
+    for number, (name, report) in enumerate(reports.items()):
+        if args.all_spiders:
+            out(("\n" if number else "") + f"spider {name}:")
         out(render.render_report(report))
     return EXIT_OK
 
@@ -35,7 +40,13 @@ def register(commands: Subcommands) -> None:
             "row for the whole crawl (wall time from first start to last end), and where the "
             "products are stored (with the product count of a SQLite store on this machine)."
         ),
-        examples=["report", "report --json"],
+        examples=["report", "report --json", "report --spider finance", "report --all-spiders"],
+    )
+    parser.add_argument(
+        "--all-spiders",
+        action="store_true",
+        help=f"a report for every spider's crawl ({', '.join(SPIDERS)}); --json: an object "
+        "by spider",
     )
     parser.add_argument("--json", action="store_true", help="print a JSON object")
     parser.set_defaults(handler=cmd_report)

@@ -12,6 +12,7 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
+from crawler.itemkinds import SPIDERS
 from master import inspection, render, sites
 from master.commands.base import EXIT_OK, Subcommands, _seconds, out, print_json
 
@@ -19,7 +20,22 @@ if TYPE_CHECKING:
     from master.cli import Context
 
 
+def cmd_all(ctx: Context, args: argparse.Namespace) -> int:
+    """``--all-spiders``: the status of every spider's crawl, one after the other."""
+    statuses = {name: inspection.gather_status(ctx.client, ctx.keys_of(name)) for name in SPIDERS}
+    if args.json:
+        print_json(statuses)
+        return EXIT_OK
+    for number, status in enumerate(statuses.values()):
+        if number:
+            out()
+        out(render.render_status(status, ctx.shown_url))
+    return EXIT_OK
+
+
 def cmd_status(ctx: Context, args: argparse.Namespace) -> int:
+    if args.all_spiders:
+        return cmd_all(ctx, args)
     if args.watch is None:
         status = inspection.gather_status(ctx.client, ctx.keys)
         if args.sites:
@@ -62,7 +78,20 @@ def register(commands: Subcommands) -> None:
             "finished. On a Redis Cluster (REDIS_CLUSTER=true) the figures are summed over "
             "the shards, the keys scanned on every primary."
         ),
-        examples=["status", "status --json", "status --watch 2", "status --sites"],
+        examples=[
+            "status",
+            "status --json",
+            "status --watch 2",
+            "status --sites",
+            "status --spider finance",
+            "status --all-spiders",
+        ],
+    )
+    parser.add_argument(
+        "--all-spiders",
+        action="store_true",
+        help=f"the status of every spider's crawl ({', '.join(SPIDERS)}), one after the "
+        "other (--json: an object by spider)",
     )
     parser.add_argument("--json", action="store_true", help="print a JSON object")
     parser.add_argument(
