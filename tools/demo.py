@@ -4,8 +4,11 @@ Run through ``scripts/demo`` (which installs what is needed first). It starts a
 private Redis (unless ``--redis-url``/``REDIS_URL`` is given) and the demo shop,
 seeds the crawl with ``python -m master seed``, runs ``--workers`` real
 ``scrapy crawl ecommerce`` processes in parallel, shows progress, and ends with
-``python -m master report``. Products go to PostgreSQL or MongoDB when
-``POSTGRES_DSN``/``MONGO_URI`` are set, else to the embedded SQLite store.
+``python -m master report``. ``--spider finance`` crawls the shop's market section
+instead (quote pages of 300 instruments whose prices move every minute, seeded
+from its index ``/market/``) with ``scrapy crawl finance`` workers. Products (and
+quotes) go to PostgreSQL or MongoDB when ``POSTGRES_DSN``/``MONGO_URI`` are set,
+else to the embedded SQLite store.
 Everything it writes lives in ``.demo/``. Ctrl-C stops the workers gracefully.
 
 ``--dashboard`` also starts ``python -m master serve`` and prints its address; the
@@ -32,6 +35,7 @@ from crawler.keys import CrawlKeys
 from crawler.records import StatsFields
 from crawler.scheduling.lanes import QueueCount, count_queue
 from crawler.scope import STRATEGIES
+from demoshop.market import MARKET_PREFIX
 from demoshop.process import ShopProcess
 from demoshop.sitemaps import is_sitemap_path
 from tools.redis_server import RedisServer
@@ -57,9 +61,15 @@ def progress_line(client: redis.Redis, keys: CrawlKeys, started: float) -> str:
     )
 
 
-def requests_line(shop: ShopProcess) -> str:
+def requests_line(shop: ShopProcess, spider: str = "ecommerce") -> str:
     """What the shop served, by kind: the difference a strategy makes."""
     paths = [entry.path for entry in shop.read_access_log()]
+    if spider == "finance":
+        quotes = sum(1 for path in paths if path.startswith(f"{MARKET_PREFIX}q/"))
+        return (
+            f"demo: the shop served {len(paths)} requests: {quotes} quote pages, "
+            f"{len(paths) - quotes} others (the market's index, robots.txt)"
+        )
     products = shop.catalog.product_paths()
     robots = paths.count("/robots.txt")
     sitemaps = sum(1 for path in paths if is_sitemap_path(path))
@@ -77,6 +87,20 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         description="Crawl the bundled demo shop with several workers sharing one Redis.",
     )
     parser.add_argument("--workers", type=int, default=3, help="worker processes (default 3)")
+    parser.add_argument(
+        "--spider",
+        choices=("ecommerce", "finance"),
+        default="ecommerce",
+        help="ecommerce (default): the shop's products; finance: the quotes of its market "
+        "section (/market/, 300 instruments whose prices move every minute)",
+    )
+    parser.add_argument(
+        "--instruments",
+        type=int,
+        default=300,
+        help="instruments of the shop's market section (default 300; linked from no product "
+        "page: the products' crawl is the same)",
+    )
     parser.add_argument(
         "--products", type=int, default=1000, help="products in the shop (default 1000)"
     )
@@ -192,8 +216,12 @@ def main(argv: list[str] | None = None) -> int:
             latency_ms=args.latency_ms,
             access_log=DEMO_DIR / "shop-access.log",
             sitemap_only=args.sitemap_only,
+            market=args.instruments,
         ) as shop:
-            print(f"demo: demo shop at {shop.url} ({args.products} products)")
+            print(
+                f"demo: demo shop at {shop.url} ({args.products} products; market of "
+                f"{args.instruments} instruments at {shop.url}market/)"
+            )
             if args.dashboard:
                 dashboard = start_dashboard(args.dashboard_port, env)
                 if not dashboard_ready(dashboard, args.dashboard_port):
@@ -205,20 +233,33 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 seeds = DEMO_DIR / "urls.txt"
                 seed = shop.url
-                if args.strategy != "auto":
+                comment = "the demo shop's home page"
+                if args.spider == "finance":
+                    # the market's index; its links only (the shop's sitemaps list products)
+                    meta = {"strategy": "navigation"}
+                    seed = json.dumps({"url": f"{shop.url}market/", "meta": meta})
+                    comment = "the market's index: its links lead to every quote page"
+                elif args.strategy != "auto":
                     seed = json.dumps({"url": shop.url, "meta": {"strategy": args.strategy}})
-                seeds.write_text(f"# the demo shop's home page\n{seed}\n")
-                print(f"demo: $ python -m master seed {seeds.relative_to(ROOT)}")
-                if master("seed", str(seeds), env=env) != 0:
+                seeds.write_text(f"# {comment}\n{seed}\n")
+                spider = ["--spider", args.spider] if args.spider != "ecommerce" else []
+                shown = " ".join(["python -m master seed", *spider, str(seeds.relative_to(ROOT))])
+                print(f"demo: $ {shown}")
+                if master("seed", *spider, str(seeds), env=env) != 0:
                     return 1
-            print(f"demo: starting {args.workers} workers (logs in .demo/worker-N.log)")
+            print(
+                f"demo: starting {args.workers} {args.spider} workers "
+                "(logs in .demo/worker-N.log)"
+            )
             started = time.monotonic()
             workers = [
-                WorkerProcess(f"demo-worker-{n}", env, DEMO_DIR / f"worker-{n}.log")
+                WorkerProcess(
+                    f"demo-worker-{n}", env, DEMO_DIR / f"worker-{n}.log", spider=args.spider
+                )
                 for n in range(1, args.workers + 1)
             ]
             client = redis.Redis.from_url(redis_url)
-            keys = CrawlKeys()
+            keys = CrawlKeys(args.spider)
             while any(worker.running for worker in workers):
                 time.sleep(2)
                 print(progress_line(client, keys, started), flush=True)
@@ -230,15 +271,19 @@ def main(argv: list[str] | None = None) -> int:
                 for line in worker.log().splitlines():
                     if f"Spider ({worker.worker_id})" in line:
                         print("  " + line.split("] ", 1)[-1])
-            print("demo: $ python -m master report")
-            master("report", env=env)
-            print(requests_line(shop))
+            spider = [] if args.spider == "ecommerce" else ["--spider", args.spider]
+            print(f"demo: $ python -m master report {' '.join(spider)}".rstrip())
+            master("report", *spider, env=env)
+            print(requests_line(shop, args.spider))
             if "EMBEDDED_STORE_PATH" in env:
                 shown = store.relative_to(ROOT)
-                print(
-                    f"demo: products are in {shown} "
-                    f"(sqlite3 {shown} 'select url, name, price from products limit 5')"
+                query = (
+                    "select symbol, price, currency, volume, as_of from quotes limit 5"
+                    if args.spider == "finance"
+                    else "select url, name, price from products limit 5"
                 )
+                what = "quotes (and quote_history)" if args.spider == "finance" else "products"
+                print(f"demo: {what} are in {shown} (sqlite3 {shown} '{query}')")
             return 1 if failed else 0
     except KeyboardInterrupt:
         print("\ndemo: stopping the workers gracefully (Ctrl-C again to force)")
@@ -246,8 +291,9 @@ def main(argv: list[str] | None = None) -> int:
             worker.stop()
         if dashboard is None:
             return 130
-        print("demo: $ python -m master report")
-        master("report", env=env)
+        spider = [] if args.spider == "ecommerce" else ["--spider", args.spider]
+        print(f"demo: $ python -m master report {' '.join(spider)}".rstrip())
+        master("report", *spider, env=env)
         return 0
     finally:
         for worker in workers:
