@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
+from .markets import market_of_exchange
 from .numbers import NumberStyle, find_numbers
 from .pairs import Found, PageTree, inline_text, words_text
 from .values import (
@@ -40,6 +41,7 @@ from .values import (
     to_symbol,
     to_text,
 )
+from .vocabulary import field_of_label, label_prefix
 
 RANKS = {"profile": 0, "structured": 1, "embedded": 1, "meta": 2, "label": 3, "attribute": 4,
          "title": 5, "url": 6, "visible": 7}
@@ -54,7 +56,8 @@ _URL_KEYS = ("symbol", "s", "ticker", "sym", "code", "instrument", "q")
 _GENERIC_SEGMENTS = frozenset(
     "quote quotes stock stocks symbol symbols ticker market markets index html htm php aspx "
     "equity equities shares share aktie aktien cours action actions fund etf chart overview "
-    "summary profile kurs kurse cotizacion acciones azioni quotazioni".split()
+    "summary profile kurs kurse cotizacion cotizaciones acciones azioni quotazioni valores "
+    "valor ficha".split()
 )
 
 
@@ -130,8 +133,31 @@ class Evidence:
         for item in found:
             self.add(item.field, item.text, item.source, item.element, item.hint)
 
+    def keep_symbol(self, symbol: str) -> None:
+        """Drop the values of elements that say they are another symbol's (``data-symbol``,
+        ``data-ticker`` on them or around them): a live-quote widget of another instrument."""
+        wanted = symbol.upper()
+        kept = []
+        for candidate in self.candidates:
+            named = _named_symbol(candidate.element)
+            if named is None or named.upper() == wanted or candidate.field == "symbol":
+                kept.append(candidate)
+        self.candidates = kept
+
     def of(self, field: str) -> list[Candidate]:
         return [c for c in self.candidates if c.field == field]
+
+
+def _named_symbol(element: Any, depth: int = 3) -> str | None:
+    if element is None:
+        return None
+    for level, node in enumerate((element, *element.iterancestors())):
+        if level > depth:
+            return None
+        named = node.get("data-symbol") or node.get("data-ticker")
+        if named:
+            return str(named).strip()
+    return None
 
 
 def heading_symbols(text: str) -> list[tuple[str, str | None]]:
@@ -159,6 +185,9 @@ def url_symbols(url: str) -> list[str]:
     segments = [unquote(s) for s in parts.path.split("/") if s]
     for segment in reversed(segments[-2:]):
         stem = re.sub(r"\.(?:html?|php|aspx?|jsp)$", "", segment, flags=re.I)
+        # "AAPL:NASDAQ", "NASDAQ:AAPL": the part that is not an exchange
+        pieces = [p for p in stem.split(":") if p and market_of_exchange(p) is None]
+        stem = pieces[0] if len(pieces) == 1 else stem
         if _URL_SYMBOL.match(stem) and stem.lower() not in _GENERIC_SEGMENTS:
             found.append(stem)
     return found
@@ -189,7 +218,8 @@ def add_heading(evidence: Evidence, url: str) -> list[str]:
             evidence.add("name", name, "title", tree.heading)
     shown = " ".join(text for text, _ in texts)
     for symbol in url_symbols(url):
-        if re.search(rf"(?<![\w]){re.escape(symbol)}(?![\w])", shown, re.I) or symbol.isupper():
+        # a ticker-shaped part of the address, written as a ticker there or on the page
+        if symbol.isupper() or re.search(rf"(?<![\w]){re.escape(symbol.upper())}(?![\w])", shown):
             evidence.add("symbol", symbol.upper() if not symbol.isdigit() else symbol, "url")
             named.append(symbol)
     return named
@@ -231,11 +261,39 @@ def add_change_after(evidence: Evidence, price_element: Any, limit: int = 8) -> 
             return
 
 
-def in_listing(element: Any) -> bool:
-    """Inside a table of several rows or a list of several items (an overview's cells)."""
-    for ancestor in element.iterancestors():
-        if ancestor.tag in ("tbody", "table", "ul", "ol"):
-            rows = [c for c in ancestor if isinstance(c.tag, str) and c.tag in ("tr", "li")]
-            if len(rows) >= 3:
+def in_listing(element: Any, depth: int = 5) -> bool:
+    """Inside a row of an overview: a table of several rows, or one of three or more
+    siblings of the same tag and class (list items, ``<div class="row">`` cards), each
+    with a number in it (a list of instruments and their prices, not a list of labels)."""
+    for level, node in enumerate((element, *element.iterancestors())):
+        if level > depth or node.tag in ("body", "main", "article", "html"):
+            return False
+        if node.tag == "tr":
+            table = node.getparent()
+            siblings = list(table) if table is not None else []
+            rows = [c for c in siblings if isinstance(c.tag, str) and c.tag == "tr"]
+            if len(rows) >= 3 and not _label_rows(rows):
                 return True
+            continue
+        parent = node.getparent()
+        if parent is None:
+            return False
+        alike = [
+            c for c in parent
+            if isinstance(c.tag, str) and c.tag == node.tag and c.get("class") == node.get("class")
+            and any(ch.isdigit() for ch in "".join(c.itertext()))
+        ]
+        if len(alike) >= 3 and not _label_rows(alike):
+            return True
     return False
+
+
+def _label_rows(rows: list[Any]) -> bool:
+    """Rows that begin with labels of the vocabulary: a quote's data, not an overview."""
+    labelled = 0
+    for row in rows[:8]:
+        first = next((c for c in row.iter() if c is not row and (c.text or "").strip()), None)
+        words = (first.text if first is not None else row.text) or ""
+        if field_of_label(words.strip())[0] is not None or label_prefix(words.strip())[0]:
+            labelled += 1
+    return labelled * 2 > min(len(rows), 8)

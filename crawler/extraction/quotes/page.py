@@ -49,6 +49,8 @@ _COUNTRY_ZONES = {
     "HK": "Asia/Hong_Kong", "SG": "Asia/Singapore", "IN": "Asia/Kolkata", "CN": "Asia/Shanghai",
 }
 _LANG = re.compile(r"^([a-z]{2,3})(?:[-_]([a-z]{2}))?", re.I)
+_TIME = re.compile(r"\d{1,2}[:h]\d{2}")
+_DATE = re.compile(r"\d{1,4}[./-]\d{1,2}|\d{4}|[A-Za-z]{3}")
 _ISO_NEAR = re.compile(r"(?<![A-Za-z])([A-Z]{3})(?![A-Za-z])")
 
 
@@ -167,6 +169,14 @@ def _as_of(
     if zone is None:
         zone = zone_named(_COUNTRY_ZONES.get(_country(evidence.language)[1], ""))
     candidates = sorted(evidence.of("as_of"), key=lambda c: (c.rank, -c.closeness, c.order))
+    labelled = sorted((c for c in candidates if c.source == "label"), key=lambda c: c.order)
+    apart = not any(_TIME.search(str(c.value)) and _DATE.search(str(c.value)) for c in labelled)
+    if len(labelled) > 1 and apart and not any(c.rank < labelled[0].rank for c in candidates):
+        # "Fecha: 10/03/2025 · Hora: 17:35:00": a date and a time under two labels
+        joined = " ".join(str(c.value) for c in labelled[:3])
+        when = parse_as_of(joined, fetched, evidence.language, zone)
+        if when is not None:
+            return when, "label"
     for candidate in candidates:
         value = candidate.value
         when = from_epoch(value) if not isinstance(value, str) else (
@@ -192,10 +202,12 @@ def decide(
     evidence: Evidence, root: Any, url: str, fetched: dt.datetime, profile: Any
 ) -> dict[str, Any] | str:
     """The page's quote, or the reason it has none (a key of ``REJECTED_REASONS``)."""
+    symbol = pick(evidence, "symbol", strict=True)
+    if isinstance(symbol, Candidate):
+        evidence.keep_symbol(str(symbol.value))  # widgets of other instruments' quotes
     price = pick(evidence, "price", strict=True)
     if price is None:
         price = pick(evidence, "close", strict=True)
-    symbol = pick(evidence, "symbol", strict=True)
     if symbol is None and product_markup(root):
         return "product_page"
     if price is None and symbol is None:

@@ -20,6 +20,7 @@ the element it came from) for the fields of :mod:`.vocabulary`:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +35,7 @@ MAX_VALUE = 80  # characters of a value
 MAX_LABEL = 60
 _NAME_ATTRIBUTES = ("class", "id", "itemprop", "data-field", "data-test", "data-testid",
                     "data-role", "data-type", "data-name", "data-qa", "name")
+_PARTS = re.compile(r"\s+[·|•]\s+|\s{2,}|\s+-\s+(?=\D)")
 _VALUE_ATTRIBUTES = ("value", "data-value", "content", "data-raw", "data-price", "datetime",
                      "data-symbol", "data-ticker")
 
@@ -175,13 +177,15 @@ def label_pairs(tree: PageTree) -> list[Found]:
                 taken.add(id(pair.element))
                 continue
         text = words_text(element)
-        if not text or len(text) > MAX_LABEL + MAX_VALUE:
+        if not text or len(text) > 2 * (MAX_LABEL + MAX_VALUE):
             continue
-        field, width = label_prefix(text)
-        if field is not None and width < len(text):
-            rest = text[width:].strip()
-            if rest and not any(f.field == field and f.text == rest for f in found):
-                found.append(Found(field, rest, element, "label"))
+        # "Código: BEJ · ISIN: ES01 · Mercado: BME": one pair per part
+        for part in _PARTS.split(text):
+            field, width = label_prefix(part)
+            if field is not None and width < len(part) <= MAX_LABEL + MAX_VALUE:
+                rest = part[width:].strip()
+                if rest and not any(f.field == field and f.text == rest for f in found):
+                    found.append(Found(field, rest, element, "label"))
     return found
 
 

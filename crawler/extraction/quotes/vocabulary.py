@@ -45,14 +45,14 @@ _LABELS: dict[str, tuple[str, ...]] = {
     "change": (
         "change", "chg", "net change", "day change", "todays change", "change today",
         "veranderung", "verand", "anderung", "diff", "differenz", "veranderung absolut",
-        "variation",
+        "variation", "dif", "diferencia",
         "var", "variacion", "cambio", "variazione", "variacao", "verschil", "verandering",
         "forandring", "zmiana", "изменение", "前日比", "涨跌", "涨跌额", "漲跌", "전일대비", "+/-",
     ),
     "change_percent": (
         "change %", "chg %", "percent change", "change percent", "day change %",
         "veranderung %", "veranderung in %", "verand %", "verand in %", "anderung %", "diff %",
-        "variation %", "var %",
+        "variation %", "var %", "dif %",
         "variacion %", "cambio %", "variazione %", "var %", "variacao %", "verschil %",
         "forandring %", "zmiana %", "изменение %", "前日比 %", "騰落率", "涨跌幅", "漲跌幅",
         "등락률", "+/- %", "performance %",
@@ -121,7 +121,7 @@ _LABELS: dict[str, tuple[str, ...]] = {
         "moneda", "divisa", "valuta", "moeda", "waluta", "валюта", "通貨", "货币", "幣別", "통화",
     ),
     "as_of": (
-        "as of", "last update", "last updated", "updated", "time", "date", "quote time",
+        "as of", "at close", "last update", "last updated", "updated", "time", "date", "quote time",
         "last trade time", "stand", "zeit", "datum", "uhrzeit", "letzte aktualisierung",
         "heure", "mise a jour", "mis a jour", "mis a jour le", "derniere mise a jour",
         "hora", "fecha", "actualizado", "ultima actualizacion", "ora", "data", "aggiornato",
