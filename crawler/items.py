@@ -193,8 +193,8 @@ class Quote:
     price: Decimal = field(metadata=_meta("page", column=True, offer=True))
     """The last price, ``> 0``. Required: a page without one gives no quote."""
 
-    currency: str | None = field(default=None, metadata=_meta("page", column=True, offer=True))
-    """ISO 4217 code of the prices (``"EUR"``); required with a price."""
+    currency: str = field(metadata=_meta("page", column=True, offer=True))
+    """ISO 4217 code of the prices (``"EUR"``). Required (with the price)."""
 
     change: Decimal | None = field(default=None, metadata=_meta("page", column=True))
     """The change since the previous close, signed."""

@@ -144,15 +144,16 @@ class QuoteSite:
         high = max(q.price, q.previous_close) * Decimal("1.02")
         cap = (q.price * 80_000_000 / 1_000_000).quantize(Decimal("0.1"))
         others = "".join(
-            f'<tr><td><a href="{o.path}">{o.name}</a></td><td>{_es(self.quote(o, self.session).price, 3)}'
-            f"</td><td>{o.currency}</td></tr>"
+            f'<tr><td><a href="{o.path}">{o.name}</a></td>'
+            f"<td>{_es(self.quote(o, self.session).price, 3)}</td><td>{o.currency}</td></tr>"
             for o in self.instruments[instrument.index + 1 : instrument.index + 4]
         )
         return f"""<!DOCTYPE html><html lang="es-ES"><head><meta charset="utf-8">
 <title>{instrument.name} | Bolsa de Ejemplo</title></head><body>
 <div id="cabecera"><a href="/">Inicio</a> <a href="/cotizaciones/">Cotizaciones</a></div>
 <article class="ficha-valor"><header><h1 class="nombre">{instrument.name}</h1>
-<p class="codigos">Código: {instrument.symbol} · ISIN: {instrument.isin} · Mercado: {instrument.exchange}</p>
+<p class="codigos">Código: {instrument.symbol} · ISIN: {instrument.isin} · \
+Mercado: {instrument.exchange}</p>
 </header><section class="precio"><div class="ultimo"><span class="etiqueta">Último</span>
 {price}</div><div class="dif">Dif. <span>{sign}{_es(change, 3)}</span>
 <span>({sign}{_es(pct)} %)</span></div></section>
@@ -204,7 +205,8 @@ class QuoteSite:
             return 200, ('<html lang="es"><body><h1>Bolsa de Ejemplo</h1><a href="/cotizaciones/">'
                          "Cotizaciones</a></body></html>"), "text/html; charset=utf-8"
         if parts.path == "/cotizaciones/":
-            page = int(params.get("pagina", ["1"])[0]) if params.get("pagina", ["1"])[0].isdigit() else 0
+            raw = params.get("pagina", ["1"])[0]
+            page = int(raw) if raw.isdigit() else 0
             body = self.index_page(page) if page >= 1 else None
             if body is not None:
                 return 200, body, "text/html; charset=utf-8"

@@ -30,7 +30,7 @@ from crawler.extraction.normalize.currency import ISO_CURRENCIES
 _LABELS: dict[str, tuple[str, ...]] = {
     "price": (
         "price", "last", "last price", "last trade", "last sale", "current price", "share price",
-        "stock price", "quote", "last quote", "kurs", "aktueller kurs", "letzter kurs",
+        "stock price", "quote", "last quote", "kurs", "aktueller kurs", "letzter kurs", "letzter",
         "letzter preis", "preis", "aktienkurs", "cours", "dernier cours", "dernier", "prix",
         "cours actuel", "dernier prix", "precio", "ultimo", "ultimo precio", "precio actual",
         "cotizacion", "ultima cotizacion", "prezzo", "ultimo prezzo", "prezzo attuale",
