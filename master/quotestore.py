@@ -66,6 +66,13 @@ def observation(row: tuple[Any, ...] | dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _as_of_text(quote: dict[str, Any]) -> dict[str, Any]:
+    """A MongoDB quote's ``as_of`` (a date there) as RFC 3339 text, in UTC."""
+    if isinstance(quote.get("as_of"), dt.datetime):
+        quote["as_of"] = _utc(quote["as_of"]).isoformat()
+    return quote
+
+
 class PostgresQuoteStore(PostgresStore):
 
     def _exists(self) -> bool:
@@ -140,6 +147,10 @@ class MongoQuoteStore(MongoStore):
         self.collection = self.client[database]["quotes"]
         self.observed = self.client[database]["quote_history"]
 
+    def products(self, since: dt.datetime | None = None) -> Iterator[dict[str, Any]]:
+        for quote in super().products(since):
+            yield _as_of_text(quote)
+
     def observations(self, since: dt.datetime | None = None) -> Iterator[dict[str, Any]]:
         found = self.observed.find(self._filter_seen(since), {"_id": 0})
         for document in found.sort([("url", 1), ("as_of", 1)]).batch_size(self.batch_size):
@@ -163,7 +174,7 @@ class MongoQuoteStore(MongoStore):
         for document in found.sort("url", 1).limit(query.limit):
             data = _plain(document)
             quotes.append(_with_times(data, data.pop("first_seen"), data.pop("last_seen")))
-        return quotes
+        return [_as_of_text(quote) for quote in quotes]
 
     def history(self, url: str) -> list[dict[str, Any]]:
         found = self.observed.find({"url": url}, {"_id": 0}).sort("as_of", 1)

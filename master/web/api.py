@@ -241,7 +241,13 @@ def quotes(
 
 @router.get("/quotes/history", summary="A quote's observations (quote_history), oldest first")
 def quote_history(store: QuoteStore, url: str) -> dict[str, Any]:
-    return {"url": url, "history": _read(store, lambda: store.history(url))}
+    rows = _read(store, lambda: store.history(url))
+    # prices as JSON numbers, as a product's history gives them
+    return {"url": url, "history": [{**row, "price": _number(row["price"])} for row in rows]}
+
+
+def _number(value: Any) -> float | None:
+    return None if value is None else float(value)
 
 
 @router.get("/spiders", summary="Every spider's crawl in brief: state, queue, items, workers")
