@@ -41,17 +41,30 @@ class FinanceSpider(Spider):
 
 
 def quote(url: str, symbol: str, price: str, when: dt.datetime) -> dict:
-    return {"url": url, "symbol": symbol, "price": Decimal(price), "currency": "EUR",
-            "volume": 10, "as_of": when.isoformat(), "provenance": {"price": "label"},
-            "crawled_at": "2026-01-05T12:00:00+00:00", "worker": "w1"}
+    return {
+        "url": url,
+        "symbol": symbol,
+        "price": Decimal(price),
+        "currency": "EUR",
+        "volume": 10,
+        "as_of": when.isoformat(),
+        "provenance": {"price": "label"},
+        "crawled_at": "2026-01-05T12:00:00+00:00",
+        "worker": "w1",
+    }
 
 
 @pytest.fixture
 def store(tmp_path: Path) -> Path:
     """Three quote pages and two rows of one CSV endpoint, two observations of the first."""
     path = tmp_path / "store.sqlite3"
-    crawler = get_crawler(FinanceSpider, settings_dict={
-        "EMBEDDED_STORE_PATH": str(path), "EXTENSIONS": {"crawler.flow.FlowControl": 10}})
+    crawler = get_crawler(
+        FinanceSpider,
+        settings_dict={
+            "EMBEDDED_STORE_PATH": str(path),
+            "EXTENSIONS": {"crawler.flow.FlowControl": 10},
+        },
+    )
     pipeline = EmbeddedQuotePipeline.from_crawler(crawler)
     rows = [quote(f"http://127.0.0.1:8001/q/{s}.html", s, "10.5", T0) for s in ("A", "B", "C")]
     rows += [quote(f"http://127.0.0.1:8001/quotes.csv#{s}", s, "3", T0) for s in ("D", "E")]
@@ -87,8 +100,20 @@ def test_recrawl_rounds_queue_each_page_once_past_the_dupefilter(
     store, redis_url, redis_client: redis.Redis, capsys
 ) -> None:
     code, out, err = run(
-        capsys, "--redis-url", redis_url, "--spider", "finance", "recrawl", "--every", "1s",
-        "--older-than", "0s", "--rounds", "2", "--store-path", str(store),
+        capsys,
+        "--redis-url",
+        redis_url,
+        "--spider",
+        "finance",
+        "recrawl",
+        "--every",
+        "1s",
+        "--older-than",
+        "0s",
+        "--rounds",
+        "2",
+        "--store-path",
+        str(store),
     )
     assert code == 0, err
     rounds = [line for line in out.splitlines() if " round " in line]
@@ -105,9 +130,23 @@ def test_recrawl_rounds_queue_each_page_once_past_the_dupefilter(
 def test_recrawl_every_runs_until_ctrl_c(store: Path, redis_url: str) -> None:
     env = {**os.environ, "REDIS_URL": redis_url, "PYTHONUNBUFFERED": "1"}
     process = subprocess.Popen(
-        [sys.executable, "-m", "master", "--spider", "finance", "recrawl", "--every", "1h",
-         "--store-path", str(store)],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "master",
+            "--spider",
+            "finance",
+            "recrawl",
+            "--every",
+            "1h",
+            "--store-path",
+            str(store),
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         assert process.stdout is not None
@@ -140,14 +179,16 @@ def test_the_api_and_the_dashboard_show_each_spider(api: httpx.Client, redis_cli
     assert crawls["ecommerce"]["items_stored"] == 0
     page = api.get("/api/v1/quotes", params={"q": "a", "limit": 10}).json()
     assert [q["symbol"] for q in page["items"]] == ["A"] and page["next"] is None
-    history = api.get("/api/v1/quotes/history",
-                      params={"url": "http://127.0.0.1:8001/q/A.html"}).json()["history"]
+    history = api.get(
+        "/api/v1/quotes/history", params={"url": "http://127.0.0.1:8001/q/A.html"}
+    ).json()["history"]
     assert [h["price"] for h in history] == [10.5, 11.0]
-    export = api.get("/api/v1/export", params={"spider": "finance", "format": "csv",
-                                               "history": "true"})
+    export = api.get(
+        "/api/v1/export", params={"spider": "finance", "format": "csv", "history": "true"}
+    )
     assert export.status_code == 200 and len(export.text.splitlines()) == 7
     assert api.get("/api/v1/export", params={"history": "true"}).status_code == 400
     assert api.get("/api/v1/status", params={"spider": "no such/thing"}).status_code == 422
     page = api.get("/", params={"spider": "finance"}).text
     assert 'data-kind="quote"' in page and 'aria-current="page">finance' in page
-    assert '<h2>Quotes</h2>' in page
+    assert "<h2>Quotes</h2>" in page

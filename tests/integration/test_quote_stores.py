@@ -85,9 +85,13 @@ def backend(request, tmp_path, monkeypatch) -> dict[str, Any]:  # type: ignore[n
         monkeypatch.setattr(MongoStore, "client_factory", factory)
         settings, cls = {"MONGO_URI": "mongodb://fake/"}, MongoQuotePipeline
         options.mongo_uri = "mongodb://fake/"
-    crawler = get_crawler(FinanceSpider, settings_dict={
-        **settings, "EXTENSIONS": {"crawler.flow.FlowControl": 10},
-    })
+    crawler = get_crawler(
+        FinanceSpider,
+        settings_dict={
+            **settings,
+            "EXTENSIONS": {"crawler.flow.FlowControl": 10},
+        },
+    )
     pipeline = cls.from_crawler(crawler)
     monkeypatch.delenv("POSTGRES_DSN", raising=False)
     monkeypatch.delenv("MONGO_URI", raising=False)
@@ -159,16 +163,21 @@ def test_the_master_pages_and_finds_stale_quotes(backend: dict[str, Any]) -> Non
 
 def test_rows_no_store_takes_are_refused_one_by_one(backend: dict[str, Any]) -> None:
     pipeline = backend["pipeline"]
-    result = pipeline.store_batch([quote(1, T0), {**quote(2, T0), "as_of": "soon"},
-                                   {**quote(3, T0), "volume": 1.5}])
+    result = pipeline.store_batch(
+        [quote(1, T0), {**quote(2, T0), "as_of": "soon"}, {**quote(3, T0), "volume": 1.5}]
+    )
     assert result.stored == [0]
     assert [reason for _, reason in result.rejected] == [
-        "as_of is not a time: 'soon'", "volume is not a whole number: 1.5"]
+        "as_of is not a time: 'soon'",
+        "volume is not a whole number: 1.5",
+    ]
 
 
 def test_each_store_keeps_its_own_kind_of_item(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    settings = {"EMBEDDED_STORE_PATH": str(tmp_path / "s.sqlite3"),
-                "EXTENSIONS": {"crawler.flow.FlowControl": 10}}
+    settings = {
+        "EMBEDDED_STORE_PATH": str(tmp_path / "s.sqlite3"),
+        "EXTENSIONS": {"crawler.flow.FlowControl": 10},
+    }
     with pytest.raises(NotConfigured):
         EmbeddedStorePipeline.from_crawler(get_crawler(FinanceSpider, settings_dict=settings))
 

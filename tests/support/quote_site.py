@@ -21,6 +21,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import threading
+import time
 from collections import Counter
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
@@ -83,8 +84,9 @@ class SiteQuote:
 class QuoteSite:
     """The site, its instruments and its sessions (see the module's doc)."""
 
-    def __init__(self, count: int = 120, seed: int = 7) -> None:
+    def __init__(self, count: int = 120, seed: int = 7, latency: float = 0.0) -> None:
         self.seed = seed
+        self.latency = latency  # seconds each answer waits (a slower site)
         self.session = 0
         self.fetches: Counter[str] = Counter()
         self._lock = threading.Lock()
@@ -229,6 +231,8 @@ Mercado: {instrument.exchange}</p>
             protocol_version = "HTTP/1.1"
 
             def do_GET(self) -> None:  # noqa: N802 - the http.server name
+                if site.latency:
+                    time.sleep(site.latency)
                 status, body, kind = site.respond(self.path)
                 data = body.encode("utf-8")
                 self.send_response(status)
@@ -240,7 +244,11 @@ Mercado: {instrument.exchange}</p>
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(ThreadingHTTPServer):
+            def handle_error(self, request: Any, client_address: Any) -> None:
+                pass  # a worker killed mid-request resets its connection: nothing to say
+
+        self.server = Server(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()

@@ -80,8 +80,10 @@ def test_prices_move_with_the_clock() -> None:
     after = [standing.quote(i, standing.tick_now()).price for i in standing.instruments]
     assert before != after and standing.tick_now() == 1
     ticking = Market(6, tick=60)
-    assert ticking.tick_now(1_800_000_000) == ticking.tick_now(1_800_000_059) != ticking.tick_now(
-        1_800_000_060
+    assert (
+        ticking.tick_now(1_800_000_000)
+        == ticking.tick_now(1_800_000_059)
+        != ticking.tick_now(1_800_000_060)
     )
     assert len(LOCALES) == 6
 
