@@ -60,8 +60,10 @@ def gather_sites(client: redis.Redis, keys: CrawlKeys) -> dict[str, Any]:
     }
 
 
-def render_sites(figures: dict[str, Any]) -> str:
-    lines = [f"{'site':<40} {'pages':>8} {'products':>9} {'sitemaps':>9}"]
+def render_sites(figures: dict[str, Any], items: str = "products") -> str:
+    """The table of ``--sites``; ``items``: what the spider's items are called (its
+    ``products`` counter counts them: quotes for ``finance``)."""
+    lines = [f"{'site':<40} {'pages':>8} {items:>9} {'sitemaps':>9}"]
     for site in figures["sites"]:
         lines.append(
             f"{site['site']:<40} {site['pages']:>8} {site['products']:>9} {site['sitemaps']:>9}"

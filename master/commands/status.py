@@ -12,7 +12,7 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from crawler.itemkinds import SPIDERS
+from crawler.itemkinds import SPIDERS, kind_of_spider
 from master import inspection, render, sites
 from master.commands.base import EXIT_OK, Subcommands, _seconds, out, print_json
 
@@ -46,7 +46,8 @@ def cmd_status(ctx: Context, args: argparse.Namespace) -> int:
             out(render.render_status(status, ctx.shown_url))
             if args.sites:
                 out()
-                out(sites.render_sites(status["sites"]))
+                items = kind_of_spider(ctx.keys.spider).plural
+                out(sites.render_sites(status["sites"], items))
         return EXIT_OK
     clear = sys.stdout.isatty() and not args.json
     try:
