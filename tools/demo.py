@@ -218,10 +218,13 @@ def main(argv: list[str] | None = None) -> int:
             sitemap_only=args.sitemap_only,
             market=args.instruments,
         ) as shop:
-            print(
-                f"demo: demo shop at {shop.url} ({args.products} products; market of "
-                f"{args.instruments} instruments at {shop.url}market/)"
-            )
+            if args.spider == "finance":
+                print(
+                    f"demo: demo shop at {shop.url} ({args.products} products; market of "
+                    f"{args.instruments} instruments at {shop.url}market/)"
+                )
+            else:  # the market is there too, linked from no product page
+                print(f"demo: demo shop at {shop.url} ({args.products} products)")
             if args.dashboard:
                 dashboard = start_dashboard(args.dashboard_port, env)
                 if not dashboard_ready(dashboard, args.dashboard_port):
