@@ -1,4 +1,4 @@
-"""``python -m master invalid``: the items their schema (product, quote) rejected, with their errors.
+"""``python -m master invalid``: the items their schema rejected, with their errors.
 
 Lists ``<spider>:invalid`` through :func:`master.deadletters.list_invalid`.
 """
@@ -27,7 +27,8 @@ def cmd_invalid(ctx: Context, args: argparse.Namespace) -> int:
 def register(commands: Subcommands) -> None:
     parser = commands.add(
         "invalid",
-        help="list items rejected by their schema (products; --spider finance: quotes), with their errors",
+        help="list items rejected by their schema (products; --spider finance: quotes), "
+        "with their errors",
         description="Show the items kept in <spider>:invalid: url and validation errors.",
         examples=["invalid", "invalid list --limit 0 --json"],
     )
