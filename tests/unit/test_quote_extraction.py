@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import datetime as dt
+import gzip
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 from scrapy.http import HtmlResponse
@@ -266,3 +268,60 @@ def test_a_response_is_read_as_a_page_or_an_endpoint():
 def test_the_time_a_quote_is_for(text, language, zone, expected):
     when = parse_as_of(text, FETCHED, language, zone_named(zone))
     assert (when.isoformat() if when else None) == expected
+
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = next(
+    (p for base in (ROOT.parent, ROOT.parent.parent) if (p := base / "shared").is_dir()),
+    ROOT.parent / "shared",
+)
+PRODUCT_PAGES = (
+    sorted((SHARED / "product-pages-dev").glob("*.html"))[::3]
+    + sorted((SHARED / "product-pages-intl").glob("*.html.gz"))[::3]
+)
+
+
+@pytest.mark.skipif(not PRODUCT_PAGES, reason="the development sets are not beside the repository")
+def test_real_product_pages_give_no_quote_and_no_error():
+    """The shared development sets (read in place): product pages, with comments, scripts,
+    exchange-rate objects: none is taken for a quote, no source raises."""
+    for path in PRODUCT_PAGES:
+        raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+        result = extract_quotes_from_text(
+            raw.decode("utf-8", "replace"), "https://shop.example/p/1"
+        )
+        assert result.errors == [] and result.quotes == [], (path.name, result.quotes[:1])
+
+
+@pytest.mark.parametrize(
+    ("page", "url"),
+    [
+        (
+            """<html lang="en-US"><body><h1>Apple Inc. (AAPL)</h1><!-- header -->
+<div>NasdaqGS - Nasdaq Real Time Price • USD</div>
+<fin-streamer data-symbol="AAPL" data-field="regularMarketPrice" value="187.44">187.44
+</fin-streamer><table><tr><td>Previous Close</td><!-- c --><td>186.21</td></tr><tr><td>Volume</td>
+<td>52,345,678</td></tr></table><div><fin-streamer data-symbol="MSFT"
+data-field="regularMarketPrice" value="400.1">400.10</fin-streamer><fin-streamer data-symbol="GOOG"
+data-field="regularMarketPrice" value="150.2">150.20</fin-streamer><fin-streamer
+data-symbol="AMZN" data-field="regularMarketPrice" value="180.3">180.30</fin-streamer></div>
+</body></html>""",
+            "https://quotes.example/quote/AAPL/",
+        ),
+        (
+            """<html lang="en"><body><div class="zq"><div class="a1">Apple Inc</div>
+<div class="c3">$187.44</div></div><div class="row"><div>Previous close</div><div>$186.21</div>
+</div><div class="row"><div>Volume</div><div>52.35M</div></div></body></html>""",
+            "https://quotes.example/finance/quote/AAPL:NASDAQ",
+        ),
+    ],
+    ids=["live-quote-widgets", "symbol-in-the-address"],
+)
+def test_other_markups_of_a_quote(page, url):
+    quote = quote_of(page, url)
+    assert (quote["symbol"], quote["price"], quote["currency"]) == (
+        "AAPL",
+        Decimal("187.44"),
+        "USD",
+    )
+    assert quote["previous_close"] == Decimal("186.21")

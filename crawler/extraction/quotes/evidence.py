@@ -30,7 +30,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from .markets import market_of_exchange
 from .numbers import NumberStyle, find_numbers
-from .pairs import Found, PageTree, inline_text, words_text
+from .pairs import Found, PageTree, words_text
 from .values import (
     is_value_text,
     to_amount,
@@ -43,6 +43,7 @@ from .values import (
 )
 from .vocabulary import field_of_label, label_prefix
 
+_DIGIT = re.compile(r"\d")
 RANKS = {"profile": 0, "structured": 1, "embedded": 1, "meta": 2, "label": 3, "attribute": 4,
          "title": 5, "url": 6, "visible": 7}
 AMOUNTS = ("price", "close", "previous_close", "open", "day_low", "day_high", "market_cap")
@@ -94,7 +95,7 @@ class Evidence:
         closeness = self.tree.closeness(element)
         order = self.tree.order.get(element, 0)
         text = raw if isinstance(raw, str) else None
-        listed = element is not None and in_listing(element)
+        listed = element is not None and in_listing(self.tree, element)
 
         def keep(name: str, value: Any) -> None:
             if value is not None:
@@ -200,7 +201,7 @@ def add_heading(evidence: Evidence, url: str) -> list[str]:
     tree = evidence.tree
     named: list[str] = []
     title = next((e for e in tree.root.iter("title")), None)
-    texts = [(words_text(tree.heading), tree.heading)] if tree.heading is not None else []
+    texts = [(tree.words(tree.heading), tree.heading)] if tree.heading is not None else []
     if title is not None:
         texts.append((words_text(title), None))
     for text, element in texts:
@@ -210,7 +211,7 @@ def add_heading(evidence: Evidence, url: str) -> list[str]:
                 evidence.add("exchange", exchange, "title", element)
             named.append(symbol)
     if tree.heading is not None:
-        name = words_text(tree.heading)
+        name = tree.words(tree.heading)
         name = _PAREN_SYMBOL.sub(" ", name)
         name = _EXCHANGE_PREFIX.sub(" ", name)
         name = " ".join(name.replace("|", " ").split()).strip(" -–—:·")
@@ -228,9 +229,9 @@ def add_heading(evidence: Evidence, url: str) -> list[str]:
 def add_visible(evidence: Evidence, taken: set[Any], limit: int = 40) -> None:
     """The first amount after the heading: a price shown without a label or a name."""
     for element in evidence.tree.after_heading(limit):
-        if element in taken or in_listing(element):
+        if element in taken or in_listing(evidence.tree, element):
             continue
-        text = inline_text(element)
+        text = evidence.tree.inline(element)
         if not text or len(text) > 32 or len(element) > 3:
             continue
         numbers = find_numbers(text, evidence.style, evidence.language)
@@ -249,8 +250,8 @@ def add_change_after(evidence: Evidence, price_element: Any, limit: int = 8) -> 
     if start is None:
         return
     for after in tree.elements[start + 1 : start + 1 + limit]:
-        text = inline_text(after)
-        if not text or len(text) > 40 or in_listing(after):
+        text = tree.inline(after)
+        if not text or len(text) > 40 or in_listing(tree, after):
             continue
         found = find_numbers(text, evidence.style, evidence.language)
         signed = bool(found) and (found[0].signed or found[0].percent)
@@ -261,7 +262,15 @@ def add_change_after(evidence: Evidence, price_element: Any, limit: int = 8) -> 
             return
 
 
-def in_listing(element: Any, depth: int = 5) -> bool:
+def in_listing(tree: PageTree, element: Any) -> bool:
+    """:func:`_in_listing`, once per element."""
+    found = tree.listed.get(element)
+    if found is None:
+        found = tree.listed[element] = _in_listing(tree, element)
+    return found
+
+
+def _in_listing(tree: PageTree, element: Any, depth: int = 5) -> bool:
     """Inside a row of an overview: a table of several rows, or one of three or more
     siblings of the same tag and class (list items, ``<div class="row">`` cards), each
     with a number in it (a list of instruments and their prices, not a list of labels)."""
@@ -281,7 +290,7 @@ def in_listing(element: Any, depth: int = 5) -> bool:
         alike = [
             c for c in parent
             if isinstance(c.tag, str) and c.tag == node.tag and c.get("class") == node.get("class")
-            and any(ch.isdigit() for ch in "".join(c.itertext()))
+            and _DIGIT.search(tree.inline(c)) is not None
         ]
         if len(alike) >= 3 and not _label_rows(alike):
             return True

@@ -202,14 +202,14 @@ def decide(
     evidence: Evidence, root: Any, url: str, fetched: dt.datetime, profile: Any
 ) -> dict[str, Any] | str:
     """The page's quote, or the reason it has none (a key of ``REJECTED_REASONS``)."""
+    if product_markup(root) and not (profile is not None and profile.is_quote is not None):
+        return "product_page"  # a page that says it is a product is none (unless a profile says)
     symbol = pick(evidence, "symbol", strict=True)
     if isinstance(symbol, Candidate):
         evidence.keep_symbol(str(symbol.value))  # widgets of other instruments' quotes
     price = pick(evidence, "price", strict=True)
     if price is None:
         price = pick(evidence, "close", strict=True)
-    if symbol is None and product_markup(root):
-        return "product_page"
     if price is None and symbol is None:
         return "no_quote"
     if price == CONFLICT:

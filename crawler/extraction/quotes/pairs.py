@@ -27,7 +27,7 @@ from typing import Any
 
 from crawler.extraction.normalize.text import normalize_text
 
-from .vocabulary import field_of_label, field_of_tokens, label_prefix, tokens
+from .vocabulary import field_of_label, field_of_names, label_prefix
 
 SKIP = frozenset({"script", "style", "noscript", "template", "head", "svg", "select", "option",
                   "button", "nav", "footer", "form", "iframe"})
@@ -73,6 +73,19 @@ class PageTree:
         self.order: dict[Any, int] = {}
         self._walk(root)
         self.heading = next((e for e in self.elements if e.tag == "h1"), None)
+        # characters of text under each element (its own, its children's, their tails):
+        # one pass, children first, so that big containers are never joined into text
+        self.size: dict[Any, int] = {}
+        for node in reversed(self.elements):
+            size = len(node.text or "")
+            for child in node:
+                if isinstance(child.tag, str):
+                    size += self.size.get(child, 0)
+                size += len(child.tail or "")
+            self.size[node] = size
+        self._inline: dict[Any, str] = {}
+        self._words: dict[Any, str] = {}
+        self.listed: dict[Any, bool] = {}  # evidence.in_listing's answers
         self._anchor: dict[Any, int] = {}
         if self.heading is not None:
             chain = [self.heading, *self.heading.iterancestors()]
@@ -89,6 +102,20 @@ class PageTree:
             self.elements.append(node)
             stack.extend(reversed(list(node)))
 
+    def inline(self, element: Any) -> str:
+        """:func:`inline_text`, once per element."""
+        found = self._inline.get(element)
+        if found is None:
+            found = self._inline[element] = inline_text(element)
+        return found
+
+    def words(self, element: Any) -> str:
+        """:func:`words_text`, once per element."""
+        found = self._words.get(element)
+        if found is None:
+            found = self._words[element] = words_text(element)
+        return found
+
     def closeness(self, element: Any) -> int:
         if element is None or not self._anchor:
             return 0
@@ -103,21 +130,21 @@ class PageTree:
         return self.elements[start : start + limit]
 
 
-def _next_element(element: Any) -> Any:
+def _next_element(tree: PageTree, element: Any) -> Any:
     sibling = element.getnext()
-    while sibling is not None and (not isinstance(sibling.tag, str) or not inline_text(sibling)):
+    while sibling is not None and (not isinstance(sibling.tag, str) or not tree.inline(sibling)):
         sibling = sibling.getnext()
     return sibling
 
 
-def _pair(label: Any, value: Any, value_text: str | None = None) -> Found | None:
-    label_text = words_text(label)
+def _pair(tree: PageTree, label: Any, value: Any, value_text: str | None = None) -> Found | None:
+    label_text = tree.words(label)
     if not label_text or len(label_text) > MAX_LABEL:
         return None
     field, hint = field_of_label(label_text)
     if field is None:
         return None
-    text = value_text if value_text is not None else inline_text(value)
+    text = value_text if value_text is not None else tree.inline(value)
     if not text or len(text) > MAX_VALUE or field_of_label(text)[0] is not None:
         return None  # no value, or another label (a header row: "Symbol", "Name", "Last")
     return Found(field, text, value, "label", hint)
@@ -128,7 +155,7 @@ def _table_pairs(tree: PageTree) -> Iterator[Found]:
         cells = [cell for cell in row if isinstance(cell.tag, str) and cell.tag in ("th", "td")]
         index = 0
         while index < len(cells) - 1:
-            found = _pair(cells[index], cells[index + 1])
+            found = _pair(tree, cells[index], cells[index + 1])
             if found is not None:
                 yield found
                 index += 2
@@ -142,7 +169,7 @@ def _table_pairs(tree: PageTree) -> Iterator[Found]:
         if len(header) != len(body) or len(header) < 2:
             continue
         for label, value in zip(header, body, strict=True):
-            found = _pair(label, value)
+            found = _pair(tree, label, value)
             if found is not None:
                 yield found
 
@@ -156,27 +183,32 @@ def label_pairs(tree: PageTree) -> list[Found]:
         if tag in ("tr", "td", "th", "table", "tbody", "thead", "html", "body"):
             continue
         if tag == "dt":
-            value = _next_element(element)
+            value = _next_element(tree, element)
             if value is not None and value.tag == "dd":
-                pair = _pair(element, value)
+                pair = _pair(tree, element, value)
                 if pair is not None:
                     found.append(pair)
                     taken.add(id(value))
             continue
-        if len(element) == 0 or all(not inline_text(child) for child in element):
+        children = [child for child in element if isinstance(child.tag, str)]
+        if tree.size[element] > 2 * (MAX_LABEL + MAX_VALUE):
+            continue  # a container: no label and value of its own
+        if not children or all(not tree.inline(child) for child in children):
             # a label element: its value is its next sibling, or the text after it
             tail = normalize_text(element.tail)
             if tail and any(ch.isdigit() for ch in tail):
-                pair = _pair(element, element, tail)
+                pair = _pair(tree, element, element, tail)
             else:
-                value = _next_element(element)
-                pair = _pair(element, value) if value is not None and id(value) not in taken \
+                value = _next_element(tree, element)
+                pair = _pair(tree, element, value) if value is not None and id(value) not in taken \
                     else None
             if pair is not None:
                 found.append(pair)
                 taken.add(id(pair.element))
                 continue
-        text = words_text(element)
+        if len(children) > 6:
+            continue  # a container, not one line "Label value"
+        text = tree.words(element)
         if not text or len(text) > 2 * (MAX_LABEL + MAX_VALUE):
             continue
         # "Código: BEJ · ISIN: ES01 · Mercado: BME": one pair per part
@@ -193,8 +225,8 @@ def named_elements(tree: PageTree) -> list[Found]:
     """Elements whose names say their field (see the module doc), innermost first kept."""
     found: list[Found] = []
     for element in tree.elements:
-        names = [element.get(name) or "" for name in _NAME_ATTRIBUTES]
-        field = field_of_tokens(tokens(n for n in names if n))
+        names = tuple(value for name in _NAME_ATTRIBUTES if (value := element.get(name)))
+        field = field_of_names(names) if names else None
         if field is None:
             continue
         text = ""
@@ -203,8 +235,8 @@ def named_elements(tree: PageTree) -> list[Found]:
             if value and name not in ("data-symbol", "data-ticker"):
                 text = value
                 break
-        if not text:
-            text = inline_text(element)
+        if not text and tree.size[element] <= 2 * MAX_VALUE:
+            text = tree.inline(element)
         if text and len(text) <= MAX_VALUE:
             found.append(Found(field, text, element, "attribute"))
     # an element holding another of the same field (a box around the price) is not one

@@ -22,6 +22,8 @@ from collections import deque
 from collections.abc import Iterator
 from typing import Any
 
+from crawler.extraction.normalize.currency import ISO_CURRENCIES
+
 from .vocabulary import field_of_key, field_of_tokens, key_of, tokens
 
 MAX_DEPTH = 40
@@ -60,8 +62,12 @@ def quote_fields(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def is_quote(fields: dict[str, Any]) -> bool:
+    """A symbol and a price; a symbol that is a currency's code (``{"symbol": "USD",
+    "value": 1}``: a page's exchange rates) is not an instrument's."""
     symbol = fields.get("symbol")
-    return isinstance(symbol, str | int) and bool(str(symbol).strip()) and "price" in fields
+    if not isinstance(symbol, str | int) or not str(symbol).strip() or "price" not in fields:
+        return False
+    return str(symbol).strip().upper() not in ISO_CURRENCIES
 
 
 def walk_quotes(data: Any) -> Iterator[dict[str, Any]]:

@@ -21,6 +21,7 @@ element's ``class``, ``id``, ``itemprop`` and ``data-*`` names
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -135,6 +136,8 @@ _LABEL_FIELD: dict[str, str] = {}
 
 
 def _strip_accents(text: str) -> str:
+    if text.isascii():
+        return text
     decomposed = unicodedata.normalize("NFKD", text)
     # combining marks of Latin letters go; CJK and Cyrillic keep theirs (no marks anyway)
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
@@ -164,8 +167,11 @@ for _field, _labels in _LABELS.items():
         _LABEL_FIELD.setdefault(label_key(_label), _field)
 
 MAX_LABEL_WORDS = max(len(key.split()) for key in _LABEL_FIELD)
+# the first word of every label: a text whose first word is none of them holds no label
+_FIRST_WORDS = frozenset(key.split()[0] for key in _LABEL_FIELD)
 
 
+@functools.lru_cache(maxsize=50_000)
 def field_of_label(text: str) -> tuple[str | None, str | None]:
     """The field a label names (or None) and the currency code its parentheses name."""
     if not text or len(text) > 60:
@@ -182,6 +188,9 @@ def field_of_label(text: str) -> tuple[str | None, str | None]:
 def label_prefix(text: str) -> tuple[str | None, int]:
     """A label at the start of ``text`` ("Volume 52,345,678", "Stand: 12.03."): its field
     and how many characters of ``text`` it takes (a colon included), else (None, 0)."""
+    first = label_key(text[:40].split(maxsplit=1)[0]) if text.strip() else ""
+    if first.split(" ", 1)[0] not in _FIRST_WORDS:
+        return None, 0
     words = list(re.finditer(r"\S+", text[:120]))
     for count in range(min(MAX_LABEL_WORDS + 1, len(words)), 0, -1):
         end = words[count - 1].end()
@@ -256,6 +265,13 @@ def tokens(values: Iterable[str]) -> list[str]:
             if part:
                 words.append(part.lower())
     return words
+
+
+@functools.lru_cache(maxsize=20_000)
+def field_of_names(names: tuple[str, ...]) -> str | None:
+    """:func:`field_of_tokens` of an element's names (class, id...), remembered: pages
+    repeat their class names."""
+    return field_of_tokens(tokens(names))
 
 
 def field_of_tokens(words: list[str]) -> str | None:
