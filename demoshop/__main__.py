@@ -125,6 +125,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="requests served before the outage of --outage-seconds starts",
     )
     parser.add_argument(
+        "--generated", metavar="KIND", choices=("plain-lists", "templated"), default=None,
+        help="serve the catalogue through another shop's template (demoshop/generated.py): "
+        "plain-lists (no classes, no structured data, category pages that are ordered "
+        "lists) or templated (a delivery notice and a sold-out badge on every page, JSON-LD "
+        "on two product pages of three); no sitemaps",
+    )
+    parser.add_argument(
         "--access-log", metavar="PATH", default=None,
         help="append one tab-separated line per request to PATH: "
         "epoch_seconds, METHOD, path_with_query, status, user_agent",
@@ -145,6 +152,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from demoshop.accesslog import AccessLogWriter
     from demoshop.catalog import Catalog
+    from demoshop.generated import GeneratedShop
     from demoshop.limits import ShopLimits
     from demoshop.server import ShopServerFactory
     from demoshop.site import ShopSite
@@ -154,7 +162,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         products=args.products, seed=args.seed, price_version=args.price_version,
         page_size=args.page_size, sitemap_only=args.sitemap_only,
     )
-    site = ShopSite(catalog, crawl_delay=args.crawl_delay)
+    if args.generated:
+        from demoshop.generated import build
+
+        site: ShopSite | GeneratedShop = build(args.generated, catalog)
+    else:
+        site = ShopSite(catalog, crawl_delay=args.crawl_delay)
     access_log = AccessLogWriter(args.access_log) if args.access_log else None
     factory = ShopServerFactory(
         site, access_log, latency=args.latency_ms / 1000, jitter=args.jitter_ms / 1000,
@@ -178,7 +191,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         signal.signal(signum, lambda *_: reactor.callFromThread(reactor.stop))  # type: ignore[attr-defined]
     host = f"[{args.host}]" if ":" in args.host else args.host
     url = f"http://{host}:{port.getHost().port}/"
-    if not args.no_sitemaps:
+    if not args.no_sitemaps and not args.generated:
         changed_at = args.changed_at or time.strftime(
             "%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(math.ceil(time.time()))
         )

@@ -29,6 +29,7 @@ from typing import IO, Any, NoReturn
 
 from demoshop.accesslog import AccessEntry, read_access_log
 from demoshop.catalog import Catalog
+from demoshop.generated import build as build_generated
 
 _LISTENING = re.compile(
     r"^demoshop listening on (?P<url>http://(?P<host>\[[^\]]+\]|[^:/]+):(?P<port>\d+)/) "
@@ -70,6 +71,7 @@ class ShopProcess:
         fail_every: int = 0,
         outage_seconds: float = 0,
         outage_after: int = 0,
+        generated: str | None = None,
     ) -> None:
         self.crawl_delay = crawl_delay
         self.sitemaps = sitemaps
@@ -97,10 +99,14 @@ class ShopProcess:
             self._tmpdir = tempfile.mkdtemp(prefix="demoshop-")
             access_log = Path(self._tmpdir) / "access.log"
         self.access_log = Path(access_log)
-        self.catalog = Catalog.build(
+        catalog = Catalog.build(
             products=products, seed=seed, price_version=price_version, page_size=page_size,
             sitemap_only=sitemap_only,
         )
+        #: the shop's own account of its pages: its catalogue, or the generated shop's
+        #: (``generated``: a kind of :mod:`demoshop.generated`, same questions answered)
+        self.generated = generated
+        self.catalog: Any = catalog if generated is None else build_generated(generated, catalog)
         self.process: subprocess.Popen[str] | None = None
         self.url = ""
         self.port = 0
@@ -123,6 +129,7 @@ class ShopProcess:
             "--sitemap-only", str(self.sitemap_only),
             *([] if self.sitemaps else ["--no-sitemaps"]),
             *(["--changed-at", self.changed_at] if self.changed_at else []),
+            *(["--generated", self.generated] if self.generated else []),
             *(part for name, value in self.limits.items() for part in (name, str(value))),
         ]
 

@@ -155,7 +155,12 @@ def _assemble(
         if is_error_page(response.status, texts, structured, visible, main):
             return result._reject("error_page")
         if not is_product_page(response, structured, visible, main, canonical):
-            listing = structured.has_product_list or visible.grid_cards >= 2 or bool(main[0])
+            listing = (
+                structured.has_product_list
+                or visible.grid_cards >= 2
+                or visible.records >= 1
+                or bool(main[0])
+            )
             return result._reject("listing" if listing else "no_product")
 
     item = merge_sources(response, structured, visible, profile, main, canonical, title)

@@ -334,10 +334,16 @@ class PageIndex:
                     largest = max(largest, counts[key])
                     break
                 node = parent
+        self.add_cards(())
+        return largest
+
+    def add_cards(self, cards: Iterable[_Element]) -> None:
+        """Mark ``cards`` (other products' records, :mod:`.records`) as grid cards too:
+        they and their subtrees are :meth:`is_excluded`."""
+        self.cards.update(cards)
         self._excluded.clear()
         walked = (self.order.get(card) for card in self.cards)
         self._carded = self._mark_subtrees(p for p in walked if p is not None)
-        return largest
 
     def is_excluded(self, el: _Element) -> bool:
         """Inside a grid card, a site header/footer, a nav/aside or a related-products block."""

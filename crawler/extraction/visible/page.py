@@ -15,6 +15,7 @@ from .dom import text_of
 from .index import PageIndex
 from .name import heading_code, heading_text, select_h1
 from .price import range_ends, select_price
+from .records import find_records
 from .url_code import shown_url_code
 
 
@@ -44,6 +45,8 @@ class VisiblePage:
     not_sold_online: bool = False
     #: Number of cards in the largest grid of priced blocks (0: no grid).
     grid_cards: int = 0
+    #: Records in the largest region of data records (:mod:`.records`; 0: none).
+    records: int = 0
     #: The item number of the page's address that the page also shows (:mod:`.url_code`).
     url_code: str | None = None
 
@@ -65,6 +68,10 @@ def read_visible_page(root: _Element, url: str | None = None) -> VisiblePage:
     title_el = next(root.iterdescendants("title"), None)
     h1 = select_h1(idx, text_of(title_el) if title_el is not None else "")
     page.grid_cards = idx.find_grids(h1)
+    records = find_records(idx, h1, url)
+    if records.elements:
+        idx.add_cards(records.elements)
+        page.records = records.largest
     if h1 is not None:
         page.name = heading_text(h1)
         h1_pos = idx.order[h1]

@@ -1,0 +1,248 @@
+"""Data records: a listing known by its structure (the data-records family, MDR/DEPTA).
+
+A listing shows repeated records: sibling subtrees with the same tag path, each
+linking to a page of its own and showing a price or an image (a product card, a
+table row, a search result). This module finds them in the page's walk
+(:class:`.index.PageIndex`), whatever their classes or markup:
+
+* every link to another page (not ``#``, a script, a mail address, an image file or
+  this page itself), outside the site's header, footer, navs and related-products
+  blocks, is followed up its ancestors (at most :data:`_MAX_DEPTH` levels, never up
+  to the block that holds the page's heading: a record never holds the heading);
+  each ancestor is a candidate record, a child of its parent;
+* a candidate is a **record** when it is small (at most :data:`_MAX_TEXT` characters
+  of text and :data:`_MAX_ELEMENTS` elements) and shows a price (an amount of money
+  in its text, or a price element of the walk) or an image;
+* records of one parent with the same tag whose tag paths are alike (Jaccard
+  similarity of their sets of tag paths ≥ :data:`_SIMILAR`; adjacent records are
+  compared, as MDR compares adjacent generalized nodes) and that link to distinct
+  pages form a **region**; a region counts when it has two records or more, or one
+  record that is an item of a list (``<li>`` of an ``<ol>``/``<ul>``, a ``<tr>``: the
+  markup itself says "one of many") and shows a price.
+
+What the page then is, is decided in :mod:`..pagetype`: records make a page a
+listing unless the page's own product stands apart from them (a selling price or a
+buy control of its own outside every record, or structured data naming the page).
+The records are also "other products' cards" for every reader: their prices, stock
+wording, codes and buy buttons are not the page's product's.
+
+Limits: records are found only by links (a card that is a scripted ``div`` without
+``<a href>`` is no record: the price-grid rule of :meth:`.index.PageIndex.find_grids`
+still sees three priced siblings); a single card outside a list is no region (the
+small-card rule of :func:`.price._in_card` still applies); records larger than the
+limits (a long teaser with a paragraph of text) are not seen.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from lxml import etree
+from lxml.etree import _Element
+
+from .dom import text_of
+from .index import PageIndex
+from .price_text import MONEY_TEXT
+
+#: Ancestors of a link tried as records (a card's link sits a few levels inside it).
+_MAX_DEPTH = 6
+#: A record's most characters of text and elements (a card, not a section).
+_MAX_TEXT = 1200
+_MAX_ELEMENTS = 250
+#: The least Jaccard similarity of two adjacent records' tag paths.
+_SIMILAR = 0.5
+_LIST_ITEMS = frozenset({("ol", "li"), ("ul", "li")})
+# A link's label that asks to do something, not a product's name.
+_ACTION = re.compile(
+    r"^\W*(?:add|buy|see|view|more|details|read|learn|shop|show|compare|find|get|help|"
+    r"info|explain|terms)\b",
+    re.I,
+)
+_NOT_A_PAGE = re.compile(
+    r"^\s*(?:#|javascript:|mailto:|tel:|data:)|\.(?:jpe?g|png|gif|webp|svg|avif)(?:[?#]|$)",
+    re.I,
+)
+
+
+@dataclass
+class Records:
+    """The page's data records: each region's records (in document order, the largest
+    region first) and every record element."""
+
+    regions: list[list[_Element]] = field(default_factory=list)
+    elements: set[_Element] = field(default_factory=set)
+
+    @property
+    def largest(self) -> int:
+        """Records in the largest region (0: none)."""
+        return len(self.regions[0]) if self.regions else 0
+
+
+def find_records(idx: PageIndex, h1: _Element | None, url: str | None) -> Records:
+    """The data records of the page (see the module doc)."""
+    own = _own_paths(url)
+    h1_line = set(h1.iterancestors()) | {h1} if h1 is not None else set()
+    # candidate record -> the pages its links go to
+    targets: dict[_Element, set[str]] = {}
+    elements, section = idx.elements, idx.section
+    for pos in idx.by_tag.get("a", ()):
+        if section[pos]:
+            continue
+        link = elements[pos]
+        href = link.get("href")
+        if not href or _NOT_A_PAGE.search(href):
+            continue
+        target = href.split("#", 1)[0].strip()
+        if target in own:
+            continue  # this page itself
+        node = link
+        for _ in range(_MAX_DEPTH):
+            parent = node.getparent()
+            if parent is None or parent.tag in ("body", "html") or parent in h1_line:
+                break
+            if node in h1_line:
+                break
+            found = targets.get(node)
+            if found is None:
+                targets[node] = {target}
+            else:
+                found.add(target)
+            node = parent
+    # candidates by (parent, tag), in document order
+    siblings: dict[tuple[_Element, str], list[_Element]] = {}
+    for node in targets:
+        parent = node.getparent()
+        if parent is not None:
+            siblings.setdefault((parent, node.tag), []).append(node)
+    priced = set(idx.prices)
+    records = Records()
+    too_big: set[_Element] = set()
+    for (parent, tag), nodes in siblings.items():
+        single_item = (parent.tag, tag) in _LIST_ITEMS
+        if len(nodes) < 2 and not single_item:
+            continue
+        order = idx.order
+        nodes.sort(key=lambda n: order.get(n, -1))
+        region = _region(nodes, targets, priced, too_big, single_item)
+        if region:
+            records.regions.append(region)
+    records.regions.sort(key=len, reverse=True)
+    for region in records.regions:
+        records.elements.update(region)
+    return records
+
+
+def _region(
+    nodes: list[_Element],
+    targets: dict[_Element, set[str]],
+    priced: set[_Element],
+    too_big: set[_Element],
+    single_item: bool,
+) -> list[_Element]:
+    """The records among ``nodes`` (siblings of one tag): the longest run of adjacent
+    alike records linking to distinct pages."""
+    shown: list[tuple[_Element, frozenset[str], bool]] = []
+    for node in nodes:
+        if node in too_big:
+            continue
+        what = _shows(node, priced)
+        if what is None:
+            too_big.update(node.iterancestors())  # its ancestors are bigger still
+            too_big.add(node)
+            continue
+        paths, has_price, has_image = what
+        if has_price or has_image:
+            shown.append((node, paths, has_price))
+    best: list[_Element] = []
+    run: list[_Element] = []
+    seen: set[str] = set()
+    previous: frozenset[str] | None = None
+    for node, paths, _ in shown:
+        pages = targets[node]
+        alike = previous is not None and _jaccard(previous, paths) >= _SIMILAR
+        if not alike or not pages - seen:
+            if len(run) > len(best):
+                best = run
+            run, seen = [], set()
+        run.append(node)
+        seen |= pages
+        previous = paths
+    if len(run) > len(best):
+        best = run
+    prices = {node for node, _, has_price in shown if has_price}
+    if len(best) >= 2 and 2 * len(prices.intersection(best)) >= len(best):
+        return best  # most records show a price: other products (not logos, news, ads)
+    if single_item and len(shown) == 1 and shown[0][2] and _opens_with_name(shown[0][0]):
+        return [shown[0][0]]  # one item of a list, named and priced: a listing of one
+    return []
+
+
+def _opens_with_name(item: _Element) -> bool:
+    """The list item opens with a link to its page, by a name or an image (a card names
+    its product first), not with details that link to an action or an explanation."""
+    text = (item.text or "").strip()
+    for el in item.iter(etree.Element):
+        if el.tag == "a":
+            label = " ".join(text_of(el).split())
+            if el.find(".//img") is not None:
+                return True
+            return len(label) >= 3 and not _ACTION.search(label)
+        if el is not item and (text or (el.text or "").strip()):
+            return False  # text before the first link
+        text = (el.tail or "").strip() if el is not item else text
+    return False
+
+
+def _shows(node: _Element, priced: set[_Element]) -> tuple[frozenset[str], bool, bool] | None:
+    """(the tag paths of the subtree below ``node``, it shows a price, an image), or
+    None when the subtree is too big for a record."""
+    paths: set[str] = set()
+    count = 0
+    has_price = has_image = False
+    stack: list[tuple[_Element, str]] = [(node, "")]
+    while stack:
+        el, path = stack.pop()
+        for child in el.iterchildren(etree.Element):
+            count += 1
+            if count > _MAX_ELEMENTS:
+                return None
+            tag = child.tag
+            below = f"{path}/{tag}"
+            paths.add(below)
+            if tag == "img":
+                has_image = True
+            elif child in priced:
+                has_price = True
+            if len(child) and tag not in ("script", "style", "svg", "template"):
+                stack.append((child, below))
+    text = text_of(node)
+    if len(text) > _MAX_TEXT:
+        return None
+    if not has_price and MONEY_TEXT.search(text):
+        has_price = True
+    return frozenset(paths), has_price, has_image
+
+
+def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    if not a and not b:
+        return 1.0
+    return len(a & b) / len(a | b)
+
+
+def _own_paths(url: str | None) -> set[str]:
+    """The spellings of this page's own address a link may use (with its query, and
+    without one: the bare path of a page is the page)."""
+    if not url:
+        return {""}
+    parts = urlsplit(url)
+    path = parts.path or "/"
+    query = f"?{parts.query}" if parts.query else ""
+    own = {""}
+    for q in {"", query}:
+        own.update((path + q, f"{parts.scheme}://{parts.netloc}{path}{q}",
+                    f"//{parts.netloc}{path}{q}"))
+    if query:
+        own.add(query)
+    return own
