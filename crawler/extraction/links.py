@@ -343,17 +343,19 @@ def _first_pages_once(response: TextResponse, links: list[str], own: str) -> lis
     shop's own name (``?seite=1``) as its bare listing (:func:`learned_first_pages`),
     deduplicated again."""
     numbered = [u for u in links if "=" in u and any(ch.isdigit() for ch in u)]
-    if len(numbered) < 2:
-        return links
-    texts = {}
+    if not numbered or (len(numbered) == 1 and "=" not in own):
+        return links  # no pager: one numbered link alone numbers nothing
+    texts: dict[str, set[str]] = {}
     base_url = get_base_url(response)
     for a in _NUMBERED(page_root(response)):
         href = a.get("href") or ""
         if any(ch.isdigit() for ch in href):
             url = clean_link(href, base_url, response.url)
-            if url is not None and url not in texts:
-                texts[url] = (a.text or "").strip()
-    twins = learned_first_pages(own, [(u, texts.get(u, "")) for u in numbered])
+            if url is not None:
+                texts.setdefault(url, set()).add((a.text or "").strip())
+    twins = learned_first_pages(
+        own, [(u, text) for u in numbered for text in texts.get(u) or {""}]
+    )
     if not twins:
         return links
     out: list[str] = []

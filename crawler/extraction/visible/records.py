@@ -182,16 +182,16 @@ def _region(
 def _opens_with_name(item: _Element) -> bool:
     """The list item opens with a link to its page, by a name or an image (a card names
     its product first), not with details that link to an action or an explanation."""
-    text = (item.text or "").strip()
-    for el in item.iter(etree.Element):
+    before = item.text or ""
+    for el in item.iterdescendants(etree.Element):
+        if before.strip():
+            return False  # text before the first link
         if el.tag == "a":
-            label = " ".join(text_of(el).split())
             if el.find(".//img") is not None:
                 return True
+            label = " ".join(text_of(el).split())
             return len(label) >= 3 and not _ACTION.search(label)
-        if el is not item and (text or (el.text or "").strip()):
-            return False  # text before the first link
-        text = (el.tail or "").strip() if el is not item else text
+        before = (el.text or "") + (el.tail or "")
     return False
 
 
