@@ -157,7 +157,6 @@ def _assemble(
         if not is_product_page(response, structured, visible, main, canonical):
             listing = (
                 structured.has_product_list
-                or visible.grid_cards >= 2
                 or visible.records >= 1
                 or bool(main[0])
             )

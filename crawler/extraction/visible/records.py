@@ -16,21 +16,28 @@ table row, a search result). This module finds them in the page's walk
 * records of one parent with the same tag whose tag paths are alike (Jaccard
   similarity of their sets of tag paths ≥ :data:`_SIMILAR`; adjacent records are
   compared, as MDR compares adjacent generalized nodes) and that link to distinct
-  pages form a **region**; a region counts when it has two records or more, or one
-  record that is an item of a list (``<li>`` of an ``<ol>``/``<ul>``, a ``<tr>``: the
-  markup itself says "one of many") and shows a price.
+  pages form a **region**; a region counts when it has two records or more, most of
+  them priced (a strip of logos or news teasers with images is no listing), or one
+  priced record that is an item of a list or a row of a table (``<li>`` of an
+  ``<ol>``/``<ul>``, a ``<tr>``: the markup itself says "one of many") and opens with
+  a link naming its page, by a name or an image (a list of one detail row, "£53.63
+  <a>Price promise</a>", is no card).
 
-What the page then is, is decided in :mod:`..pagetype`: records make a page a
-listing unless the page's own product stands apart from them (a selling price or a
-buy control of its own outside every record, or structured data naming the page).
-The records are also "other products' cards" for every reader: their prices, stock
-wording, codes and buy buttons are not the page's product's.
+What the page then is, is decided in :mod:`..pagetype` and :mod:`..product`: records
+make a page a listing unless the page's own product stands apart from them (a
+selling price of its own outside every record, with a product signal, or structured
+data naming the page). The records are also "other products' cards" for every
+reader: their prices, stock wording, codes and buy buttons are not the page's
+product's. Page typing asks the records alone (they replaced the count of priced
+grid cards there); the price reader still steps over priced grids without links
+(:meth:`.index.PageIndex.find_grids`) and over a lone card outside any list
+(:func:`.price._in_card`), which records do not cover.
 
 Limits: records are found only by links (a card that is a scripted ``div`` without
-``<a href>`` is no record: the price-grid rule of :meth:`.index.PageIndex.find_grids`
-still sees three priced siblings); a single card outside a list is no region (the
-small-card rule of :func:`.price._in_card` still applies); records larger than the
-limits (a long teaser with a paragraph of text) are not seen.
+``<a href>`` is no record); a single card outside a list or table is no region;
+records larger than the limits (a long teaser with a paragraph of text) are not
+seen; image-only regions are no listing (a catalogue without prices gives no product
+anyway: a page without structured data needs a price of its own).
 """
 
 from __future__ import annotations
@@ -53,7 +60,7 @@ _MAX_TEXT = 1200
 _MAX_ELEMENTS = 250
 #: The least Jaccard similarity of two adjacent records' tag paths.
 _SIMILAR = 0.5
-_LIST_ITEMS = frozenset({("ol", "li"), ("ul", "li")})
+_LIST_ITEMS = frozenset({("ol", "li"), ("ul", "li"), ("tbody", "tr"), ("table", "tr")})
 # A link's label that asks to do something, not a product's name.
 _ACTION = re.compile(
     r"^\W*(?:add|buy|see|view|more|details|read|learn|shop|show|compare|find|get|help|"
