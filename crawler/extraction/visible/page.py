@@ -8,7 +8,7 @@ from decimal import Decimal
 from lxml.etree import _Element
 
 from .availability import not_sold_online, read_availability
-from .buy import read_buy_control
+from .buy import find_buy_control
 from .codes import brand_block, read_code_row, read_codes
 from .details import read_breadcrumbs, read_description, read_images, read_rating
 from .dom import text_of
@@ -80,7 +80,12 @@ def read_visible_page(root: _Element, url: str | None = None) -> VisiblePage:
             page.price_range = range_ends(page.price_text)
     else:
         h1_pos = -1
-    page.availability, page.availability_clear = read_availability(idx, h1_pos)
+    # the buy control first: its state, then stock wording about this product near it
+    page.add_to_cart, buy_pos = find_buy_control(idx)
+    page.buy_enabled = buy_pos >= 0
+    page.availability, page.availability_clear = read_availability(
+        idx, h1_pos, page.name, buy_pos
+    )
     page.codes = read_codes(idx, h1_pos)
     if "sku" not in page.codes:
         row = heading_code(idx, page.name)
@@ -96,6 +101,5 @@ def read_visible_page(root: _Element, url: str | None = None) -> VisiblePage:
     page.images = read_images(idx, h1)
     page.description = read_description(idx)
     page.rating = read_rating(idx)
-    page.add_to_cart, page.buy_enabled = read_buy_control(idx)
     page.not_sold_online = not_sold_online(idx, h1_pos)
     return page

@@ -76,7 +76,9 @@ _NOT_A_PAGE = re.compile(
 @dataclass
 class Records:
     """The page's data records: each region's records (in document order, the largest
-    region first) and every record element."""
+    region first; most records priced), and every element that is another product's
+    card or block (those records, records with an image and no price, blocks headed
+    as other products': :func:`headed_strips`)."""
 
     regions: list[list[_Element]] = field(default_factory=list)
     elements: set[_Element] = field(default_factory=set)
@@ -132,13 +134,57 @@ def find_records(idx: PageIndex, h1: _Element | None, url: str | None) -> Record
             continue
         order = idx.order
         nodes.sort(key=lambda n: order.get(n, -1))
-        region = _region(nodes, targets, priced, too_big, single_item)
-        if region:
+        region, is_priced = _region(nodes, targets, priced, too_big, single_item)
+        if is_priced:
             records.regions.append(region)
-    records.regions.sort(key=len, reverse=True)
-    for region in records.regions:
         records.elements.update(region)
+    records.regions.sort(key=len, reverse=True)
+    records.elements.update(headed_strips(idx, h1_line))
     return records
+
+
+# The heading of a block of other products, or of other sellers' offers, in a few
+# languages ("Customers also bought", "Sponsored", "Other sellers", "Bestsellers").
+_OTHERS_HEADING = re.compile(
+    r"also (?:bought|viewed|like|love|purchased)|customers who|you (?:may|might) (?:also )?"
+    r"(?:like|love|need)|recommended|recommendations?|similar (?:products|items)|"
+    r"related (?:products|items)|recently viewed|frequently bought|bestsellers?|"
+    r"best sellers|top sellers|sponsored|other sellers|more buying choices|other offers|"
+    r"more from|complete the look|kunden kauften auch|könnte (?:ihnen|dir) auch|"
+    r"ähnliche (?:produkte|artikel)|andere verkäufer|gesponsert|vous aimerez|"
+    r"produits similaires|autres vendeurs|sponsoris|también te puede|productos relacionados|"
+    r"otros vendedores|patrocinado|potrebbe interessarti|prodotti correlati|"
+    r"altri venditori|sponsorizzat|você também|produtos relacionados|outros vendedores|"
+    r"polecane|podobne produkty|inni sprzedawcy|похожие товары|с этим товаром|"
+    r"рекомендуем|другие продавцы|ook interessant|vergelijkbare|liknande produkter",
+    re.I,
+)
+_HEADINGS = ("h2", "h3", "h4", "h5", "h6")
+
+
+def headed_strips(idx: PageIndex, h1_line: set[_Element]) -> list[_Element]:
+    """Blocks that a heading names as other products' or other sellers' ("Customers
+    also bought", "Sponsored", "Bestseller of the week", "Other sellers"; class:
+    recommendation strips, sponsored strips and sellers' offers without a class that
+    says so): the heading's parent when it does not hold the page's heading, else the
+    heading's following siblings up to the next heading."""
+    blocks: list[_Element] = []
+    for pos in idx.positions(*(idx.by_tag.get(tag, []) for tag in _HEADINGS)):
+        heading = idx.elements[pos]
+        text = text_of(heading)
+        if len(text) > 80 or not _OTHERS_HEADING.search(text):
+            continue
+        parent = heading.getparent()
+        if parent is None:
+            continue
+        if parent not in h1_line and parent.tag not in ("body", "main", "html"):
+            blocks.append(parent)
+            continue
+        for sibling in heading.itersiblings(etree.Element):
+            if sibling.tag in _HEADINGS or sibling.tag == "h1" or sibling in h1_line:
+                break
+            blocks.append(sibling)
+    return blocks
 
 
 def _region(
@@ -147,9 +193,9 @@ def _region(
     priced: set[_Element],
     too_big: set[_Element],
     single_item: bool,
-) -> list[_Element]:
-    """The records among ``nodes`` (siblings of one tag): the longest run of adjacent
-    alike records linking to distinct pages."""
+) -> tuple[list[_Element], bool]:
+    """(the records among ``nodes``, siblings of one tag: the longest run of adjacent
+    alike records linking to distinct pages; most of them show a price)."""
     shown: list[tuple[_Element, frozenset[str], bool]] = []
     for node in nodes:
         if node in too_big:
@@ -179,11 +225,13 @@ def _region(
     if len(run) > len(best):
         best = run
     prices = {node for node, _, has_price in shown if has_price}
-    if len(best) >= 2 and 2 * len(prices.intersection(best)) >= len(best):
-        return best  # most records show a price: other products (not logos, news, ads)
+    if len(best) >= 2:
+        # most records show a price: other products (else logos, news, sold-out cards:
+        # other things' cards all the same, but no listing)
+        return best, 2 * len(prices.intersection(best)) >= len(best)
     if single_item and len(shown) == 1 and shown[0][2] and _opens_with_name(shown[0][0]):
-        return [shown[0][0]]  # one item of a list, named and priced: a listing of one
-    return []
+        return [shown[0][0]], True  # one item of a list, named and priced: a listing of one
+    return [], False
 
 
 def _opens_with_name(item: _Element) -> bool:
