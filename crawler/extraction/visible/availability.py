@@ -66,12 +66,10 @@ def read_availability(
             return found, not ambiguous
     # 2. stock wording in short texts after the heading
     if h1_pos >= 0:
-        end = h1_pos + 200
+        after = idx.content_after(h1_pos)[:200]  # other products' strips not counted
         if buy_pos > h1_pos:
-            end = min(end, buy_pos + _NEAR_BUY)
-        for el in idx.elements[h1_pos + 1 : end]:
-            if idx.is_excluded(el):
-                continue
+            after = [p for p in after if p < buy_pos + _NEAR_BUY]
+        for el in (idx.elements[p] for p in after):
             if el.tag in ("button", "input"):
                 label = visible_text(el) or el.get("value") or ""
                 said_by_button = availability_from_text(label)

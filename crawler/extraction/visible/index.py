@@ -338,12 +338,17 @@ class PageIndex:
         return largest
 
     def add_cards(self, cards: Iterable[_Element]) -> None:
-        """Mark ``cards`` (other products' records, :mod:`.records`) as grid cards too:
-        they and their subtrees are :meth:`is_excluded`."""
+        """Mark ``cards`` (other products', :mod:`.records`) as cards: :meth:`is_excluded`."""
         self.cards.update(cards)
         self._excluded.clear()
         walked = (self.order.get(card) for card in self.cards)
         self._carded = self._mark_subtrees(p for p in walked if p is not None)
+
+    def content_after(self, pos: int) -> list[int]:
+        """The positions after ``pos`` of the elements not :meth:`is_excluded`: the
+        product's own content, whatever strips of other products stand between."""
+        section, carded = self.section, self._carded
+        return [p for p in range(pos + 1, len(self.elements)) if not (section[p] or carded[p])]
 
     def is_excluded(self, el: _Element) -> bool:
         """Inside a grid card, a site header/footer, a nav/aside or a related-products block."""

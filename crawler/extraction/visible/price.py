@@ -63,7 +63,7 @@ _HARD_LIST_CLASS = re.compile(
 )
 _SOFT_LIST_CLASS = re.compile(r"regular-?price|price--?regular|price-item--regular", re.I)
 
-_MAX_H1_TO_PRICE = 400  # elements between the heading and the selling price
+_MAX_H1_TO_PRICE = 400  # elements of the product's own between its heading and its price
 _MAX_LIST_TO_SALE = 12  # elements between a lone list price and the selling price
 _MAX_ROW_WORDS = 40  # characters beside the amount in a price row written as text
 
@@ -139,10 +139,11 @@ def select_price(
         for p in idx.prices
         if p not in idx.in_grid and not idx.is_excluded(p) and not _in_card(p, h1)
     ]
+    # the distance from the heading counts the product's own content only: strips of
+    # other products between (sponsored, "also bought") do not push its price away
+    near = set(idx.content_after(h1_pos)[:_MAX_H1_TO_PRICE])
     candidates = [
-        p
-        for p in usable
-        if 0 < idx.order[p] - h1_pos <= _MAX_H1_TO_PRICE and not _in_titled_block(p, h1)
+        p for p in usable if idx.order[p] in near and not _in_titled_block(p, h1)
     ]
     if not candidates:
         # Some themes put the price above the heading, in the same small block.
@@ -214,11 +215,13 @@ def select_price(
                 shown = price_text(el) if text == el.get("content") else text
                 return value, shown or el.get("content"), len(values) == 1
         return None, None, False
-    if idx.prices:
-        return None, None, False  # the site marks prices up, and none follows the heading
+    if usable:
+        # the site marks prices up, and none follows the heading (prices marked up only
+        # in other products' cards say nothing of how the page marks its own)
+        return None, None, False
     # No price element at all: look for money written in the text right after the heading.
     found: list[tuple[int, str, Decimal, bool]] = []
-    for pos in range(h1_pos + 1, min(h1_pos + 60, len(idx.elements))):
+    for pos in idx.content_after(h1_pos)[:60]:
         el = idx.elements[pos]
         if el.tag in _HARD_LIST_TAGS or idx.is_excluded(el):
             continue
