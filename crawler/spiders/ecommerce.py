@@ -54,6 +54,7 @@ from scrapy_redis.utils import bytes_to_str
 
 from crawler import defaults
 from crawler.config import redact_dsn, worker_id
+from crawler.extensions.siteevidence import SiteEvidenceStore
 from crawler.extraction import ProfileRegistry, discover_links, extract
 from crawler.extraction.links import looks_like_product
 from crawler.firstpage import without_first_page
@@ -318,8 +319,11 @@ class EcommerceSpider(RedisSpider):
         the product comes from the other sources; an error that costs the whole
         extraction becomes a replayable dead letter (the page's links are still followed)."""
         stats = self.crawler.stats
+        store = SiteEvidenceStore.of(self.crawler)  # the site's evidence (None: page alone)
+        site = response.meta.get("site") or site_key(response.url)
+        known = {"site": store.knowledge(site)} if store is not None else {}
         try:
-            result = extract(response, profile)
+            result = extract(response, profile, **known)
         except Exception as exc:
             self._extraction_failed(response, f"{type(exc).__name__}: {exc}", exc)
             return None
@@ -329,6 +333,8 @@ class EcommerceSpider(RedisSpider):
         if result.rejected == "failed":
             self._extraction_failed(response, result.errors[0][1] if result.errors else "")
             return None
+        if store is not None and store.observe(response, site, result):
+            return None  # read again once the site is known (EvidenceRetryMiddleware)
         if result.rejected is not None:
             stats.inc_value(f"extraction/rejected/{result.rejected}")
             self.logger.debug("No product on %s: %s", response.url, result.rejected)

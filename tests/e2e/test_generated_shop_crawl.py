@@ -11,6 +11,7 @@ page, right, and nothing else; every listing page is fetched once and counted as
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from decimal import Decimal
@@ -57,3 +58,32 @@ def test_a_crawl_of_a_plain_shop_stores_its_products_and_rejects_its_listings(
     log = crawl.workers[0].log()
     rejected = {k: int(v) for k, v in re.findall(r"'extraction/rejected/(\w+)': (\d+)", log)}
     assert rejected == {"listing": len(listings)}, rejected
+
+
+def test_a_crawl_reads_a_templated_shop_with_the_whole_shops_evidence(crawl, shop_factory):
+    """The ``templated`` shop (:mod:`demoshop.templated`): a delivery notice and a
+    sold-out "Don't miss" box on every page, the buy box before the heading, JSON-LD
+    on two product pages of three. Read one by one, the pages without JSON-LD give no
+    product (no price after the heading); a crawl reads them where the JSON-LD pages
+    show price and stock, past the template's "Sold out": every product right."""
+    shop = shop_factory(products=90, generated="templated")
+    generated = shop.catalog
+    crawl.seed(shop.url)
+    crawl.start_worker("w1", CONCURRENT_REQUESTS=4)
+    crawl.wait_workers()
+    crawl.assert_clean_logs()
+
+    with sqlite3.connect(crawl.workdir / "products.sqlite3") as db:
+        rows = db.execute("select url, price, availability, data from products").fetchall()
+    expected = generated.expected_products(shop.url)
+    stored = {row[0]: row for row in rows}
+    assert set(stored) == set(expected)
+    sources = set()
+    for url, product in expected.items():
+        _, price, availability, data = stored[url]
+        assert (Decimal(price), availability) == (product["price"], product["availability"]), url
+        sources.add(json.loads(data)["provenance"]["price"])
+    assert sources == {"json-ld", "site"}  # a third of the pages read where the site shows it
+    log = crawl.workers[0].log()
+    rejected = {k: int(v) for k, v in re.findall(r"'extraction/rejected/(\w+)': (\d+)", log)}
+    assert rejected == {"listing": len(generated.listing_paths())}, rejected

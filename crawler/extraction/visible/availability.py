@@ -4,6 +4,7 @@ heading, a buy button, and "cannot be bought online" notices."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from lxml.etree import _Element
 
@@ -21,8 +22,27 @@ _STOCK_CLASS = CachedSearch(
 register_class_test(_STOCK_CLASS.search)
 
 
+def stock_elements(idx: PageIndex) -> list[_Element]:
+    """The dedicated stock elements (``.stock``, ``.availability``, ``itemprop=
+    availability``...), outside other products' cards and rows of tables of several."""
+    marked_stock = idx.with_class(_STOCK_CLASS.search)
+    found = []
+    for pos in idx.positions(idx.by_itemprop.get("availability", []), marked_stock):
+        el, cls = idx.elements[pos], idx.classes[pos]
+        if el.get("itemprop") == "availability" or _STOCK_CLASS.search(cls):
+            if idx.is_excluded(el) or el.tag in ("link", "meta", "input", "body", "html"):
+                continue
+            if not _in_table_row(el):  # one variant's or seller's row of several: its own
+                found.append(el)
+    return found
+
+
 def read_availability(
-    idx: PageIndex, h1_pos: int, name: str | None = None, buy_pos: int = -1
+    idx: PageIndex,
+    h1_pos: int,
+    name: str | None = None,
+    buy_pos: int = -1,
+    template: Callable[[_Element, str], bool] | None = None,
 ) -> tuple[str | None, bool]:
     """(the stock state the page shows for its product, said by a dedicated stock
     element): a stock element, else stock wording in short texts after the heading;
@@ -30,40 +50,39 @@ def read_availability(
     (:mod:`.stock_scope`). ``name``: the product's heading; ``buy_pos``: the position
     of the page's enabled buy control (-1: none): loose wording farther than
     :data:`_NEAR_BUY` elements after it is not about this product (a shopper reads the
-    enabled button, and the stock wording beside it, as this product's stock)."""
+    enabled button, and the stock wording beside it, as this product's stock).
+    ``template``: a test of (element, text) that names the site's template statements
+    (:mod:`..evidence`), which are not the product's."""
     # 1. a dedicated stock element
-    marked_stock = idx.with_class(_STOCK_CLASS.search)
-    for pos in idx.positions(idx.by_itemprop.get("availability", []), marked_stock):
-        el, cls = idx.elements[pos], idx.classes[pos]
-        if el.get("itemprop") == "availability" or _STOCK_CLASS.search(cls):
-            if idx.is_excluded(el) or el.tag in ("link", "meta", "input", "body", "html"):
-                continue
-            if _in_table_row(el):
-                continue  # one variant's or seller's row of several: its own stock
-            # "Store pickup: not available" is no stock state
-            text = _CONDITIONAL.sub(" ", about_this_product(visible_text(el)))
-            said = availability_states(text) if len(text) <= 120 else []
-            if said and states_a_variant(text, name):
-                continue  # "Size XL: sold out": one variant's stock
-            marked = _stock_class_state(cls)
-            if not said:
-                if (
-                    marked
-                    and not _MESSAGE_BOX.search(cls)
-                    and (not text.strip() or any(c.isalpha() for c in text))
-                ):
-                    return marked, True
-                continue
-            found = said[0]
-            # Clear only when the wording names one state and the element's own
-            # state class (WooCommerce's "available-on-backorder", "out-of-stock")
-            # does not contradict it; otherwise structured data decides.
-            ambiguous = len(set(said) - {"LimitedAvailability"} or said) > 1 or bool(
-                marked and not _compatible(marked, found)
-            )
-            if marked and not _compatible(marked, found):
-                found = marked
-            return found, not ambiguous
+    for el in stock_elements(idx):
+        cls = idx.classes[idx.order[el]]
+        shown = visible_text(el)
+        if template is not None and template(el, shown):
+            continue  # the site's template says it on most pages: not this product's
+        # "Store pickup: not available" is no stock state
+        text = _CONDITIONAL.sub(" ", about_this_product(shown))
+        said = availability_states(text) if len(text) <= 120 else []
+        if said and states_a_variant(text, name):
+            continue  # "Size XL: sold out": one variant's stock
+        marked = _stock_class_state(cls)
+        if not said:
+            if (
+                marked
+                and not _MESSAGE_BOX.search(cls)
+                and (not text.strip() or any(c.isalpha() for c in text))
+            ):
+                return marked, True
+            continue
+        found = said[0]
+        # Clear only when the wording names one state and the element's own
+        # state class (WooCommerce's "available-on-backorder", "out-of-stock")
+        # does not contradict it; otherwise structured data decides.
+        ambiguous = len(set(said) - {"LimitedAvailability"} or said) > 1 or bool(
+            marked and not _compatible(marked, found)
+        )
+        if marked and not _compatible(marked, found):
+            found = marked
+        return found, not ambiguous
     # 2. stock wording in short texts after the heading
     if h1_pos >= 0:
         after = idx.content_after(h1_pos)[:200]  # other products' strips not counted
@@ -90,6 +109,8 @@ def read_availability(
                 continue
             own = normalize_text(_CONDITIONAL.sub(" ", about_this_product(text)))
             if not own or len(own) > 60:
+                continue
+            if template is not None and template(el, text):
                 continue
             in_rows = _in_table_row(el)
             stated = _stock_row(el, own, in_rows)

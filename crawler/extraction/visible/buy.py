@@ -120,6 +120,14 @@ _DISABLED_CLASS = re.compile(r"(?:^|[\s_-])(?:disabled|inactive|unavailable)(?:$
 
 
 def _is_disabled(el: _Element) -> bool:
+    if el.tag == "form":
+        # a cart form is as enabled as its submit controls: all disabled, it is too
+        # (class: sold-out pages that keep the form and grey out its button)
+        submits = [
+            c for c in el.iter("button", "input")
+            if c.tag == "button" or (c.get("type") or "").lower() in ("submit", "image")
+        ]
+        return bool(submits) and all(_is_disabled(c) for c in submits)
     return (
         el.get("disabled") is not None
         or (el.get("aria-disabled") or "").lower() == "true"
