@@ -118,10 +118,10 @@ def run_shops(products: int) -> list[str]:
 
 
 def run_sets(folder: Path) -> list[str]:
-    from .extraction_accuracy import F1_FIELDS, load_folder
+    from .extraction_accuracy import F1_FIELDS, load_folder, load_sku_truth
     from .extraction_f1 import f1_lines, score_pages
 
-    cases = [c for c in load_folder(folder) if c[2] is not None]
+    cases = [c for c in load_folder(folder, "all", load_sku_truth()) if c[2] is not None]
     by_site: dict[str, list[Any]] = defaultdict(list)
     for case in cases:
         by_site[urlsplit(case[1].url).hostname or ""].append(case)

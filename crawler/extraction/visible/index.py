@@ -243,7 +243,7 @@ class PageIndex:
     def _mark_sections(self) -> None:
         """:attr:`section`: the elements that open an excluded block (by their class and
         id, or their tag), and every element of their subtrees: in document order, the
-        elements after one up to :meth:`_subtree_end`."""
+        elements after one up to :meth:`subtree_end`."""
         elements = self.elements
         count = len(elements)
         if count and self._above(elements[0]):  # the walk's root is inside one
@@ -258,16 +258,16 @@ class PageIndex:
     def _mark_subtrees(self, opening: Iterable[int]) -> list[bool]:
         """For each walked element: it is one of the elements at the positions
         ``opening``, or inside the subtree of one (in document order, the elements after
-        one up to :meth:`_subtree_end`)."""
+        one up to :meth:`subtree_end`)."""
         marked = [False] * len(self.elements)
         for pos in sorted(opening):
             if marked[pos]:
                 continue  # inside a subtree already marked
-            end = self._subtree_end(pos)
+            end = self.subtree_end(pos)
             marked[pos:end] = [True] * (end - pos)
         return marked
 
-    def _subtree_end(self, pos: int) -> int:
+    def subtree_end(self, pos: int) -> int:
         """The position after the last walked element of the subtree of the element at
         ``pos``: that of the first walked element after the subtree, the next walked
         sibling of the element or of one of its ancestors (an element the walk skipped

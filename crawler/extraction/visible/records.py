@@ -43,6 +43,7 @@ anyway: a page without structured data needs a price of its own).
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -67,10 +68,6 @@ _ACTION = re.compile(
     r"info|explain|terms)\b",
     re.I,
 )
-_NOT_A_PAGE = re.compile(
-    r"^\s*(?:#|javascript:|mailto:|tel:|data:)|\.(?:jpe?g|png|gif|webp|svg|avif)(?:[?#]|$)",
-    re.I,
-)
 
 
 @dataclass
@@ -93,31 +90,29 @@ def find_records(idx: PageIndex, h1: _Element | None, url: str | None) -> Record
     """The data records of the page (see the module doc)."""
     own = _own_paths(url)
     h1_line = set(h1.iterancestors()) | {h1} if h1 is not None else set()
-    # candidate record -> the pages its links go to
-    targets: dict[_Element, set[str]] = {}
+    # candidate record -> the page its first link goes to
+    targets: dict[_Element, str] = {}
     elements, section = idx.elements, idx.section
     for pos in idx.by_tag.get("a", ()):
         if section[pos]:
             continue
         link = elements[pos]
         href = link.get("href")
-        if not href or _NOT_A_PAGE.search(href):
+        if not href or _not_a_page(href):
             continue
         target = href.split("#", 1)[0].strip()
         if target in own:
             continue  # this page itself
         node = link
         for _ in range(_MAX_DEPTH):
+            if node in targets:
+                break  # met by an earlier link: it and its ancestors have their first page
             parent = node.getparent()
             if parent is None or parent.tag in ("body", "html") or parent in h1_line:
                 break
             if node in h1_line:
                 break
-            found = targets.get(node)
-            if found is None:
-                targets[node] = {target}
-            else:
-                found.add(target)
+            targets[node] = target
             node = parent
     # candidates by (parent, tag), in document order
     siblings: dict[tuple[_Element, str], list[_Element]] = {}
@@ -125,16 +120,18 @@ def find_records(idx: PageIndex, h1: _Element | None, url: str | None) -> Record
         parent = node.getparent()
         if parent is not None:
             siblings.setdefault((parent, node.tag), []).append(node)
-    priced = set(idx.prices)
+    marks = (sorted(idx.order[p] for p in idx.prices), idx.by_tag.get("img", []))
     records = Records()
     too_big: set[_Element] = set()
     for (parent, tag), nodes in siblings.items():
         single_item = (parent.tag, tag) in _LIST_ITEMS
         if len(nodes) < 2 and not single_item:
             continue
+        if len(nodes) > 8 and not _shows_any(idx, parent, nodes, marks):
+            continue  # a long list of links with no price or image (a menu): no records
         order = idx.order
         nodes.sort(key=lambda n: order.get(n, -1))
-        region, is_priced = _region(nodes, targets, priced, too_big, single_item)
+        region, is_priced = _region(idx, nodes, targets, marks, too_big, single_item)
         if is_priced:
             records.regions.append(region)
         records.elements.update(region)
@@ -188,9 +185,10 @@ def headed_strips(idx: PageIndex, h1_line: set[_Element]) -> list[_Element]:
 
 
 def _region(
+    idx: PageIndex,
     nodes: list[_Element],
-    targets: dict[_Element, set[str]],
-    priced: set[_Element],
+    targets: dict[_Element, str],
+    marks: tuple[list[int], list[int]],
     too_big: set[_Element],
     single_item: bool,
 ) -> tuple[list[_Element], bool]:
@@ -200,7 +198,7 @@ def _region(
     for node in nodes:
         if node in too_big:
             continue
-        what = _shows(node, priced)
+        what = _shows(idx, node, marks)
         if what is None:
             too_big.update(node.iterancestors())  # its ancestors are bigger still
             too_big.add(node)
@@ -213,14 +211,14 @@ def _region(
     seen: set[str] = set()
     previous: frozenset[str] | None = None
     for node, paths, _ in shown:
-        pages = targets[node]
+        page = targets[node]
         alike = previous is not None and _jaccard(previous, paths) >= _SIMILAR
-        if not alike or not pages - seen:
+        if not alike or page in seen:
             if len(run) > len(best):
                 best = run
             run, seen = [], set()
         run.append(node)
-        seen |= pages
+        seen.add(page)
         previous = paths
     if len(run) > len(best):
         best = run
@@ -250,34 +248,70 @@ def _opens_with_name(item: _Element) -> bool:
     return False
 
 
-def _shows(node: _Element, priced: set[_Element]) -> tuple[frozenset[str], bool, bool] | None:
+def _shows(
+    idx: PageIndex, node: _Element, marks: tuple[list[int], list[int]]
+) -> tuple[frozenset[str], bool, bool] | None:
     """(the tag paths of the subtree below ``node``, it shows a price, an image), or
-    None when the subtree is too big for a record."""
-    paths: set[str] = set()
-    count = 0
-    has_price = has_image = False
-    stack: list[tuple[_Element, str]] = [(node, "")]
-    while stack:
-        el, path = stack.pop()
-        for child in el.iterchildren(etree.Element):
-            count += 1
-            if count > _MAX_ELEMENTS:
-                return None
-            tag = child.tag
-            below = f"{path}/{tag}"
-            paths.add(below)
-            if tag == "img":
-                has_image = True
-            elif child in priced:
-                has_price = True
-            if len(child) and tag not in ("script", "style", "svg", "template"):
-                stack.append((child, below))
+    None when the subtree is too big for a record (its size, prices and images found
+    from the walk's positions)."""
+    pos = idx.order.get(node)
+    if pos is None:
+        return None  # not walked (hidden): no record
+    end = idx.subtree_end(pos)
+    if end - pos > _MAX_ELEMENTS:
+        return None
+    prices, images = marks
+    has_image = _within(images, pos, end)
+    has_price = _within(prices, pos, end)
     text = text_of(node)
     if len(text) > _MAX_TEXT:
         return None
     if not has_price and MONEY_TEXT.search(text):
         has_price = True
+    # the tag paths below the node (MDR compares records by their tag trees)
+    paths: set[str] = set()
+    stack: list[tuple[_Element, str]] = [(node, "")]
+    while stack:
+        el, path = stack.pop()
+        for child in el.iterchildren(etree.Element):
+            below = f"{path}/{child.tag}"
+            paths.add(below)
+            if len(child):
+                stack.append((child, below))
     return frozenset(paths), has_price, has_image
+
+
+def _shows_any(
+    idx: PageIndex, parent: _Element, nodes: list[_Element], marks: tuple[list[int], list[int]]
+) -> bool:
+    """A long list whose block shows a price element or an image, or whose first items
+    write an amount (records are alike: one test for a menu of a thousand links)."""
+    pos = idx.order.get(parent)
+    if pos is None:
+        return True  # not walked: let each record say
+    end = idx.subtree_end(pos)
+    if _within(marks[0], pos, end) or _within(marks[1], pos, end):
+        return True
+    return any(MONEY_TEXT.search(text_of(node)[:_MAX_TEXT]) for node in nodes[:4])
+
+
+_SCHEMES = ("#", "javascript:", "mailto:", "tel:", "data:")
+_IMAGE_FILES = frozenset({"jpg", "jpeg", "png", "gif", "webp", "svg", "avif"})
+
+
+def _not_a_page(href: str) -> bool:
+    """``#``, a script, a mail address, a phone number, data, or an image file."""
+    href = href.strip()
+    if href[:11].lower().startswith(_SCHEMES):
+        return True
+    last = href.split("?", 1)[0].split("#", 1)[0].rsplit(".", 1)
+    return len(last) == 2 and last[1].lower() in _IMAGE_FILES
+
+
+def _within(positions: list[int], start: int, end: int) -> bool:
+    """A position of the sorted ``positions`` lies in [start, end)."""
+    at = bisect_left(positions, start)
+    return at < len(positions) and positions[at] < end
 
 
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
