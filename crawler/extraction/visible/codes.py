@@ -355,7 +355,7 @@ def brand_block(idx: PageIndex, h1_pos: int) -> str | None:
     return None
 
 
-@register_class_test
+@register_class_test(need=re.compile(r"manufacturer|brand", re.I))
 @lru_cache(maxsize=4096)
 def _names_brand(key: str) -> bool:
     """A token of a class-and-id string names a brand block (its tokens are those of

@@ -79,7 +79,7 @@ register_class_test(_EXCLUDED_SECTION.search)
 
 # Pure functions of one class attribute, which repeats across a page and a shop's pages
 # (these searches were most of the page walk's time).
-@register_class_test
+@register_class_test(need=re.compile(f"{_PRICE_CLASS.pattern}|{SALE_CLASS.pattern}", re.I))
 @lru_cache(maxsize=4096)
 def _names_price(cls: str) -> bool:
     return bool(_PRICE_CLASS.search(cls) or SALE_CLASS.search(cls))
