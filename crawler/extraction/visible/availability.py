@@ -85,7 +85,7 @@ def read_availability(
         return found, not ambiguous
     # 2. stock wording in short texts after the heading
     if h1_pos >= 0:
-        after = idx.content_after(h1_pos)[:200]  # other products' strips not counted
+        after = idx.content_after(h1_pos, 200)  # other products' strips not counted
         if buy_pos > h1_pos:
             after = [p for p in after if p < buy_pos + _NEAR_BUY]
         for el in (idx.elements[p] for p in after):
@@ -107,7 +107,14 @@ def read_availability(
                 # no text of its own (the button was read above), or only the spaces
                 # between tags: no stock wording, and nothing the searches could match
                 continue
-            own = normalize_text(_CONDITIONAL.sub(" ", about_this_product(text)))
+            if len(text) > 400:
+                continue  # no short text (the normalized one would be over 60 as well)
+            # the clauses about something else dropped (only where a state is named: the
+            # state wording is remembered per string, the clause patterns are not)
+            if availability_from_text(text) is not None:
+                own = normalize_text(_CONDITIONAL.sub(" ", about_this_product(text)))
+            else:
+                own = normalize_text(text)
             if not own or len(own) > 60:
                 continue
             if template is not None and template(el, text):

@@ -18,6 +18,7 @@ from .dom import (
     _hiding_class,
     _hiding_style,
     classes,
+    excluded_by_tag,
     links_away,
     skip_subtree,
     text_of,
@@ -252,7 +253,7 @@ class PageIndex:
         opening = set(self.with_class(_EXCLUDED_SECTION.search))
         for tag in _EXCLUDED_TAGS:
             where = self.by_tag.get(tag, [])
-            opening.update(p for p in where if _excluded_by_tag(elements[p], tag))
+            opening.update(p for p in where if excluded_by_tag(elements[p], tag))
         self.section = self._mark_subtrees(opening)
 
     def _mark_subtrees(self, opening: Iterable[int]) -> list[bool]:
@@ -344,11 +345,16 @@ class PageIndex:
         walked = (self.order.get(card) for card in self.cards)
         self._carded = self._mark_subtrees(p for p in walked if p is not None)
 
-    def content_after(self, pos: int) -> list[int]:
-        """The positions after ``pos`` of the elements not :meth:`is_excluded`: the
-        product's own content, whatever strips of other products stand between."""
-        section, carded = self.section, self._carded
-        return [p for p in range(pos + 1, len(self.elements)) if not (section[p] or carded[p])]
+    def content_after(self, pos: int, count: int) -> list[int]:
+        """The first ``count`` positions after ``pos`` of the elements not :meth:`is_excluded`:
+        the product's own content, whatever strips of other products stand between."""
+        section, carded, found = self.section, self._carded, []
+        for p in range(pos + 1, len(self.elements)):
+            if not (section[p] or carded[p]):
+                found.append(p)
+                if len(found) >= count:
+                    break
+        return found
 
     def is_excluded(self, el: _Element) -> bool:
         """Inside a grid card, a site header/footer, a nav/aside or a related-products block."""
@@ -375,26 +381,9 @@ class PageIndex:
             return cached
         result = el in self.cards or bool(_EXCLUDED_SECTION.search(classes(el)))
         if not result and el.tag in _EXCLUDED_TAGS:
-            result = _excluded_by_tag(el, el.tag)
+            result = excluded_by_tag(el, el.tag)
         if not result:
             parent = el.getparent()
             result = parent is not None and self.is_excluded(parent)
         self._excluded[el] = result
         return result
-
-
-def _excluded_by_tag(el: _Element, tag: str) -> bool:
-    """A nav or aside, or a header/footer outside ``<article>``/``<main>`` (there it is
-    the product's own header), unless its class names it the page's or the product's
-    own header (``<header class="page-header">``; class: themes without ``<main>`` that
-    head the product's block with a ``<header>``)."""
-    if tag in ("nav", "aside"):
-        return True
-    if tag == "header" and _OWN_HEADER.search(el.get("class") or ""):
-        return False
-    return not any(a.tag in ("main", "article") for a in el.iterancestors())
-
-
-_OWN_HEADER = re.compile(
-    r"(?:page|product|entry|article|item|pdp)[-_]{1,2}(?:header|head|title)", re.I
-)

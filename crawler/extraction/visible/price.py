@@ -138,7 +138,7 @@ def select_price(
     ]
     # the distance from the heading counts the product's own content only: strips of
     # other products between (sponsored, "also bought") do not push its price away
-    near = set(idx.content_after(h1_pos)[:_MAX_H1_TO_PRICE])
+    near = set(idx.content_after(h1_pos, _MAX_H1_TO_PRICE))
     candidates = [
         p for p in usable if idx.order[p] in near and not _in_titled_block(p, h1)
     ]
@@ -239,7 +239,7 @@ def select_price(
         return None, None, False
     # No price element at all: look for money written in the text right after the heading.
     found: list[tuple[int, str, Decimal, bool, str | None]] = []
-    for pos in idx.content_after(h1_pos)[:60]:
+    for pos in idx.content_after(h1_pos, 60):
         el = idx.elements[pos]
         if el.tag in _HARD_LIST_TAGS or idx.is_excluded(el):
             continue

@@ -266,8 +266,8 @@ def _shows(
     text = text_of(node)
     if len(text) > _MAX_TEXT:
         return None
-    if not has_price and MONEY_TEXT.search(text):
-        has_price = True
+    if not has_price and _DIGIT.search(text) and MONEY_TEXT.search(text):
+        has_price = True  # (no digit, no amount: the cheap search first)
     # the tag paths below the node (MDR compares records by their tag trees)
     paths: set[str] = set()
     stack: list[tuple[_Element, str]] = [(node, "")]
@@ -292,10 +292,12 @@ def _shows_any(
     end = idx.subtree_end(pos)
     if _within(marks[0], pos, end) or _within(marks[1], pos, end):
         return True
-    return any(MONEY_TEXT.search(text_of(node)[:_MAX_TEXT]) for node in nodes[:4])
+    texts = (text_of(node)[:_MAX_TEXT] for node in nodes[:4])
+    return any(_DIGIT.search(t) and MONEY_TEXT.search(t) for t in texts)
 
 
 _SCHEMES = ("#", "javascript:", "mailto:", "tel:", "data:")
+_DIGIT = re.compile(r"\d")
 _IMAGE_FILES = frozenset({"jpg", "jpeg", "png", "gif", "webp", "svg", "avif"})
 
 

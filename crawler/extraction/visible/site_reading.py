@@ -43,7 +43,7 @@ def stock_statements(idx: PageIndex, h1_pos: int) -> list[tuple[str, str, str]]:
     other products' cards and the site's header, footer and navs."""
     found: list[tuple[_Element, str]] = [(el, visible_text(el)) for el in stock_elements(idx)]
     if h1_pos >= 0:
-        for pos in idx.content_after(h1_pos)[:_WINDOW]:
+        for pos in idx.content_after(h1_pos, _WINDOW):
             el = idx.elements[pos]
             text = el.text
             if text and not text.isspace() and len(text) <= 60:
