@@ -111,7 +111,8 @@ def read_availability(
                 continue  # no short text (the normalized one would be over 60 as well)
             # the clauses about something else dropped (only where a state is named: the
             # state wording is remembered per string, the clause patterns are not)
-            if availability_from_text(text) is not None:
+            names_state = availability_from_text(text) is not None
+            if names_state:
                 own = normalize_text(_CONDITIONAL.sub(" ", about_this_product(text)))
             else:
                 own = normalize_text(text)
@@ -123,7 +124,7 @@ def read_availability(
             stated = _stock_row(el, own, in_rows)
             if stated is not None:
                 return stated, True
-            if not in_rows:
+            if not in_rows and names_state:
                 said_nearby = availability_from_text(own)
                 if (
                     said_nearby

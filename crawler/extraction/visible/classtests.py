@@ -49,16 +49,27 @@ def register_class_test(
 
 
 def _prefilter() -> re.Pattern[str] | None:
-    """The union of the tests' needs, or None when a test has none."""
+    """The union of the tests' needs, or None when a test has none. It is searched in
+    the lower-cased string, its letters lower-cased (escapes kept: ``\\S`` stays): a
+    superset of every need's matches (a case-sensitive need matches more), several
+    times faster than a case-insensitive search."""
     if not _PREFILTER:
         needs = list(_NEEDS.values())
         union = None
         if needs and all(n is not None for n in needs):
-            union = re.compile(
-                "|".join(f"(?{'i' if n.flags & re.I else ''}:{n.pattern})" for n in needs if n)
-            )
+            union = re.compile("|".join(f"(?:{_lowered(n.pattern)})" for n in needs if n))
         _PREFILTER.append(union)
     return _PREFILTER[0]
+
+
+def _lowered(source: str) -> str:
+    """A pattern's source with its letters lower-cased, its escapes (``\\S``, ``\\W``) kept."""
+    return re.sub(r"\\.|[A-Z]", _lower_letter, source)
+
+
+def _lower_letter(match: re.Match[str]) -> str:
+    found = match.group(0)
+    return found if len(found) > 1 else found.lower()
 
 
 def passed_tests(key: str) -> int:
@@ -68,7 +79,7 @@ def passed_tests(key: str) -> int:
         if len(_PASSED) >= _PASSED_LIMIT:
             _PASSED.clear()
         union = _prefilter()
-        if union is not None and not union.search(key):
+        if union is not None and not union.search(key.lower()):
             bits = _PASSED[key] = 0
         else:
             bits = _PASSED[key] = sum(bit for test, bit in CLASS_TESTS.items() if test(key))
