@@ -6,10 +6,10 @@ A worker meets many pages of a shop. Counted over them, in bounded memory per si
 * **the site's template**: a stock statement (an element's short text naming a stock
   state, at one tag path, :func:`.visible.sitepaths.element_path`) seen on most of the
   site's pages (at least :data:`TEMPLATE_SHARE` of them, :data:`MIN_PAGES` pages at
-  least) and on a page it cannot describe (a page with no product, or one whose
-  structured data says another state) is the template's (a delivery notice, a
-  mini-cart, a "sold out" badge of a recommendation strip), not this product's stock:
-  the stock readers skip it;
+  least) and on pages it cannot describe (a page with no product, or one whose
+  structured data says another state; two at least, a tenth of the pages it is on) is
+  the template's (a delivery notice, a mini-cart, a "sold out" badge of a
+  recommendation strip), not this product's stock: the stock readers skip it;
 * **where the site shows a field**: on pages whose structured data gives the price or
   the stock state, the visible element showing the same value (its "twin") is noted
   by its tag path; a path holding :data:`POSITION_SHARE` of :data:`MIN_VOTES` votes at
@@ -35,6 +35,9 @@ from dataclasses import dataclass
 MIN_PAGES = 8
 #: Share of the site's pages a template statement is seen on.
 TEMPLATE_SHARE = 0.5
+#: Pages a template statement cannot describe (a page with no product, or whose
+#: structured data says another state), at least 2 and this share of those it is on.
+OFF_SHARE = 0.1
 #: Votes a field's position needs, and its share of the pages with the field.
 MIN_VOTES = 4
 POSITION_SHARE = 0.7
@@ -115,9 +118,12 @@ class SiteEvidence:
     def _bound(self) -> None:
         if len(self.counts) <= self.limit:
             return
-        kept = {k: v for k, v in self.counts.items() if " " not in k}
+        # the page counts and the pages with each field stay; the least counted of the
+        # rest (statements and twins' votes) go
+        lasting = ("t ", "o ", "p ")
+        kept = {k: v for k, v in self.counts.items() if not k.startswith(lasting)}
         ranked = sorted(
-            ((v, k) for k, v in self.counts.items() if " " in k), reverse=True
+            ((v, k) for k, v in self.counts.items() if k.startswith(lasting)), reverse=True
         )[: self.limit * 3 // 4 - len(kept)]
         kept.update((k, v) for v, k in ranked)
         self.counts = kept
@@ -131,7 +137,7 @@ class SiteEvidence:
                 for key, seen in self.counts.items():
                     if key.startswith("t ") and seen >= least:
                         off = self.counts.get("o " + key[2:], 0)
-                        if off:
+                        if off >= max(2, OFF_SHARE * seen):
                             path, _, text = key[2:].partition(_SEP)
                             found.setdefault(text, set()).add(path)
             self._template = {text: frozenset(paths) for text, paths in found.items()}
