@@ -81,11 +81,15 @@ def uncertain(
     visible: VisiblePage, has_structured: bool, product: dict[str, Any] | None, rejected: str | None
 ) -> bool:
     """The page lacks structured data and its visible read leaves something a site's
-    evidence could settle: a heading but no product for want of a price, or a product
-    without a price or a stock state. (Stock wording read where a template statement
-    stands is not known as such before the site's evidence is: a limit.)"""
-    if has_structured or not visible.name:
+    evidence could settle: a heading and a product signal but no product for want of a
+    price, or a product without a price or a stock state. (Stock wording read where a
+    template statement stands is not known as such before the site's evidence is: a
+    limit.)"""
+    if has_structured or not visible.name or visible.records:
         return False
     if product is None:
-        return rejected == "no_product"
+        # a heading and a product signal (a buy control, a code, stock wording), no
+        # price: a product page whose price the site's evidence may show; a category
+        # page of links gives no such signal
+        return rejected == "no_product" and visible.product_signals >= 1
     return product.get("price") is None or product.get("availability") is None
