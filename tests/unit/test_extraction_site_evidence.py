@@ -24,14 +24,15 @@ BASE = "http://shop.example"
 
 @pytest.fixture(scope="module")
 def shop() -> TemplatedShop:
-    return TemplatedShop(Catalog.build(products=40))
+    return TemplatedShop(Catalog.build(products=24))
 
 
 def _response(shop: TemplatedShop, path: str) -> HtmlResponse:
     return HtmlResponse(url=BASE + path, body=shop.resolve("GET", path).body, encoding="utf-8")
 
 
-def _learned(shop: TemplatedShop) -> SiteEvidence:
+@pytest.fixture(scope="module")
+def known(shop: TemplatedShop) -> SiteEvidence:
     """The evidence of the shop's home, listings and JSON-LD product pages."""
     known = SiteEvidence()
     paths = sorted(shop.listing_paths()) + [
@@ -45,9 +46,8 @@ def _learned(shop: TemplatedShop) -> SiteEvidence:
 
 
 def test_pages_without_structured_data_read_where_the_site_shows_price_and_stock(
-    shop: TemplatedShop,
+    shop: TemplatedShop, known: SiteEvidence
 ) -> None:
-    known = _learned(shop)
     assert known.mature
     assert known.position("price") and known.position("availability")
     plain = [p for p in shop.products if not shop.has_json_ld(p)]
@@ -62,8 +62,9 @@ def test_pages_without_structured_data_read_where_the_site_shows_price_and_stock
         assert read["provenance"]["price"] == "site"
 
 
-def test_the_templates_sold_out_badge_is_not_the_products_stock(shop: TemplatedShop) -> None:
-    known = _learned(shop)
+def test_the_templates_sold_out_badge_is_not_the_products_stock(
+    shop: TemplatedShop, known: SiteEvidence
+) -> None:
     assert "Sold out" in known.template()
     assert "Express delivery is currently unavailable." in known.template()
     # the product's own "Sold out" (its buy box) is no template statement
@@ -93,8 +94,9 @@ def test_a_statement_every_page_agrees_with_is_no_template() -> None:
     assert known.is_template("#buybox/p[2]", "In stock")
 
 
-def test_a_field_disagreeing_with_the_sites_pattern_is_flagged(shop: TemplatedShop) -> None:
-    known = _learned(shop)
+def test_a_field_disagreeing_with_the_sites_pattern_is_flagged(
+    shop: TemplatedShop, known: SiteEvidence
+) -> None:
     product = next(p for p in shop.products if shop.has_json_ld(p))
     html = shop.resolve("GET", product.path).body.decode()
     stale = html.replace(f'"price": "{product.price:.2f}"', '"price": "1.00"')
