@@ -196,8 +196,8 @@ def _region(
     alike records linking to distinct pages; most of them show a price)."""
     shown: list[tuple[_Element, frozenset[str], bool]] = []
     for node in nodes:
-        if node in too_big:
-            continue
+        if node in too_big or node not in idx.order:
+            continue  # too big, or not walked (hidden): no record
         what = _shows(idx, node, marks)
         if what is None:
             too_big.update(node.iterancestors())  # its ancestors are bigger still
@@ -254,9 +254,7 @@ def _shows(
     """(the tag paths of the subtree below ``node``, it shows a price, an image), or
     None when the subtree is too big for a record (its size, prices and images found
     from the walk's positions)."""
-    pos = idx.order.get(node)
-    if pos is None:
-        return None  # not walked (hidden): no record
+    pos = idx.order[node]
     end = idx.subtree_end(pos)
     if end - pos > _MAX_ELEMENTS:
         return None
