@@ -50,8 +50,9 @@ project's fixtures and of the demo shop); exceptions raised by the extractor;
 for both shared sets, precision, recall and F1 per attribute by the public
 benchmark's rules (:mod:`benchmarks.extraction_f1`; ``OutOfStock`` apart); the
 median milliseconds per page of one lxml parse, of ``extract_product`` and of
-``discover_links`` side by side (:mod:`benchmarks.extraction_timing`, the
-set's own pages); every miss.
+``discover_links`` side by side, with warm caches, and of the parse and
+``extract_product`` with cold ones (a new process per page;
+:mod:`benchmarks.extraction_timing`, the set's own pages); every miss.
 
     python -m benchmarks.extraction_accuracy --pages ../shared/product-pages-intl
     python -m benchmarks.extraction_accuracy --pages ../shared/product-pages-dev --negatives
@@ -81,7 +82,7 @@ from .extraction_f1 import (
     predicted_value,
     score_pages,
 )
-from .extraction_timing import timings
+from .extraction_timing import cold_timings, timings
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -219,8 +220,14 @@ def _extract(name: str, response: HtmlResponse, errors: list[str]) -> dict[str, 
         return None
 
 
-def run(cases: list[Case], negatives: list[Case], repeat: int) -> tuple[list[str], list[str]]:
-    """(report lines, misses)."""
+def run(
+    cases: list[Case],
+    negatives: list[Case],
+    repeat: int,
+    folder: Path | None = None,
+    part: str = "all",
+) -> tuple[list[str], list[str]]:
+    """(report lines, misses); with ``folder``, the cold timing of its pages too."""
     product_cases = [c for c in cases if c[2] is not None]
     non_product = [c for c in cases if c[2] is None] + negatives
     jsonl_format = any("id" in (c[2] or {}) for c in product_cases)
@@ -320,7 +327,9 @@ def run(cases: list[Case], negatives: list[Case], repeat: int) -> tuple[list[str
     if repeat:
         # the set's own pages (not the --negatives added from elsewhere)
         timed = [(name, response) for name, response, _ in cases]
-        lines += timings(timed, repeat)
+        lines += ["warm " + line for line in timings(timed, repeat)]
+        if folder is not None:
+            lines += cold_timings(folder, part, repeat)
     return lines, errors + misses
 
 
@@ -355,7 +364,7 @@ def main(argv: list[str] | None = None) -> int:
     if not cases:
         parser.error(f"no pages found in {args.pages}")
     negatives = list(negative_cases()) if args.negatives else []
-    lines, misses = run(cases, negatives, args.repeat)
+    lines, misses = run(cases, negatives, args.repeat, args.pages, args.part)
     print(f"{args.pages} ({args.part}): {len(cases)} pages")
     print("\n".join(lines))
     if misses:

@@ -197,6 +197,18 @@ VALIDATION_KEEP_INVALID = True  # keep rejected items in <spider>:invalid
 # Folder of site profiles (*.json), selected by domain; see docs/products.md "Site profiles".
 # Empty: the profiles shipped in crawler/profiles/.
 SITE_PROFILES_DIR = ""
+# Evidence of a whole site (crawler/extensions/siteevidence.py, crawler/extraction/
+# evidence.py): its template's stock statements and where it shows price and stock,
+# counted over its pages by every worker and shared through Redis.
+SITE_EVIDENCE_ENABLED = True
+SITE_EVIDENCE_SYNC_INTERVAL = 2.0  # seconds between two exchanges with Redis (0: on close only)
+SITE_EVIDENCE_MAX_SITES = 512  # sites a worker keeps the evidence of (the least recent go)
+SITE_EVIDENCE_MAX_KEYS = 512  # counters kept per site, in a worker and in Redis
+SITE_EVIDENCE_TTL = 7 * 24 * 3600  # seconds a site's evidence stays in Redis after its last page
+# A page that lacks structured data and leaves its price or stock to a guess, met while
+# its site's evidence is young, is read again once (queued at this priority: last).
+SITE_EVIDENCE_RETRY = True
+SITE_EVIDENCE_RETRY_PRIORITY = -100
 
 # --- Sitemaps, strategies and scope (crawler/sitemaps.py, crawler/scope.py) ------
 # Read the sitemaps of every site the crawl reaches (robots.txt "Sitemap:" lines,

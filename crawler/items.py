@@ -44,7 +44,7 @@ AVAILABILITIES: tuple[str, ...] = get_args(Availability)
 #: Where each main field was read: the syntax, or for the currency a hint.
 Source = Literal[
     "json-ld", "microdata", "rdfa", "opengraph", "visible", "language", "profile", "url",
-    "range",
+    "range", "site",
 ]
 
 
@@ -131,8 +131,11 @@ class Product:
     provenance: dict[str, Source] = field(default_factory=dict, metadata=_meta("extraction"))
     """Where each main field (``name``, ``price``, ``currency``, ``availability``,
     ``sku``, ``gtin``, ``brand``) was read: ``json-ld``, ``microdata``, ``rdfa``,
-    ``opengraph``, ``visible``, ``profile``; for the currency also ``language``
-    (the page's declared language and country) or ``url`` (a weak hint)."""
+    ``opengraph``, ``visible``, ``profile``, ``site`` (where the site's structured data
+    shows it on its other pages); for the currency also ``language`` (the page's
+    declared language and country) or ``url`` (a weak hint). Under ``disagrees``, the
+    list of structured fields whose value differs from what the site's learned position
+    shows on the page (:mod:`crawler.extraction.evidence`)."""
 
     crawled_at: str | None = field(default=None, metadata=_meta("crawl"))
     """When the page was parsed: RFC 3339 date-time with a UTC offset. Absent

@@ -35,6 +35,7 @@ key                           type    content
 ``<s>:series``                hash    pages and items per minute, last ``SERIES_MINUTES`` minutes
 ``<s>:seedpages``             hash    seed id -> requests made for it (seeds with max_pages)
 ``<s>:sites``                 hash    "<counter> <site>" -> count (pages, products, sitemaps)
+``<s>:evidence:<site>``       hash    the site's evidence counters (crawler/extraction/evidence.py)
 ============================  ======  =====================================================
 
 Scores of the queue: a request ready to go has ``-priority`` (scrapy-redis), the
@@ -58,8 +59,8 @@ that every Lua script and transaction touches one hash slot:
 * the seeds and their leases live together under ``{seeds}``:
   ``<s>:{seeds}:start_urls``, ``<s>:{seeds}:seeded``, ``<s>:{seeds}:inflight:<worker>``;
 * every other key (workers, alive, paused, stats, dead, invalid, series,
-  seedpages, sites) keeps its name above and so its own slot; no script touches
-  two of them.
+  seedpages, sites, evidence) keeps its name above and so its own slot; no script
+  touches two of them.
 
 On a plain Redis there is one shard and no tag: the names are those of the
 table, exactly as before.
@@ -132,6 +133,10 @@ class ShardKeys:
 
     def polite(self, site: str) -> str:
         return self._key(f"polite:{site}")
+
+    def evidence(self, site: str) -> str:
+        """The counters of a site's evidence (:mod:`crawler.extensions.siteevidence`)."""
+        return f"{self.spider}:evidence:{site}"
 
     @property
     def polite_pattern(self) -> str:
@@ -290,6 +295,10 @@ class CrawlKeys:
     @property
     def sites(self) -> str:
         return f"{self.spider}:sites"
+
+    def evidence(self, site: str) -> str:
+        """The counters of a site's evidence (:mod:`crawler.extensions.siteevidence`)."""
+        return f"{self.spider}:evidence:{site}"
 
     @property
     def polite_pattern(self) -> str:

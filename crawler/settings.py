@@ -110,6 +110,8 @@ DOWNLOADER_MIDDLEWARES = {
 SPIDER_MIDDLEWARES = {
     # outermost: sees the whole output of a response before it acknowledges its lease
     "crawler.leasing.middleware.LeaseSpiderMiddleware": 10,
+    # a page waiting for its site's evidence is queued again with its output
+    "crawler.middlewares.evidenceretry.EvidenceRetryMiddleware": 500,
     # innermost: drops links known to be seen before Scrapy spends anything on them
     "crawler.middlewares.knownlinks.KnownLinkFilterMiddleware": 990,
 }
@@ -122,6 +124,7 @@ EXTENSIONS = {
     "crawler.leasing.tracker.LeaseTracker": 100,
     "crawler.extensions.workerstats.WorkerStats": 200,
     "crawler.extensions.sitestats.SiteStats": 210,
+    "crawler.extensions.siteevidence.SiteEvidenceStore": 220,
     "crawler.extensions.pause.PauseControl": 300,
     "crawler.extensions.metrics.PrometheusMetrics": 400,
 }

@@ -135,6 +135,13 @@ def build_parser() -> argparse.ArgumentParser:
         "process gets SIGUSR1",
     )
     parser.add_argument(
+        "--generated", metavar="KIND", choices=("plain-lists", "templated"), default=None,
+        help="serve the catalogue through another shop's template (demoshop/generated.py): "
+        "plain-lists (no classes, no structured data, category pages that are ordered "
+        "lists) or templated (a delivery notice and a sold-out badge on every page, JSON-LD "
+        "on two product pages of three); no sitemaps",
+    )
+    parser.add_argument(
         "--access-log", metavar="PATH", default=None,
         help="append one tab-separated line per request to PATH: "
         "epoch_seconds, METHOD, path_with_query, status, user_agent",
@@ -157,6 +164,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from demoshop.accesslog import AccessLogWriter
     from demoshop.catalog import Catalog
+    from demoshop.generated import GeneratedShop
     from demoshop.limits import ShopLimits
     from demoshop.server import ShopServerFactory
     from demoshop.site import ShopSite
@@ -173,7 +181,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         market = Market(args.market, seed=args.seed, tick=args.market_tick)
         # SIGUSR1 moves every price on by one tick (tests: prices moved between crawls)
         signal.signal(signal.SIGUSR1, lambda *_: reactor.callFromThread(market.advance))  # type: ignore[attr-defined]
-    site = ShopSite(catalog, crawl_delay=args.crawl_delay, market=market)
+    if args.generated:
+        from demoshop.generated import build
+
+        site: ShopSite | GeneratedShop = build(args.generated, catalog)
+    else:
+        site = ShopSite(catalog, crawl_delay=args.crawl_delay, market=market)
     access_log = AccessLogWriter(args.access_log) if args.access_log else None
     factory = ShopServerFactory(
         site, access_log, latency=args.latency_ms / 1000, jitter=args.jitter_ms / 1000,
@@ -197,7 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         signal.signal(signum, lambda *_: reactor.callFromThread(reactor.stop))  # type: ignore[attr-defined]
     host = f"[{args.host}]" if ":" in args.host else args.host
     url = f"http://{host}:{port.getHost().port}/"
-    if not args.no_sitemaps:
+    if not args.no_sitemaps and not args.generated:
         changed_at = args.changed_at or time.strftime(
             "%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(math.ceil(time.time()))
         )

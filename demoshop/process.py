@@ -29,6 +29,7 @@ from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from demoshop.accesslog import AccessEntry, read_access_log
 from demoshop.catalog import Catalog
+from demoshop.generated import build as build_generated
 
 if TYPE_CHECKING:
     from demoshop.market import Market
@@ -75,6 +76,7 @@ class ShopProcess:
         outage_after: int = 0,
         market: int = 0,
         market_tick: float = 60.0,
+        generated: str | None = None,
     ) -> None:
         # the market section (demoshop/market.py): 0 instruments, none
         self.market = market
@@ -105,10 +107,14 @@ class ShopProcess:
             self._tmpdir = tempfile.mkdtemp(prefix="demoshop-")
             access_log = Path(self._tmpdir) / "access.log"
         self.access_log = Path(access_log)
-        self.catalog = Catalog.build(
+        catalog = Catalog.build(
             products=products, seed=seed, price_version=price_version, page_size=page_size,
             sitemap_only=sitemap_only,
         )
+        #: the shop's own account of its pages: its catalogue, or the generated shop's
+        #: (``generated``: a kind of :mod:`demoshop.generated`, same questions answered)
+        self.generated = generated
+        self.catalog: Any = catalog if generated is None else build_generated(generated, catalog)
         self.process: subprocess.Popen[str] | None = None
         self.url = ""
         self.port = 0
@@ -131,6 +137,7 @@ class ShopProcess:
             "--sitemap-only", str(self.sitemap_only),
             *([] if self.sitemaps else ["--no-sitemaps"]),
             *(["--changed-at", self.changed_at] if self.changed_at else []),
+            *(["--generated", self.generated] if self.generated else []),
             *(part for name, value in self.limits.items() for part in (name, str(value))),
             "--market", str(self.market),
             "--market-tick", str(self.market_tick),

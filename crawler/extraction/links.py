@@ -22,7 +22,8 @@ order, without duplicates, and only those that can lead to new products:
   ``variant`` are removed, so a product is reached under one URL.
 
 Pagination (``page``, ``p``, ``pg``, ``paged``, ``/page/N/``) is kept, except a
-first-page parameter (``page=1``, ``p=1``...: the bare listing, see
+first-page parameter (``page=1``, ``p=1``..., and ``=1`` of a parameter of the
+shop's own name that the page's pager shows numbering pages: the bare listing, see
 :mod:`crawler.firstpage`), which is dropped. A
 :class:`~crawler.extraction.profiles.SiteProfile` may restrict the parts of the
 page links are taken from (``follow.restrict_css`` / ``restrict_xpath``) and
@@ -43,7 +44,12 @@ from scrapy.linkextractors import IGNORED_EXTENSIONS
 from scrapy.utils.response import get_base_url
 from w3lib.url import canonicalize_url
 
-from ..firstpage import PAGE_PARAMS, is_first_page_param, without_first_page
+from ..firstpage import (
+    PAGE_PARAMS,
+    is_first_page_param,
+    learned_first_pages,
+    without_first_page,
+)
 from ..seeds import seed_fingerprint
 from ..sites import site_key
 from .profiles import SiteProfile
@@ -325,4 +331,43 @@ def discover_links(response: TextResponse, profile: SiteProfile | None = None) -
             continue
         seen.add(url)
         links.append(url)
-    return links
+    return _first_pages_once(response, links, own)
+
+
+# Links with a query of a whole number: the pager's candidates (their text is read).
+_NUMBERED = etree.XPath("//a[contains(@href, '=')]", smart_strings=False)
+
+
+def _first_pages_once(response: TextResponse, links: list[str], own: str) -> list[str]:
+    """``links`` with the first page of the page's own pager under a parameter of the
+    shop's own name (``?seite=1``) as its bare listing (:func:`learned_first_pages`),
+    deduplicated again."""
+    numbered = [u for u in links if "=" in u and any(ch.isdigit() for ch in u)]
+    if not numbered or (len(numbered) == 1 and "=" not in own):
+        return links  # no pager: one numbered link alone numbers nothing
+    texts: dict[str, set[str]] = {}
+    base_url = get_base_url(response)
+    for a in _NUMBERED(page_root(response)):
+        href = a.get("href") or ""
+        if any(ch.isdigit() for ch in href):
+            url = clean_link(href, base_url, response.url)
+            if url is not None:
+                texts.setdefault(url, set()).add((a.text or "").strip())
+    twins = learned_first_pages(
+        own, [(u, text) for u in numbered for text in texts.get(u) or {""}]
+    )
+    if not twins:
+        return links
+    out: list[str] = []
+    seen = {own}
+    for url in links:
+        twin = twins.get(url)
+        if twin is not None:
+            try:
+                url = seed_fingerprint(twin)
+            except ValueError:
+                pass
+        if url not in seen:
+            seen.add(url)
+            out.append(url)
+    return out

@@ -2,12 +2,14 @@
 
 A page may mark up one Product, a ProductGroup with its variants, one Product
 per variant, or its product and related ones. :func:`choose_products` keeps the
-main product's nodes, its variants and its group; several unrelated products
-are a listing.
+main product's nodes, its variants and its group: the one product the page is about
+(its URL, its heading, the one offered among products without offers, the one whose
+every name word the heading shows); several unrelated products are a listing.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .nodes import first_str, name_key
@@ -67,4 +69,23 @@ def choose_products(
     keys = {name_key(n.get("name")) for n in matching}
     if len(keys) == 1:
         return matching, [], None
+    # One product with an offer among products without any (class: product pages whose
+    # markup also describes a recommendation strip's products, named and linked but not
+    # offered): the offered one is the page's.
+    offered = [n for n in nodes if n.get("offers")]
+    offered_names = {name_key(n.get("name")) for n in offered}
+    if offered and len(offered) < len(nodes) and len(offered_names) == 1:
+        return offered, [], None
+    # The one product the heading names (class: marketplaces marking up sponsored and
+    # "also bought" products beside their own, whose heading adds words to its name:
+    # "Norvik Premium Kettle Z114 1.7 L, Black" for "Premium Kettle Z114").
+    named = [n for n in nodes if _heading_names(h1, name_key(n.get("name")))]
+    if len({name_key(n.get("name")) for n in named}) == 1:
+        return named, [], None
     return None
+
+
+def _heading_names(heading: str, name: str) -> bool:
+    """Every word of ``name`` (two at least) is a word of the page's ``heading``."""
+    words = set(re.findall(r"\w+", name))
+    return len(words) >= 2 and words <= set(re.findall(r"\w+", heading))

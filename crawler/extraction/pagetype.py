@@ -117,7 +117,7 @@ def is_product_page(
         return og_says_product(og) or shows_product(visible)
     if is_card_of_listing(response, nodes + variants, visible.name, canonical):
         return False
-    if visible.grid_cards >= 3 and visible.price is None:
+    if visible.records >= 2 and visible.price is None:
         # A listing that marks up one Product (e.g. for a rich snippet): the
         # heading must name it, or the page must be its URL.
         titles = " ".join(

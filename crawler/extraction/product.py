@@ -24,6 +24,7 @@ from scrapy.utils.response import get_base_url
 
 from crawler.items import PAGE_FIELDS
 
+from .evidence import PageEvidence, SiteEvidence
 from .links import is_html_response
 from .main_product import choose_products
 from .merge import merge_sources
@@ -31,6 +32,7 @@ from .pagetype import is_error_page, is_negative_page, is_product_page, typed_by
 from .pageurl import canonical_url
 from .profile_overrides import apply_profile
 from .profiles import SiteProfile
+from .sitepage import observe, settle, uncertain
 from .structured import StructuredData, read_structured_data
 from .tree import page_root
 from .visible.page import VisiblePage, read_visible_page
@@ -64,8 +66,13 @@ class Extraction:
     #: A key of :data:`REJECTED_REASONS` when there is no product, else None.
     rejected: str | None = None
     #: (source, "ExceptionType: message") for each source that raised: ``structured``,
-    #: ``visible``, ``merge`` (the typing and merging of the sources), ``profile``.
+    #: ``visible``, ``merge`` (the typing and merging of the sources), ``profile``,
+    #: ``site`` (reading the site's evidence).
     errors: list[tuple[str, str]] = field(default_factory=list)
+    #: With a site's evidence given: what the page adds to it, and whether the site's
+    #: evidence could settle what the page leaves to a guess (:mod:`.sitepage`).
+    evidence: PageEvidence | None = None
+    uncertain: bool = False
 
     def _reject(self, reason: str) -> None:
         self.product, self.rejected = None, reason
@@ -78,11 +85,20 @@ class Extraction:
             return fallback()
 
 
-def extract(response: TextResponse, profile: SiteProfile | None = None) -> Extraction:
+def extract(
+    response: TextResponse,
+    profile: SiteProfile | None = None,
+    site: SiteEvidence | None = None,
+) -> Extraction:
     """The product of a page with the reason when there is none, never raising for a
     source that fails: the structured data and the visible page are read apart, and
     when typing or merging them raises, the product is read again from the visible
-    page alone, then from the structured data alone (the failures are in ``errors``)."""
+    page alone, then from the structured data alone (the failures are in ``errors``).
+
+    ``site``: the evidence of the page's site (:mod:`.evidence`; the spider's store
+    gives it): the page is read with it (:mod:`.sitepage`), and what the page adds to it
+    is in ``evidence`` (``uncertain``: the site's evidence could settle what the page
+    leaves to a guess). Without it, the page is read on its own."""
     result = Extraction()
     if not is_html_response(response):
         result._reject("not_html")
@@ -93,7 +109,11 @@ def extract(response: TextResponse, profile: SiteProfile | None = None) -> Extra
         lambda: read_structured_data(root, response.text, get_base_url(response)),
         StructuredData,
     )
-    visible = result._guard("visible", lambda: read_visible_page(root, response.url), VisiblePage)
+    visible = result._guard(
+        "visible",
+        lambda: read_visible_page(root, response.url, site, bool(structured.products)),
+        VisiblePage,
+    )
     attempts = [(structured, visible), (StructuredData(), visible), (structured, VisiblePage())]
     for at, (data, page) in enumerate(attempts):
         try:
@@ -103,6 +123,9 @@ def extract(response: TextResponse, profile: SiteProfile | None = None) -> Extra
                 result.errors.append(("merge", f"{type(exc).__name__}: {exc}"))
             continue
         if not at or result.product is not None:
+            if site is not None:
+                result._guard("site", lambda: _with_site(result, visible, structured, site, root),
+                              lambda: None)
             return result
     # the sources together raised and neither alone gives a product: the page may hold
     # one, lost to the error (a dead letter, to replay once fixed), not a rejection
@@ -155,7 +178,11 @@ def _assemble(
         if is_error_page(response.status, texts, structured, visible, main):
             return result._reject("error_page")
         if not is_product_page(response, structured, visible, main, canonical):
-            listing = structured.has_product_list or visible.grid_cards >= 2 or bool(main[0])
+            listing = (
+                structured.has_product_list
+                or visible.records >= 1
+                or bool(main[0])
+            )
             return result._reject("listing" if listing else "no_product")
 
     item = merge_sources(response, structured, visible, profile, main, canonical, title)
@@ -190,3 +217,19 @@ def _finish(item: dict[str, Any]) -> None:
     for key in list(prov):
         if item.get(key) in (None, "") and not (key == "price" and prov[key] == "range"):
             del prov[key]
+
+
+def _with_site(
+    result: Extraction,
+    visible: VisiblePage,
+    structured: StructuredData,
+    site: SiteEvidence,
+    root: Any,
+) -> None:
+    """The product's provenance with the site's evidence, and what the page adds to it."""
+    if result.product is not None:
+        settle(result.product, visible, site, root)
+    result.evidence = observe(visible, result.product)
+    result.uncertain = uncertain(
+        visible, bool(structured.products), result.product, result.rejected
+    )

@@ -16,10 +16,12 @@ from typing import Any, ClassVar
 
 from scrapy.http import TextResponse
 
+from crawler.extensions.siteevidence import SiteEvidenceStore
 from crawler.extraction import extract
 from crawler.itemkinds import PRODUCT
 from crawler.keys import SPIDER_NAME
 from crawler.spiders.base import DistributedSpider
+from crawler.sites import site_key
 from crawler.spiders.redischeck import ClusterLayoutMismatch, RedisUnavailable, check_redis
 
 __all__ = ["ClusterLayoutMismatch", "EcommerceSpider", "RedisUnavailable", "check_redis"]
@@ -32,6 +34,13 @@ class EcommerceSpider(DistributedSpider):
     item_kind: ClassVar[str] = PRODUCT.name
 
     def extract_items(self, response: TextResponse, profile: Any) -> Iterator[dict[str, Any]]:
-        result = extract(response, profile)
+        """The page's product, read with what the worker knows of its site
+        (:class:`~crawler.extensions.siteevidence.SiteEvidenceStore`; none: the page alone)."""
+        store = SiteEvidenceStore.of(self.crawler)
+        site = response.meta.get("site") or site_key(response.url)
+        known = {"site": store.knowledge(site)} if store is not None else {}
+        result = extract(response, profile, **known)
+        if result.rejected != "failed" and store is not None and store.observe(response, site, result):
+            return  # read again once the site is known (EvidenceRetryMiddleware); counted then
         if self.accepted(response, result) and result.product is not None:
             yield result.product

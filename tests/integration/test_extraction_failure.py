@@ -48,7 +48,7 @@ def spider(redis_url, redis_client):
 def test_an_extraction_error_becomes_a_replayable_dead_letter(
     spider, redis_client, monkeypatch, caplog
 ):
-    def broken(response, profile=None):
+    def broken(response, profile=None, site=None):
         raise TypeError("to_unicode must receive bytes or str, got list")
 
     monkeypatch.setattr(ecommerce, "extract", broken)

@@ -54,3 +54,40 @@ def test_one_fingerprint_for_both_forms() -> None:
 )
 def test_other_urls_are_unchanged(url: str) -> None:
     assert without_first_page(url) == url
+
+
+# Issue 29, point 1: a pager's first page under a parameter of the shop's own name
+# (class: shops numbering their pages as ?seite=, ?pageIndex=, ?pn=...).
+@pytest.mark.parametrize("param", ["seite", "pageIndex", "pn"])
+def test_the_pagers_own_parameter_names_its_first_page(param: str) -> None:
+    body = (
+        f'<a href="/category/10">Kettles</a><p>Page 2 of 3: <a href="?{param}=1">previous</a> '
+        f'<a href="?{param}=1">1</a> 2 <a href="?{param}=3">3</a></p>'
+    ).encode()
+    page = f"https://shop.example/category/10?{param}=2"
+    links = discover_links(HtmlResponse(url=page, body=body, encoding="utf-8"))
+    assert links == [
+        "https://shop.example/category/10", f"https://shop.example/category/10?{param}=3"
+    ]
+
+
+def test_numbered_links_that_are_no_pager_are_kept() -> None:
+    """Product links numbered 1, 2, 3 by an ``id`` (their text is a name, not the number)
+    and a pager counting from 0 (its page 1 is the second page) keep their value 1."""
+    body = (
+        b'<a href="/item?id=1">Kettle</a><a href="/item?id=2">Toaster</a>'
+        b'<a href="/item?id=3">Blender</a>'
+        b'<a href="/category/10?start=0">1</a><a href="/category/10?start=1">2</a>'
+        b'<a href="/category/10?start=2">3</a>'
+    )
+    page = "https://shop.example/category/10?start=2"
+    links = discover_links(HtmlResponse(url=page, body=body, encoding="utf-8"))
+    assert "https://shop.example/item?id=1" in links
+    assert "https://shop.example/category/10?start=1" in links
+
+
+def test_the_last_page_of_two_names_the_first_under_its_own_parameter() -> None:
+    body = b'<p>Page 2 of 2: <a href="?seite=1">previous</a> <a href="?seite=1">1</a> 2</p>'
+    page = "https://shop.example/category/10?seite=2"
+    links = discover_links(HtmlResponse(url=page, body=body, encoding="utf-8"))
+    assert links == ["https://shop.example/category/10"]

@@ -4,6 +4,7 @@ heading, a buy button, and "cannot be bought online" notices."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from lxml.etree import _Element
 
@@ -13,6 +14,7 @@ from ..normalize.text import normalize_text
 from .buy import ADD_TO_CART_ATTR, is_buy_control
 from .dom import CachedSearch, classes, visible_text
 from .index import PageIndex, register_class_test
+from .stock_scope import about_this_product, states_a_variant
 
 _STOCK_CLASS = CachedSearch(
     re.compile(r"stock|availability|inventory|delivery-(?:information|status)", re.I)
@@ -20,43 +22,73 @@ _STOCK_CLASS = CachedSearch(
 register_class_test(_STOCK_CLASS.search)
 
 
-def read_availability(idx: PageIndex, h1_pos: int) -> tuple[str | None, bool]:
-    # 1. a dedicated stock element
+def stock_elements(idx: PageIndex) -> list[_Element]:
+    """The dedicated stock elements (``.stock``, ``.availability``, ``itemprop=
+    availability``...), outside other products' cards and rows of tables of several."""
     marked_stock = idx.with_class(_STOCK_CLASS.search)
+    found = []
     for pos in idx.positions(idx.by_itemprop.get("availability", []), marked_stock):
         el, cls = idx.elements[pos], idx.classes[pos]
         if el.get("itemprop") == "availability" or _STOCK_CLASS.search(cls):
             if idx.is_excluded(el) or el.tag in ("link", "meta", "input", "body", "html"):
                 continue
-            if _in_table_row(el):
-                continue  # one variant's or seller's row of several: its own stock
-            # "Store pickup: not available" is no stock state
-            text = _CONDITIONAL.sub(" ", _PICKUP.sub(" ", visible_text(el)))
-            said = availability_states(text) if len(text) <= 120 else []
-            marked = _stock_class_state(cls)
-            if not said:
-                if (
-                    marked
-                    and not _MESSAGE_BOX.search(cls)
-                    and (not text.strip() or any(c.isalpha() for c in text))
-                ):
-                    return marked, True
-                continue
-            found = said[0]
-            # Clear only when the wording names one state and the element's own
-            # state class (WooCommerce's "available-on-backorder", "out-of-stock")
-            # does not contradict it; otherwise structured data decides.
-            ambiguous = len(set(said) - {"LimitedAvailability"} or said) > 1 or bool(
-                marked and not _compatible(marked, found)
-            )
-            if marked and not _compatible(marked, found):
-                found = marked
-            return found, not ambiguous
+            if not _in_table_row(el):  # one variant's or seller's row of several: its own
+                found.append(el)
+    return found
+
+
+def read_availability(
+    idx: PageIndex,
+    h1_pos: int,
+    name: str | None = None,
+    buy_pos: int = -1,
+    template: Callable[[_Element, str], bool] | None = None,
+) -> tuple[str | None, bool]:
+    """(the stock state the page shows for its product, said by a dedicated stock
+    element): a stock element, else stock wording in short texts after the heading;
+    none of it about a delivery option, another seller or one variant
+    (:mod:`.stock_scope`). ``name``: the product's heading; ``buy_pos``: the position
+    of the page's enabled buy control (-1: none): loose wording farther than
+    :data:`_NEAR_BUY` elements after it is not about this product (a shopper reads the
+    enabled button, and the stock wording beside it, as this product's stock).
+    ``template``: a test of (element, text) that names the site's template statements
+    (:mod:`..evidence`), which are not the product's."""
+    # 1. a dedicated stock element
+    for el in stock_elements(idx):
+        cls = idx.classes[idx.order[el]]
+        shown = visible_text(el)
+        if template is not None and template(el, shown):
+            continue  # the site's template says it on most pages: not this product's
+        # "Store pickup: not available" is no stock state
+        text = _CONDITIONAL.sub(" ", about_this_product(shown))
+        said = availability_states(text) if len(text) <= 120 else []
+        if said and states_a_variant(text, name):
+            continue  # "Size XL: sold out": one variant's stock
+        marked = _stock_class_state(cls)
+        if not said:
+            if (
+                marked
+                and not _MESSAGE_BOX.search(cls)
+                and (not text.strip() or any(c.isalpha() for c in text))
+            ):
+                return marked, True
+            continue
+        found = said[0]
+        # Clear only when the wording names one state and the element's own
+        # state class (WooCommerce's "available-on-backorder", "out-of-stock")
+        # does not contradict it; otherwise structured data decides.
+        ambiguous = len(set(said) - {"LimitedAvailability"} or said) > 1 or bool(
+            marked and not _compatible(marked, found)
+        )
+        if marked and not _compatible(marked, found):
+            found = marked
+        return found, not ambiguous
     # 2. stock wording in short texts after the heading
     if h1_pos >= 0:
-        for el in idx.elements[h1_pos + 1 : h1_pos + 200]:
-            if idx.is_excluded(el):
-                continue
+        after = idx.content_after(h1_pos, 200)  # other products' strips not counted
+        if buy_pos > h1_pos:
+            after = [p for p in after if p < buy_pos + _NEAR_BUY]
+        for el in (idx.elements[p] for p in after):
             if el.tag in ("button", "input"):
                 label = visible_text(el) or el.get("value") or ""
                 said_by_button = availability_from_text(label)
@@ -75,22 +107,40 @@ def read_availability(idx: PageIndex, h1_pos: int) -> tuple[str | None, bool]:
                 # no text of its own (the button was read above), or only the spaces
                 # between tags: no stock wording, and nothing the searches could match
                 continue
-            own = normalize_text(_CONDITIONAL.sub(" ", _PICKUP.sub(" ", text)))
+            if len(text) > 400:
+                continue  # no short text (the normalized one would be over 60 as well)
+            # the clauses about something else dropped (only where a state is named: the
+            # state wording is remembered per string, the clause patterns are not)
+            names_state = availability_from_text(text) is not None
+            if names_state:
+                own = normalize_text(_CONDITIONAL.sub(" ", about_this_product(text)))
+            else:
+                own = normalize_text(text)
             if not own or len(own) > 60:
+                continue
+            if template is not None and template(el, text):
                 continue
             in_rows = _in_table_row(el)
             stated = _stock_row(el, own, in_rows)
             if stated is not None:
                 return stated, True
-            if not in_rows:
+            if not in_rows and names_state:
                 said_nearby = availability_from_text(own)
-                if said_nearby and not _in_option(el):
+                if (
+                    said_nearby
+                    and not _in_option(el)
+                    and not states_a_variant(own, name)
+                    and not _labelled_option(el, own)
+                ):
                     # (not one option's stock: "M - sold out" is not the product's)
                     return said_nearby, False
     return None, False
 
 
 _OPTION_TAGS = frozenset({"button", "input", "label", "a"})
+# Elements after an enabled buy control within which stock wording is still its
+# product's ("Add to cart" then "Only 2 left", a delivery estimate, a stock line).
+_NEAR_BUY = 40
 
 
 def _in_option(el: _Element) -> bool:
@@ -126,6 +176,31 @@ def _is_option(control: _Element) -> bool:
     # buy control or an action (a disabled "Temporarily out of stock" button beside
     # "Add to wish list" is the buy button's state)
     return bool(others) and all(_names_an_option(o) for o in others)
+
+
+# A size's label: a number ("39", "10.5", "EU 42") or a letter size ("S", "XL").
+_SIZE_LABEL = re.compile(r"(?:[A-Za-z]{0,3}\s?\d{1,3}(?:[.,/]\d{1,2})?|X{0,3}[SML]|XXL|\d?XL)")
+
+
+def _label_of(text: str) -> str:
+    """The text without its stock words and separators ("39 - sold out" → "39")."""
+    for state in availability_states(text):
+        text = _STATE_WORDS[state].sub(" ", text)
+    return text.strip(" -–—:|()")
+
+
+def _labelled_option(el: _Element, own: str) -> bool:
+    """``el`` writes a variant's label and its state ("39 sold out") and is one of
+    several sibling elements of its tag that name variants ("38", "40"; class: size
+    pickers built from plain ``span``/``li`` elements). A stock line alone ("In stock"
+    in a list of details) is no option."""
+    if el.tag not in ("span", "li", "div") or not _SIZE_LABEL.fullmatch(_label_of(own)):
+        return False
+    parent = el.getparent()
+    if parent is None:
+        return False
+    others = [c for c in parent if c.tag == el.tag and c is not el]
+    return 0 < len(others) < _MOST_OPTIONS and all(_names_an_option(o) for o in others)
 
 
 # The longest label of an option of a variant picker ("Extra Large", "42 EU", "Navy Blue"),
@@ -232,11 +307,6 @@ def _in_table_row(el: _Element) -> bool:
     return False
 
 
-# Delivery options other than this shop shipping it: their wording says nothing of stock.
-_PICKUP = re.compile(
-    r"(?:store )?pick-?\s?up[^.|]*|in[- ]store[^.|]*|(?:find|check) (?:it )?in (?:a )?store[^.|]*",
-    re.I,
-)
 # A sentence that opens with a condition ("If sold out, select a size to join the
 # waitlist"): its condition names no state of the product ("we'll ship when it's
 # available" is no such opening and stays a backorder).

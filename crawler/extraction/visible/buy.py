@@ -78,6 +78,13 @@ def read_buy_control(idx: PageIndex) -> tuple[bool, bool]:
     """(the page shows a buy control, one of them is enabled). A disabled control
     (``disabled``, ``aria-disabled="true"``, a ``disabled`` class) still says the page
     sells products, but not that this one can be bought now."""
+    found, pos = find_buy_control(idx)
+    return found, pos >= 0
+
+
+def find_buy_control(idx: PageIndex) -> tuple[bool, int]:
+    """(the page shows a buy control, the position of the first enabled one: -1 for
+    none), outside other products' cards and the site's header, footer and navs."""
     found = False
     # the candidates: the control tags, and blocks with role=button or a buy class (a
     # buy class in the class attribute is also one in the class-and-id string)
@@ -97,8 +104,8 @@ def read_buy_control(idx: PageIndex) -> tuple[bool, bool]:
             continue
         found = True
         if not _is_disabled(el):
-            return True, True
-    return found, False
+            return True, pos
+    return found, -1
 
 
 # A link or button that calls the shop's buy script ("javascript:buy_process(...)",
@@ -113,6 +120,14 @@ _DISABLED_CLASS = re.compile(r"(?:^|[\s_-])(?:disabled|inactive|unavailable)(?:$
 
 
 def _is_disabled(el: _Element) -> bool:
+    if el.tag == "form":
+        # a cart form is as enabled as its submit controls: all disabled, it is too
+        # (class: sold-out pages that keep the form and grey out its button)
+        submits = [
+            c for c in el.iter("button", "input")
+            if c.tag == "button" or (c.get("type") or "").lower() in ("submit", "image")
+        ]
+        return bool(submits) and all(_is_disabled(c) for c in submits)
     return (
         el.get("disabled") is not None
         or (el.get("aria-disabled") or "").lower() == "true"

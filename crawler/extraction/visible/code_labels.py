@@ -42,7 +42,14 @@ _CODE_LABELS: list[tuple[re.Pattern[str], str]] = [
             r"produkta kods|prekės kodas|cikkszám|termékkód|κωδικός(?: προϊόντος)?|"
             r"šifra artikla|kat\. ?č\.|numer produktu|katalognummer|katalog-?nr|"
             r"mã sản phẩm|mã sp|mã hàng|kode produk|kode barang|no\. produk|"
-            r"מק[\"״]ט)$"
+            r"מק[\"״]ט|"
+            # issue 29: references and catalogue numbers as more shops label them
+            r"ref(?:erence)?\.? ?(?:number|no|nr|code|#)|reference code|"
+            r"num[ée]ro d'article|n° d'article|num[ée]ro de r[ée]f[ée]rence|"
+            r"r[ée]f[ée]rence (?:produit|article)|c[óo]digo de refer[eê]ncia|"
+            r"referencia del producto|refer[êe]ncia|riferimento|referentie|productnummer|"
+            r"bestelnummer|kod katalogowy|symbol(?: produktu)?|art\.? ?nr|varenr|"
+            r"product id|item id|no\. d'article)$"
         ),
         "sku",
     ),

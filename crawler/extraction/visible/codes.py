@@ -123,10 +123,15 @@ def read_codes(idx: PageIndex, h1_pos: int = -1) -> dict[str, str]:
         text = text.replace("：", ":").strip("〈〉《》【】 ")
         if not 3 < len(text) <= 90:
             continue
-        match = _LABEL_VALUE.match(text)
+        # "Ref.: 81070185 | Colour: black": the first of several rows written in one line
+        match = _LABEL_VALUE.match(text.split(" | ", 1)[0])
         spaced = None if match else _LABEL_SPACE_VALUE.match(text)
-        if spaced and spaced.group(1).strip().lower() in _TOO_VAGUE_WITHOUT_COLON:
-            spaced = None  # "Code FIVE4U": a coupon, not a product code
+        if (
+            spaced
+            and spaced.group(1).strip().lower() in _TOO_VAGUE_WITHOUT_COLON
+            and not _REFERENCE_NUMBER.fullmatch(spaced.group(2))
+        ):
+            spaced = None  # "Code FIVE4U": a coupon, not a product code ("REF 81070185" is)
         if (match or spaced) and not idx.is_excluded(el) and not _in_promotion(el):
             if match:
                 add(match.group(1) + match.group(2), match.group(3))
@@ -222,7 +227,9 @@ _TEXT_TAGS = frozenset(
 )
 
 
-# Labels that name a product code only when a ":" or "#" follows them.
+# A value that no coupon is: a number of five digits or more ("REF 81070185").
+_REFERENCE_NUMBER = re.compile(r"\d{5,}")
+# Labels that name a product code only when a ":" or "#" follows them (or a number).
 _TOO_VAGUE_WITHOUT_COLON = frozenset({"code", "kood", "kod", "kód", "cod", "ref", "item"})
 # Coupon banners: "New to the shop? $5 off with code FIVE4U".
 _PROMOTION = re.compile(r"promo|coupon|voucher|use-?code|offer-?code|discount|banner", re.I)
@@ -348,7 +355,7 @@ def brand_block(idx: PageIndex, h1_pos: int) -> str | None:
     return None
 
 
-@register_class_test
+@register_class_test(need=re.compile(r"manufacturer|brand", re.I))
 @lru_cache(maxsize=4096)
 def _names_brand(key: str) -> bool:
     """A token of a class-and-id string names a brand block (its tokens are those of

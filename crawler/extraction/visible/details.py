@@ -45,7 +45,7 @@ _RATING_COUNT = re.compile(
 )
 
 
-@register_class_test
+@register_class_test(need=_BREADCRUMB_MARKER.pattern)
 def _marks_breadcrumb(key: str) -> bool:
     return bool(_BREADCRUMB_MARKER.search((key + " ").lower()))
 
@@ -160,7 +160,7 @@ def _description_tokens(cls: str) -> tuple[bool, bool]:
     return full, summary
 
 
-@register_class_test
+@register_class_test(need=re.compile(r"description|desc", re.I))
 def _names_description(key: str) -> bool:
     return any(_description_tokens(key))
 

@@ -198,3 +198,20 @@ def links_away(row: _Element) -> bool:
 
 # An onclick that goes to another page: sets the location or names an address.
 _SCRIPTED_LINK = re.compile(r"location|href|https?:|\.html?\b|window\.open", re.I)
+
+
+def excluded_by_tag(el: _Element, tag: str) -> bool:
+    """A nav or aside, or a header/footer outside ``<article>``/``<main>`` (there it is
+    the product's own header), unless its class names it the page's or the product's
+    own header (``<header class="page-header">``; class: themes without ``<main>`` that
+    head the product's block with a ``<header>``)."""
+    if tag in ("nav", "aside"):
+        return True
+    if tag == "header" and _OWN_HEADER.search(el.get("class") or ""):
+        return False
+    return not any(a.tag in ("main", "article") for a in el.iterancestors())
+
+
+_OWN_HEADER = re.compile(
+    r"(?:page|product|entry|article|item|pdp)[-_]{1,2}(?:header|head|title)", re.I
+)

@@ -18,6 +18,7 @@ from .dom import (
     _hiding_class,
     _hiding_style,
     classes,
+    excluded_by_tag,
     links_away,
     skip_subtree,
     text_of,
@@ -79,7 +80,7 @@ register_class_test(_EXCLUDED_SECTION.search)
 
 # Pure functions of one class attribute, which repeats across a page and a shop's pages
 # (these searches were most of the page walk's time).
-@register_class_test
+@register_class_test(need=re.compile(f"{_PRICE_CLASS.pattern}|{SALE_CLASS.pattern}", re.I))
 @lru_cache(maxsize=4096)
 def _names_price(cls: str) -> bool:
     return bool(_PRICE_CLASS.search(cls) or SALE_CLASS.search(cls))
@@ -243,7 +244,7 @@ class PageIndex:
     def _mark_sections(self) -> None:
         """:attr:`section`: the elements that open an excluded block (by their class and
         id, or their tag), and every element of their subtrees: in document order, the
-        elements after one up to :meth:`_subtree_end`."""
+        elements after one up to :meth:`subtree_end`."""
         elements = self.elements
         count = len(elements)
         if count and self._above(elements[0]):  # the walk's root is inside one
@@ -252,22 +253,22 @@ class PageIndex:
         opening = set(self.with_class(_EXCLUDED_SECTION.search))
         for tag in _EXCLUDED_TAGS:
             where = self.by_tag.get(tag, [])
-            opening.update(p for p in where if _excluded_by_tag(elements[p], tag))
+            opening.update(p for p in where if excluded_by_tag(elements[p], tag))
         self.section = self._mark_subtrees(opening)
 
     def _mark_subtrees(self, opening: Iterable[int]) -> list[bool]:
         """For each walked element: it is one of the elements at the positions
         ``opening``, or inside the subtree of one (in document order, the elements after
-        one up to :meth:`_subtree_end`)."""
+        one up to :meth:`subtree_end`)."""
         marked = [False] * len(self.elements)
         for pos in sorted(opening):
             if marked[pos]:
                 continue  # inside a subtree already marked
-            end = self._subtree_end(pos)
+            end = self.subtree_end(pos)
             marked[pos:end] = [True] * (end - pos)
         return marked
 
-    def _subtree_end(self, pos: int) -> int:
+    def subtree_end(self, pos: int) -> int:
         """The position after the last walked element of the subtree of the element at
         ``pos``: that of the first walked element after the subtree, the next walked
         sibling of the element or of one of its ancestors (an element the walk skipped
@@ -334,10 +335,26 @@ class PageIndex:
                     largest = max(largest, counts[key])
                     break
                 node = parent
+        self.add_cards(())
+        return largest
+
+    def add_cards(self, cards: Iterable[_Element]) -> None:
+        """Mark ``cards`` (other products', :mod:`.records`) as cards: :meth:`is_excluded`."""
+        self.cards.update(cards)
         self._excluded.clear()
         walked = (self.order.get(card) for card in self.cards)
         self._carded = self._mark_subtrees(p for p in walked if p is not None)
-        return largest
+
+    def content_after(self, pos: int, count: int) -> list[int]:
+        """The first ``count`` positions after ``pos`` of the elements not :meth:`is_excluded`:
+        the product's own content, whatever strips of other products stand between."""
+        section, carded, found = self.section, self._carded, []
+        for p in range(pos + 1, len(self.elements)):
+            if not (section[p] or carded[p]):
+                found.append(p)
+                if len(found) >= count:
+                    break
+        return found
 
     def is_excluded(self, el: _Element) -> bool:
         """Inside a grid card, a site header/footer, a nav/aside or a related-products block."""
@@ -364,26 +381,9 @@ class PageIndex:
             return cached
         result = el in self.cards or bool(_EXCLUDED_SECTION.search(classes(el)))
         if not result and el.tag in _EXCLUDED_TAGS:
-            result = _excluded_by_tag(el, el.tag)
+            result = excluded_by_tag(el, el.tag)
         if not result:
             parent = el.getparent()
             result = parent is not None and self.is_excluded(parent)
         self._excluded[el] = result
         return result
-
-
-def _excluded_by_tag(el: _Element, tag: str) -> bool:
-    """A nav or aside, or a header/footer outside ``<article>``/``<main>`` (there it is
-    the product's own header), unless its class names it the page's or the product's
-    own header (``<header class="page-header">``; class: themes without ``<main>`` that
-    head the product's block with a ``<header>``)."""
-    if tag in ("nav", "aside"):
-        return True
-    if tag == "header" and _OWN_HEADER.search(el.get("class") or ""):
-        return False
-    return not any(a.tag in ("main", "article") for a in el.iterancestors())
-
-
-_OWN_HEADER = re.compile(
-    r"(?:page|product|entry|article|item|pdp)[-_]{1,2}(?:header|head|title)", re.I
-)

@@ -7,14 +7,17 @@ from decimal import Decimal
 
 from lxml.etree import _Element
 
+from ..evidence import FIELDS, SiteEvidence
 from .availability import not_sold_online, read_availability
-from .buy import read_buy_control
+from .buy import find_buy_control
 from .codes import brand_block, read_code_row, read_codes
 from .details import read_breadcrumbs, read_description, read_images, read_rating
 from .dom import text_of
 from .index import PageIndex
 from .name import heading_code, heading_text, select_h1
 from .price import range_ends, select_price
+from .records import find_records
+from .site_reading import read_at, template_test
 from .url_code import shown_url_code
 
 
@@ -44,8 +47,15 @@ class VisiblePage:
     not_sold_online: bool = False
     #: Number of cards in the largest grid of priced blocks (0: no grid).
     grid_cards: int = 0
+    #: Records in the largest region of data records (:mod:`.records`; 0: none).
+    records: int = 0
     #: The item number of the page's address that the page also shows (:mod:`.url_code`).
     url_code: str | None = None
+    #: Fields read where the site's structured data taught their place (:mod:`..evidence`).
+    learned: set[str] = field(default_factory=set)
+    #: The page's walk and its heading's position in it (for the site's evidence).
+    index: PageIndex | None = field(default=None, repr=False, compare=False)
+    h1_pos: int = -1
 
     @property
     def product_signals(self) -> int:
@@ -55,9 +65,17 @@ class VisiblePage:
         )
 
 
-def read_visible_page(root: _Element, url: str | None = None) -> VisiblePage:
+def read_visible_page(
+    root: _Element,
+    url: str | None = None,
+    site: SiteEvidence | None = None,
+    structured: bool = False,
+) -> VisiblePage:
     """Read the visible product fields of a parsed page (``url``: the page's address,
-    for the item number it carries)."""
+    for the item number it carries). With ``site``, the evidence of the page's site
+    (:mod:`..evidence`): its template's stock statements are not read, and on a page
+    without structured data (``structured`` False) the price and stock state are read
+    where the site shows them."""
     page = VisiblePage()
     # root.find(".//body") (the first descendant so named), without the path's parsing
     body = next(root.iterdescendants("body"), None)
@@ -65,6 +83,10 @@ def read_visible_page(root: _Element, url: str | None = None) -> VisiblePage:
     title_el = next(root.iterdescendants("title"), None)
     h1 = select_h1(idx, text_of(title_el) if title_el is not None else "")
     page.grid_cards = idx.find_grids(h1)
+    records = find_records(idx, h1, url)
+    if records.elements:
+        idx.add_cards(records.elements)
+        page.records = records.largest
     if h1 is not None:
         page.name = heading_text(h1)
         h1_pos = idx.order[h1]
@@ -73,7 +95,16 @@ def read_visible_page(root: _Element, url: str | None = None) -> VisiblePage:
             page.price_range = range_ends(page.price_text)
     else:
         h1_pos = -1
-    page.availability, page.availability_clear = read_availability(idx, h1_pos)
+    # the buy control first: its state, then stock wording about this product near it
+    page.add_to_cart, buy_pos = find_buy_control(idx)
+    page.buy_enabled = buy_pos >= 0
+    template = template_test(site) if site is not None else None
+    page.availability, page.availability_clear = read_availability(
+        idx, h1_pos, page.name, buy_pos, template
+    )
+    page.index, page.h1_pos = idx, h1_pos
+    if site is not None and not structured:
+        _read_learned(page, root, idx, site)
     page.codes = read_codes(idx, h1_pos)
     if "sku" not in page.codes:
         row = heading_code(idx, page.name)
@@ -89,6 +120,22 @@ def read_visible_page(root: _Element, url: str | None = None) -> VisiblePage:
     page.images = read_images(idx, h1)
     page.description = read_description(idx)
     page.rating = read_rating(idx)
-    page.add_to_cart, page.buy_enabled = read_buy_control(idx)
     page.not_sold_online = not_sold_online(idx, h1_pos)
     return page
+
+
+def _read_learned(page: VisiblePage, root: _Element, idx: PageIndex, site: SiteEvidence) -> None:
+    """The price and stock state read where the site shows them (the twins of its
+    structured data on its other pages), on a page that has none."""
+    for name in FIELDS:
+        path = site.position(name)
+        read = read_at(root, idx, path, name) if path else None
+        if read is None:
+            continue
+        value, text = read
+        if name == "price" and isinstance(value, Decimal):
+            page.price, page.price_text, page.price_clear = value, text, True
+            page.price_range = None
+        elif name == "availability" and isinstance(value, str):
+            page.availability, page.availability_clear = value, True
+        page.learned.add(name)

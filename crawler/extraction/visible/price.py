@@ -18,6 +18,9 @@ from ..normalize.price import parse_price
 from ..normalize.text import normalize_text
 from .dom import is_inside, visible_text
 from .index import SALE_CLASS, PageIndex
+from .price_blocks import in_card as _in_card
+from .price_blocks import in_titled_block as _in_titled_block
+from .price_paid import discounted, element_tax, not_paid, tax_of, taxed_amount
 from .price_parts import NOT_PAID, sale_part
 from .price_text import (
     LIST_BEFORE,
@@ -31,17 +34,11 @@ from .price_text import (
 from .shipping import is_shipping_cost, labels_shipping
 
 # A second amount right after a price: "<span>$12.97</span> - $24.99", "10 € bis 20 €".
-_RANGE_AFTER = re.compile(r"\s*(?:-|–|—|to|bis|à|a|до|–)\s*\S{0,4}\s?\d", re.I)
+_RANGE_AFTER = re.compile(
+    r"\s*(?:-|–|—|to|bis|à|a|до|–)\s*\S{0,4}\s?\d(?![\d.,]*\s?%)", re.I
+)  # (not a discount badge: "-25%")
 # Where a range's text splits into its two ends.
 _RANGE_SPLIT = re.compile(r"\s*(?:-|–|—|\bto\b|\bbis\b|\bà\b|\ba\b|до)\s*(?=\S{0,4}\s?\d)", re.I)
-# Links that do something (or ask) rather than name another product.
-_ACTION_LABEL = re.compile(
-    r"\?\s*$|^\s*(?:add|see|view|notify|don'?t|do not|find|write|read|share|tell|learn|shop|"
-    r"compare|sign|log|check|get|ask|email|print|save|more|show|size|free)\b",
-    re.I,
-)
-# A link out of a block to another page (a product card's title or image link).
-_NOT_CARD_LINK = re.compile(r"^\s*(?:#|javascript:|mailto:)|cart|basket|wish|review|compare", re.I)
 # A label right before a price that makes it a list price ("List Price: $1,299.00").
 _LIST_LABEL = re.compile(
     r"(?:list price|was|before|rrp|msrp|srp|uvp|statt|vorher|antes|normal|"
@@ -63,7 +60,7 @@ _HARD_LIST_CLASS = re.compile(
 )
 _SOFT_LIST_CLASS = re.compile(r"regular-?price|price--?regular|price-item--regular", re.I)
 
-_MAX_H1_TO_PRICE = 400  # elements between the heading and the selling price
+_MAX_H1_TO_PRICE = 400  # elements of the product's own between its heading and its price
 _MAX_LIST_TO_SALE = 12  # elements between a lone list price and the selling price
 _MAX_ROW_WORDS = 40  # characters beside the amount in a price row written as text
 
@@ -139,10 +136,11 @@ def select_price(
         for p in idx.prices
         if p not in idx.in_grid and not idx.is_excluded(p) and not _in_card(p, h1)
     ]
+    # the distance from the heading counts the product's own content only: strips of
+    # other products between (sponsored, "also bought") do not push its price away
+    near = set(idx.content_after(h1_pos, _MAX_H1_TO_PRICE))
     candidates = [
-        p
-        for p in usable
-        if 0 < idx.order[p] - h1_pos <= _MAX_H1_TO_PRICE and not _in_titled_block(p, h1)
+        p for p in usable if idx.order[p] in near and not _in_titled_block(p, h1)
     ]
     if not candidates:
         # Some themes put the price above the heading, in the same small block.
@@ -158,7 +156,16 @@ def select_price(
         candidates = before[-1:]
     # not what the shopper pays: a net price beside the gross one, a unit price, an
     # instalment, a deposit (kept only when nothing else is shown)
-    candidates = [p for p in candidates if not _not_paid(p)] or candidates
+    candidates = [p for p in candidates if not not_paid(p)] or candidates
+    # where a VAT-included price is shown beside a net one, it is paid (:mod:`.price_paid`)
+    gross = [p for p in candidates if element_tax(p) == "gross"]
+    if gross:
+        candidates = gross + [p for p in candidates if p not in gross]
+    elif candidates and all(not_paid(p) for p in candidates):
+        # only a net price marked up: the VAT-included one written right after it
+        written = _written_after(idx, idx.order[candidates[-1]], candidates[-1], gross=True)
+        if written is not None:
+            return written[0], written[1], True
     # a shipping cost is never the product's price, even when nothing else is shown
     candidates = [p for p in candidates if not is_shipping_cost(p)]
     if candidates:
@@ -212,18 +219,37 @@ def select_price(
                 if range_ends(text) is not None:
                     return None, text, False  # the same range written in one element
                 shown = price_text(el) if text == el.get("content") else text
+                if len(parsed) == 2 and group is regular and not sale:
+                    # two unmarked prices in one box: the lower when the page says it is
+                    # the other reduced ("£80.00 £60.00 Sale")
+                    high, low = max(values), min(values)
+                    evidence = visible_text(box) + " " + _text_after(box)[:80]
+                    if discounted(high, low, evidence):
+                        el, text, value = next(x for x in parsed if x[2] == low)
+                        return value, text, True
+                if len(parsed) == 1 and el is in_box[-1]:
+                    lower = _reduced_after(idx, el, box, candidates, value)
+                    if lower is not None:
+                        return lower[0], lower[1], True
                 return value, shown or el.get("content"), len(values) == 1
         return None, None, False
-    if idx.prices:
-        return None, None, False  # the site marks prices up, and none follows the heading
+    if usable:
+        # the site marks prices up, and none follows the heading (prices marked up only
+        # in other products' cards say nothing of how the page marks its own)
+        return None, None, False
     # No price element at all: look for money written in the text right after the heading.
-    found: list[tuple[int, str, Decimal, bool]] = []
-    for pos in range(h1_pos + 1, min(h1_pos + 60, len(idx.elements))):
+    found: list[tuple[int, str, Decimal, bool, str | None]] = []
+    for pos in idx.content_after(h1_pos, 60):
         el = idx.elements[pos]
         if el.tag in _HARD_LIST_TAGS or idx.is_excluded(el):
             continue
         own = normalize_text(_own_text(el)) or ""
         match = MONEY_TEXT.search(own)
+        taxed = taxed_amount(own) if match else None  # "£10.00 (£12.00 inc VAT)"
+        if taxed is not None:
+            match = next(m for m in MONEY_TEXT.finditer(own) if m.group(0) == taxed)
+        if match and "line-through" in (el.get("style") or ""):
+            continue  # a list price struck by its own style
         if match and LIST_BEFORE.search(own[: match.start()]):
             continue  # "MSRP $25", "Was $40" written in a text: a list price
         if match and len(own) - len(match.group(0)) > _MAX_ROW_WORDS:
@@ -239,14 +265,20 @@ def select_price(
             if amount is not None:
                 if found and pos - found[0][0] > _MAX_LIST_TO_SALE:
                     break
-                found.append(
-                    (pos, match.group(0), amount, bool(SALE_LABEL.match(own[: match.start()])))
-                )
+                label, suffix = own[: match.start()], own[match.end() :]
+                found.append((
+                    pos, match.group(0), amount, bool(SALE_LABEL.match(label)),
+                    tax_of(label, suffix),
+                ))
                 if len(found) == 1 and found[0][3]:
                     break
     if found:
-        # "$64.95 … Now $52.00": the amount labelled as the current one wins
-        _, text, amount, _ = next((f for f in found if f[3]), found[0])
+        # "$64.95 … Now $52.00": the amount labelled as the current one wins; "100,00 €
+        # netto" then "119,00 € brutto": the VAT-included one
+        paid = [f for f in found if f[4] != "net"] or found
+        _, text, amount, _, _ = next(
+            (f for f in paid if f[4] == "gross"), next((f for f in paid if f[3]), paid[0])
+        )
         return amount, text, True
     return None, None, False
 
@@ -283,7 +315,10 @@ def _paid_text(price: _Element) -> str:
         part = sale_part(price)
         if part is None:
             part = _unstruck_text(price)
-    return part if part is not None else paid_amount(price_value(price))
+    if part is not None:
+        return part
+    value = price_value(price)
+    return taxed_amount(value) or paid_amount(value)  # "Net €10.00 Gross €12.30"
 
 
 def _unstruck_text(price: _Element) -> str | None:
@@ -303,25 +338,9 @@ def _unstruck_text(price: _Element) -> str | None:
     return paid_amount(rest) if MONEY_TEXT.search(rest) else None
 
 
-def _not_paid(price: _Element) -> bool:
-    """The amount's own words say it is not the price paid: its text, its tail, and
-    the short labels just before and after it ("€10.00 <small>excl. VAT</small>",
-    "<span>Net:</span>" is no label of this kind; "4 payments of $12.50")."""
-    parts = [visible_text(price), price.tail or ""]
-    for sibling in (price.getprevious(), price.getnext()):
-        if sibling is not None and isinstance(sibling.tag, str):
-            text = visible_text(sibling)
-            if len(text) <= 40:
-                parts.append(text)
-    parent = price.getparent()
-    if parent is not None and len(parent) == 1:
-        text = visible_text(parent)
-        if len(text) <= 80:
-            parts.append(text)
-    return bool(NOT_PAID.search(" ".join(parts)))
-
-
-def _written_after(idx: PageIndex, last: int, box: _Element) -> tuple[Decimal, str] | None:
+def _written_after(
+    idx: PageIndex, last: int, box: _Element, gross: bool = False
+) -> tuple[Decimal, str] | None:
     """The first amount written in a short block (≤ 60 characters) among the elements
     right after a struck list price, outside its box."""
     for el in idx.elements[last + 1 : last + 1 + _MAX_LIST_TO_SALE]:
@@ -333,6 +352,8 @@ def _written_after(idx: PageIndex, last: int, box: _Element) -> tuple[Decimal, s
         if not text or len(text) > 60:
             continue
         match = MONEY_TEXT.search(text)
+        if gross and match and tax_of(text[: match.start()], text[match.end() :]) != "gross":
+            continue  # (after a net price: the amount marked VAT-included only)
         if match and not LIST_BEFORE.search(text[: match.start()]) and not NOT_PAID.search(text):
             amount = parse_price(match.group(0))
             if amount is not None and amount > 0:
@@ -352,43 +373,26 @@ def range_ends(text: str | None) -> tuple[Decimal, Decimal] | None:
     return low, high
 
 
-def _in_card(price: _Element, h1: _Element) -> bool:
-    """The price sits in a block of its own that links to another page by a name or an
-    image (a product card, a table row of a listing, a search result), not under the
-    page heading: the blocks from the price up to the one holding the heading."""
-    h1_ancestors = set(h1.iterancestors())
-    for depth, block in enumerate((price, *price.iterancestors())):
-        if block in h1_ancestors or block.tag in ("body", "html") or depth > 4:
-            return False
-        # a card is small: a name, a price, a stock word, a button
-        if len(visible_text(block)) > 300:
-            return False
-        for link in block.iter("a"):
-            href = link.get("href") or ""
-            if not href or _NOT_CARD_LINK.search(href):
-                continue
-            label = visible_text(link)
-            if link.find(".//img") is not None or (
-                len(label.split()) >= 3 and not _ACTION_LABEL.search(label)
-            ):
-                return True
-    return False
-
-
-def _in_titled_block(price: _Element, h1: _Element) -> bool:
-    """The price sits in a block with a heading of its own (a featured product,
-    a bundle offer...), not under the page heading."""
-    h1_ancestors = set(h1.iterancestors())
-    block = price
-    for ancestor in price.iterancestors():
-        if ancestor in h1_ancestors:
-            break
-        block = ancestor
-    else:
-        return False
-    for el in block.iter():  # a titled block starts with its title: a heading before the price
-        if el is price:
-            return False
-        if el.tag in ("h2", "h3", "h4") and visible_text(el):
-            return True
-    return False
+def _reduced_after(
+    idx: PageIndex, el: _Element, box: _Element, candidates: list[_Element], value: Decimal
+) -> tuple[Decimal, str] | None:
+    """The lower price right after the one read (the next candidate within a few
+    elements, outside its box) when the page says it is the first one reduced
+    (:func:`.price_paid.discounted`: "£80.00 £60.00 Save £20.00")."""
+    start = idx.order[el]
+    after = [
+        p for p in candidates
+        if 0 < idx.order[p] - start <= 8 and p is not box and not is_inside(p, box)
+    ]
+    if not after:
+        return None
+    text = price_text(after[0])
+    low = parse_price(text)
+    if low is None or not 0 < low < value:
+        return None
+    # the evidence: the two boxes and the short blocks right after the second
+    evidence = f"{visible_text(box)} {visible_text(after[0])}"
+    for sibling in list(after[0].itersiblings())[:3]:
+        if isinstance(sibling.tag, str):
+            evidence += " " + visible_text(sibling)[:80]
+    return (low, text) if discounted(value, low, evidence) else None

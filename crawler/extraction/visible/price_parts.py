@@ -140,7 +140,8 @@ def _amount(part: _Element) -> Decimal | None:
 
 def _by_difference(el: _Element, paid: list[_Element], saving: list[_Element]) -> str | None:
     """The lower of two amounts when the box's saving is their difference, or its
-    discount percentage takes the higher to the lower (to a cent's rounding)."""
+    discount percentage (in the box or a short badge right after it) takes the higher
+    to the lower (to a cent's rounding)."""
     first, second = (_amount(p) for p in paid)
     if first is None or second is None or first == second:
         return None
@@ -150,7 +151,11 @@ def _by_difference(el: _Element, paid: list[_Element], saving: list[_Element]) -
         amount = _amount(part)
         if amount is not None and abs(amount - (high - low)) <= Decimal("0.01"):
             return lower
-    for match in _PERCENT.finditer(visible_text(el)):
+    # the box's own figures, and a short badge right after it ("<div>-25%</div>")
+    following = el.getnext()
+    badge = visible_text(following) if following is not None else ""
+    evidence = visible_text(el) + (" " + badge if len(badge) <= 20 else "")
+    for match in _PERCENT.finditer(evidence):
         percent = Decimal(match.group(1))
         if 0 < percent < 100 and abs(high * (100 - percent) / 100 - low) <= high / 100:
             return lower
