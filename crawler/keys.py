@@ -31,6 +31,8 @@ key                           type    content
 ``<s>:series``                hash    pages and items per minute, last ``SERIES_MINUTES`` minutes
 ``<s>:seedpages``             hash    seed id -> requests made for it (seeds with max_pages)
 ``<s>:sites``                 hash    "<counter> <site>" -> count (pages, products, sitemaps)
+``<s>:browser_sites``         hash    site -> JSON {since, worker, url}: sites whose pages need
+                                      a headless browser (:mod:`crawler.browser.sites`)
 ============================  ======  =====================================================
 
 Scores of the queue: a request ready to go has ``-priority`` (scrapy-redis), the
@@ -54,7 +56,7 @@ that every Lua script and transaction touches one hash slot:
 * the seeds and their leases live together under ``{seeds}``:
   ``<s>:{seeds}:start_urls``, ``<s>:{seeds}:seeded``, ``<s>:{seeds}:inflight:<worker>``;
 * every other key (workers, alive, paused, stats, dead, invalid, series,
-  seedpages, sites) keeps its name above and so its own slot; no script touches
+  seedpages, sites, browser_sites) keeps its name above and so its own slot; no script touches
   two of them.
 
 On a plain Redis there is one shard and no tag: the names are those of the
@@ -286,6 +288,10 @@ class CrawlKeys:
     @property
     def sites(self) -> str:
         return f"{self.spider}:sites"
+
+    @property
+    def browser_sites(self) -> str:
+        return f"{self.spider}:browser_sites"
 
     @property
     def polite_pattern(self) -> str:
