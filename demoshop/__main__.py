@@ -125,6 +125,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="requests served before the outage of --outage-seconds starts",
     )
     parser.add_argument(
+        "--browser-products", type=_non_negative(int), default=0, metavar="N",
+        help="serve a section built in the browser, linked from the home page, with N "
+        "products: /app/ (client-rendered over a JSON API) and /state/ (a Next.js-like "
+        "embedded state); 0: none (see demoshop/browserapp.py)",
+    )
+    parser.add_argument(
         "--access-log", metavar="PATH", default=None,
         help="append one tab-separated line per request to PATH: "
         "epoch_seconds, METHOD, path_with_query, status, user_agent",
@@ -154,7 +160,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         products=args.products, seed=args.seed, price_version=args.price_version,
         page_size=args.page_size, sitemap_only=args.sitemap_only,
     )
-    site = ShopSite(catalog, crawl_delay=args.crawl_delay)
+    site = ShopSite(catalog, crawl_delay=args.crawl_delay, browser_products=args.browser_products)
     access_log = AccessLogWriter(args.access_log) if args.access_log else None
     factory = ShopServerFactory(
         site, access_log, latency=args.latency_ms / 1000, jitter=args.jitter_ms / 1000,
@@ -190,6 +196,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         f"demoshop: {len(catalog.categories)} categories, {len(catalog.leaves())} leaves, "
         f"{site.sitemap_count} sitemaps, {args.sitemap_only} products only in them, "
+        f"{len(site.browser.products) if site.browser else 0} products in the browser section, "
         f"rendered in {time.monotonic() - started:.2f}s; "
         f"access log: {args.access_log or 'off'}",
         file=sys.stderr,

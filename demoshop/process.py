@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import IO, Any, NoReturn
 
 from demoshop.accesslog import AccessEntry, read_access_log
+from demoshop.browserapp import BrowserSection
 from demoshop.catalog import Catalog
 
 _LISTENING = re.compile(
@@ -46,6 +47,8 @@ class ShopProcess:
 
     Attributes once started: ``url`` (``http://127.0.0.1:<port>/``), ``port``,
     ``access_log`` (Path), ``catalog`` (the same ``Catalog``, built in-process),
+    ``browser`` (the :class:`~demoshop.browserapp.BrowserSection` of ``browser_products``,
+    else None),
     ``pages`` (the count the shop printed), ``process`` (the ``Popen``).
     """
 
@@ -70,8 +73,10 @@ class ShopProcess:
         fail_every: int = 0,
         outage_seconds: float = 0,
         outage_after: int = 0,
+        browser_products: int = 0,
     ) -> None:
         self.crawl_delay = crawl_delay
+        self.browser_products = browser_products
         self.sitemaps = sitemaps
         self.sitemap_only = sitemap_only
         self.changed_at = changed_at
@@ -101,6 +106,8 @@ class ShopProcess:
             products=products, seed=seed, price_version=price_version, page_size=page_size,
             sitemap_only=sitemap_only,
         )
+        # the section built in the browser (demoshop/browserapp.py), when asked for
+        self.browser = BrowserSection(self.catalog, browser_products) if browser_products else None
         self.process: subprocess.Popen[str] | None = None
         self.url = ""
         self.port = 0
@@ -121,6 +128,7 @@ class ShopProcess:
             "--crawl-delay", str(self.crawl_delay),
             "--access-log", str(self.access_log),
             "--sitemap-only", str(self.sitemap_only),
+            "--browser-products", str(self.browser_products),
             *([] if self.sitemaps else ["--no-sitemaps"]),
             *(["--changed-at", self.changed_at] if self.changed_at else []),
             *(part for name, value in self.limits.items() for part in (name, str(value))),

@@ -214,6 +214,14 @@ def test_listing_state_is_a_listing_with_links() -> None:
     assert "http://shop.test/c/boots?page=2" in links
 
 
+def test_a_listing_of_one_card_gives_no_product() -> None:
+    state = {"props": {"pageProps": {"category": {"name": "Hats"}, "products": [RELATED[0]]}}}
+    html = shell(f'<script id="__NEXT_DATA__" type="application/json">{json.dumps(state)}</script>')
+    response = page(html, "http://shop.test/c/hats/")
+    assert extract(response).product is None
+    assert discover_links(response) == ["http://shop.test/p/rain-jacket-1"]
+
+
 def test_featured_card_beside_a_list_is_no_product() -> None:
     state = {"featured": {**RELATED[0]}, "items": RELATED + [BOOT]}
     html = shell(f'<script type="application/json">{json.dumps(state)}</script>')

@@ -11,9 +11,10 @@ one a single field names is the page's; a cache without ``ROOT_QUERY`` is a list
 of entries.
 
 Each product-shaped dict (:func:`.shape.is_product_shaped`) becomes a
-:class:`Candidate`, *listed* when it (or an ancestor) is one of several members
-of a list, or of a dict that maps ids to products (three or more product-shaped
-members): a listing's cards, related products, a cart. A candidate found inside
+:class:`Candidate`, *listed* when it is a member of a list (even alone in it), or
+it or an ancestor is one of several members of a list, or of a dict that maps ids
+to products (three or more product-shaped members): a listing's cards, related
+products, a cart. A candidate found inside
 another candidate (its variants) is not a separate product.
 
 URLs are the string values of link-like keys (``url``, ``href``, ``path``,
@@ -77,6 +78,11 @@ def _ref_key(value: dict[str, Any]) -> str | None:
     return None
 
 
+def _card(member: Any) -> bool:
+    """A product-shaped member of a list is a card, even alone in it (a listing of one)."""
+    return isinstance(member, dict) and is_product_shaped(member)
+
+
 def _resolved(node: dict[str, Any], refs: dict[str, Any]) -> dict[str, Any]:
     """``node`` with its members that are references replaced by their entries (one
     level: a product's ``price: {"__ref": "Money:1"}`` is read as the Money entry)."""
@@ -130,7 +136,8 @@ def walk_state(data: Any) -> WalkResult:
         if isinstance(value, list):
             several = len(value) > 1
             stack.extend(
-                (member, depth + 1, listed or several, inside) for member in reversed(value)
+                (member, depth + 1, listed or several or _card(member), inside)
+                for member in reversed(value)
             )
             continue
         if id(value) in cache_ids:
