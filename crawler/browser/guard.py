@@ -122,7 +122,8 @@ class PageGuard:
         reason = self.refusal(request, main)
         if reason is not None:
             self.block(reason, url)
-            await route.abort("blockedbyclient")
+            # a navigation refused as "aborted" leaves the page as it is (no error page)
+            await route.abort("aborted" if reason in ("navigation", "frame") else "blockedbyclient")
             return
         self.requests += 1
         response = await self._fetch(request)

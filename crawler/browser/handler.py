@@ -104,6 +104,7 @@ class BrowserDownloadHandler(ScrapyPlaywrightDownloadHandler):
         self._restart_due: str | None = None
         self._restarted = asyncio.Event()
         self._warned = False
+        self._counted_browser: Any = None
 
     # -- scrapy-playwright's start-up, made lazy ------------------------------------------
     async def _maybe_launch_in_thread(self) -> None:
@@ -123,8 +124,14 @@ class BrowserDownloadHandler(ScrapyPlaywrightDownloadHandler):
             self.config.launch_options = self.browser_config.launch_options(
                 f"http://127.0.0.1:{port}"
             )
-            self.stats.inc_value("browser/launches")
             await self._launch()
+
+    async def _maybe_launch_browser(self) -> None:
+        await super()._maybe_launch_browser()
+        browser = self.__dict__.get("browser")
+        if browser is not None and browser is not self._counted_browser:
+            self._counted_browser = browser
+            self.stats.inc_value("browser/launches")
 
     # -- downloads ---------------------------------------------------------------------
     async def download_request(self, request: Request, spider: Any = None) -> Response:  # type: ignore[override]
@@ -165,7 +172,9 @@ class BrowserDownloadHandler(ScrapyPlaywrightDownloadHandler):
         request.meta.update(
             playwright_context=f"site:{site}",
             playwright_context_kwargs={"accept_downloads": False, "service_workers": "block"},
-            playwright_page_goto_kwargs={"wait_until": "load"},
+            # committed, then loaded (_settle): a navigation the page starts before its load
+            # (refused by the guard) must not fail the page
+            playwright_page_goto_kwargs={"wait_until": "commit"},
             playwright_page_methods=[PageMethod(self._settle)],
         )
         try:
@@ -209,7 +218,9 @@ class BrowserDownloadHandler(ScrapyPlaywrightDownloadHandler):
         return await HTTP11DownloadHandler.download_request(self, request)
 
     async def _settle(self, page: Any) -> None:
-        """Wait until the page's network is idle, at most ``BROWSER_SETTLE_TIME``."""
+        """Wait for the page's load event (for as long as its budget lasts), then until its
+        network is idle, at most ``BROWSER_SETTLE_TIME``."""
+        await page.wait_for_load_state("load", timeout=0)
         try:
             await page.wait_for_load_state(
                 "networkidle", timeout=self.browser_config.settle_time * 1000
