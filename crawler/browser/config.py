@@ -17,12 +17,17 @@ a closed port, never the network.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 from dataclasses import dataclass, field
 from typing import Any
 
 from crawler import defaults
+from crawler.startup import StartupError
+
+logger = logging.getLogger(__name__)
+_announced: set[str] = set()
 
 MODES = ("auto", "always", "never")
 #: Where the browser is looked for when ``BROWSER_EXECUTABLE`` is empty, in order.
@@ -47,6 +52,10 @@ LAUNCH_ARGS = (
     "--mute-audio",
     "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
 )
+
+
+class BadBrowserSetting(StartupError):
+    """A ``BROWSER_*`` setting has a value the worker cannot use."""
 
 
 def find_executable(setting: str) -> str | None:
@@ -82,8 +91,16 @@ class BrowserConfig:
     def from_settings(cls, settings: Any) -> BrowserConfig:
         mode = str(settings.get("BROWSER_RENDERING", defaults.BROWSER_RENDERING)).strip().lower()
         if mode not in MODES:
-            raise ValueError(f"BROWSER_RENDERING must be one of {', '.join(MODES)}, not {mode!r}")
-        concurrency = settings.getint("BROWSER_CONCURRENCY", defaults.BROWSER_CONCURRENCY)
+            raise BadBrowserSetting(
+                f"BROWSER_RENDERING must be one of {', '.join(MODES)}, not {mode!r}"
+            )
+        try:
+            concurrency = settings.getint("BROWSER_CONCURRENCY", defaults.BROWSER_CONCURRENCY)
+        except ValueError:
+            given = settings.get("BROWSER_CONCURRENCY")
+            raise BadBrowserSetting(
+                f"BROWSER_CONCURRENCY must be a whole number, not {given!r}"
+            ) from None
         wanted = settings.get("BROWSER_EXECUTABLE", defaults.BROWSER_EXECUTABLE) or ""
         return cls(
             mode=mode,
@@ -125,6 +142,17 @@ class BrowserConfig:
             f"no browser at {where} (install Debian's chromium, e.g. scripts/bootstrap-services, "
             "or set BROWSER_EXECUTABLE)"
         )
+
+    def announce(self) -> None:
+        """Say once per process why this worker renders nothing: a WARNING when the
+        browser is missing, an INFO line when a setting says so."""
+        reason = self.why_not()
+        if self.can_render or reason in _announced:
+            return
+        _announced.add(reason)
+        missing = self.mode != "never" and self.concurrency > 0
+        level = logging.WARNING if missing else logging.INFO
+        logger.log(level, "This worker renders no page in a browser: %s", reason)
 
     def launch_options(self, dead_proxy: str) -> dict[str, Any]:
         """Playwright's ``launch()`` options (see the module doc)."""

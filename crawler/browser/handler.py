@@ -103,7 +103,6 @@ class BrowserDownloadHandler(ScrapyPlaywrightDownloadHandler):
         self._rendered = 0
         self._restart_due: str | None = None
         self._restarted = asyncio.Event()
-        self._warned = False
         self._counted_browser: Any = None
 
     # -- scrapy-playwright's start-up, made lazy ------------------------------------------
@@ -142,10 +141,8 @@ class BrowserDownloadHandler(ScrapyPlaywrightDownloadHandler):
     async def render(self, request: Request) -> Response:
         """The rendered page of a marked request (see the module doc)."""
         config = self.browser_config
-        if not config.can_render:
-            if not self._warned:
-                self._warned = True
-                logger.warning("Rendering nothing in this worker: %s", config.why_not())
+        if not config.can_render:  # marked by another worker: fetched plainly here
+            config.announce()
             self.stats.inc_value("browser/unavailable")
             return await HTTP11DownloadHandler.download_request(self, request)
         headers = request.headers.copy()

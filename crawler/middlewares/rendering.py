@@ -23,8 +23,11 @@ it takes over the lease of the first (as a redirect or a retry does), so nothing
 lost if the worker dies in between. The page's plain response is dropped; the
 rendered one is parsed, typed, validated and stored like any other.
 
-A worker that cannot render marks nothing and re-issues nothing; its one WARNING
-comes from the download handler if a marked request reaches it.
+A worker that cannot render (``BROWSER_RENDERING=never``, ``BROWSER_CONCURRENCY=0``, no
+browser installed) marks nothing and re-issues nothing; without a browser it says so
+once (WARNING). A request another worker marked is then fetched plainly by the download
+handler (``browser/unavailable``): routing such requests to the workers that can render
+them is not done yet.
 Stats: ``browser/marked/<reason>``, ``browser/shells``, ``browser/sites_found``.
 """
 
@@ -69,7 +72,8 @@ class BrowserRenderingMiddleware:
         settings = crawler.settings
         config = BrowserConfig.from_settings(settings)
         if not config.can_render:
-            raise NotConfigured(config.why_not())
+            config.announce()  # one WARNING when the browser is missing
+            raise NotConfigured
         keys = CrawlKeys.from_settings(
             settings, getattr(crawler.spidercls, "name", None) or SPIDER_NAME
         )
