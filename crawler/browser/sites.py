@@ -1,13 +1,19 @@
-"""``BrowserSites``: the sites whose pages need a browser, remembered by the whole crawl.
+"""``BrowserSites``: the sites (or sections of sites) whose pages need a browser, for the crawl.
 
-When a worker finds a site's page to be an application shell (see
-:mod:`crawler.middlewares.rendering`), it records the site in the hash
-``<spider>:browser_sites`` (:attr:`crawler.keys.CrawlKeys.browser_sites`; field: the
-site as :func:`crawler.sites.site_key` names it, value: JSON ``{"since": <unix time>,
-"worker": <id>, "url": <the page>}``; the first worker's record stays). Every worker
-reads the hash's fields again every ``BROWSER_SITES_REFRESH`` seconds, when it next
-asks, so each renders that site's pages from the start instead of fetching them
-plainly first. ``python -m master reset`` deletes it with the rest of the crawl.
+When a worker finds a page to be an application shell (see
+:mod:`crawler.middlewares.rendering`), it records where: the page's site and the
+first segment of its path (:func:`browser_scope`: ``shop.example/app/`` for
+``https://shop.example/app/c/boots``; ``shop.example/`` for a page at the site's root or
+with no such segment, i.e. the whole site), in the hash ``<spider>:browser_sites``
+(:attr:`crawler.keys.CrawlKeys.browser_sites`; field: that scope, the site as
+:func:`crawler.sites.site_key` names it; value: JSON ``{"since": <unix time>, "worker":
+<id>, "url": <the page>}``; the first worker's record stays). A shop built in the
+browser is one scope (its home page is a shell); a shop with one section built in the
+browser (an outlet, a configurator) gets that section only, and its other pages are
+still fetched plainly. Every worker reads the hash's fields again every
+``BROWSER_SITES_REFRESH`` seconds, when it next asks, so each renders those pages from
+the start instead of fetching them plainly first. ``python -m master reset`` deletes
+it with the rest of the crawl.
 
 Redis away: the last known sites stand, and the record is written at the next page
 that needs it (a WARNING says so).
@@ -19,8 +25,26 @@ import json
 import logging
 import time
 from typing import Any
+from urllib.parse import urlsplit
+
+from crawler.sites import site_key
 
 logger = logging.getLogger(__name__)
+
+
+def browser_scope(url: str) -> str:
+    """``<site>/<first segment>/`` of a URL whose path has one followed by more, else
+    ``<site>/`` (see the module doc)."""
+    path = urlsplit(url).path
+    first, sep, _ = path.lstrip("/").partition("/")
+    return f"{site_key(url)}/{first}/" if first and sep else f"{site_key(url)}/"
+
+
+def scopes_of(url: str) -> tuple[str, ...]:
+    """The scopes a URL is in: its site's, and its section's when it has one."""
+    scope = browser_scope(url)
+    whole = f"{site_key(url)}/"
+    return (whole,) if scope == whole else (whole, scope)
 
 
 class BrowserSites:
@@ -32,8 +56,8 @@ class BrowserSites:
         self._known: set[str] = set()
         self._read_at = float("-inf")
 
-    def needs_browser(self, site: str) -> bool:
-        """Was the site found to need a browser (by any worker)?"""
+    def needs_browser(self, url: str) -> bool:
+        """Was the URL's site or section found to need a browser (by any worker)?"""
         now = time.monotonic()
         if now - self._read_at >= self.refresh:
             self._read_at = now
@@ -44,22 +68,24 @@ class BrowserSites:
                 }
             except Exception as exc:  # noqa: BLE001 -- keep what was known
                 logger.warning("Could not read %s (%r); using what was known", self.key, exc)
-        return site in self._known
+        return any(scope in self._known for scope in scopes_of(url))
 
-    def remember(self, site: str, url: str) -> bool:
-        """Record that ``site`` needs a browser; True when this worker recorded it first."""
-        self._known.add(site)
+    def remember(self, url: str) -> str | None:
+        """Record that the page's scope needs a browser; the scope when this worker recorded
+        it first, else None."""
+        scope = browser_scope(url)
+        self._known.add(scope)
         record = json.dumps({"since": round(time.time(), 3), "worker": self.worker, "url": url})
         try:
-            return bool(self.server.hsetnx(self.key, site, record))
+            return scope if self.server.hsetnx(self.key, scope, record) else None
         except Exception as exc:  # noqa: BLE001 -- recorded at the next shell of the site
-            self._known.discard(site)
-            logger.warning("Could not record that %s needs a browser (%r)", site, exc)
-            return False
+            self._known.discard(scope)
+            logger.warning("Could not record that %s needs a browser (%r)", scope, exc)
+            return None
 
 
 def read_browser_sites(server: Any, key: str) -> dict[str, dict[str, Any]]:
-    """Every site that needs a browser, with its record (for the master and the tests)."""
+    """Every scope that needs a browser, with its record (for the master and the tests)."""
     out: dict[str, dict[str, Any]] = {}
     for field, value in (server.hgetall(key) or {}).items():
         name = field.decode() if isinstance(field, bytes) else str(field)

@@ -11,13 +11,13 @@ a plain JSON value, so it travels with the request through the shared queue) and
 
 * its seed says ``render: true`` (:mod:`crawler.scope`; ``render: false`` never renders);
 * or ``BROWSER_RENDERING=always``;
-* or, in ``auto``, its site is remembered as needing a browser (``<spider>:browser_sites``,
-  :class:`crawler.browser.sites.BrowserSites`).
+* or, in ``auto``, its site (or its section of the site) is remembered as needing a
+  browser (``<spider>:browser_sites``, :class:`crawler.browser.sites.BrowserSites`).
 
 ``process_response`` (``auto`` only, for a page fetched plainly with status 200):
 when the page looks like an application shell (:func:`crawler.browser.shell.looks_like_app_shell`)
 and its HTML gives no product, no embedded state and no link to follow
-(:func:`crawler.browser.shell.gives_nothing`), the site is remembered and the request
+(:func:`crawler.browser.shell.gives_nothing`), its site (or section) is remembered and the request
 is issued again, marked: Scrapy queues the returned request in the shared queue, and
 it takes over the lease of the first (as a redirect or a retry does), so nothing is
 lost if the worker dies in between. The page's plain response is dropped; the
@@ -47,7 +47,6 @@ from crawler.browser.sites import BrowserSites
 from crawler.config import worker_id
 from crawler.keys import SPIDER_NAME, CrawlKeys
 from crawler.scope import Scope
-from crawler.sites import site_key
 
 logger = logging.getLogger(__name__)
 
@@ -100,7 +99,7 @@ class BrowserRenderingMiddleware:
             self._mark(request, "seed")
         elif self.config.mode == "always":
             self._mark(request, "always")
-        elif self.sites.needs_browser(request.meta.get("site") or site_key(request.url)):
+        elif self.sites.needs_browser(request.url):
             self._mark(request, "site")
         return None
 
@@ -118,10 +117,10 @@ class BrowserRenderingMiddleware:
         if not looks_like_app_shell(response) or not gives_nothing(response):
             return response
         self.stats.inc_value("browser/shells")
-        site = request.meta.get("site") or site_key(request.url)
-        if self.sites.remember(site, response.url):
+        scope = self.sites.remember(response.url)
+        if scope is not None:
             self.stats.inc_value("browser/sites_found")
-            logger.info("%s is built in the browser: its pages are rendered from now on", site)
+            logger.info("%s is built in the browser: its pages are rendered from now on", scope)
         again = request.replace(dont_filter=True)  # its meta carries the lease over
         self._mark(again, "shell")
         return again

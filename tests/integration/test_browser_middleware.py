@@ -52,8 +52,14 @@ def test_which_requests_are_rendered(redis_client) -> None:  # type: ignore[no-u
     assert marked(mw, request()) is None
     assert marked(mw, request(render="true")) == "seed"
     assert marked(mw, request(render="false")) is None
-    # another worker found the site to need a browser: this one renders it from the start
-    BrowserSites(redis_client, KEYS.browser_sites, "w2", 0).remember("shop.test", "http://x/")
+    # another worker found a section of the site to need a browser: this one renders it
+    # from the start, and only it
+    other = BrowserSites(redis_client, KEYS.browser_sites, "w2", 0)
+    other.remember("http://shop.test/app/c/boots")
+    assert marked(mw, request("http://shop.test/app/p/1")) == "site"
+    assert marked(mw, request("http://shop.test/p/1")) is None
+    # then a shell at the site's root: the whole site
+    other.remember("http://shop.test/")
     assert marked(mw, request("http://shop.test/p/1")) == "site"
     assert marked(mw, request("http://other.test/", site="other.test")) is None
     assert marked(mw, request("http://shop.test/p/2", render="false")) is None
@@ -72,11 +78,11 @@ def test_an_application_shell_is_issued_again_with_its_lease(redis_client) -> No
     assert again.meta[LEASE_META_KEY] == "lease-7" and again.meta["depth"] == 2
     assert again.dont_filter and again.url == req.url
     sites = read_browser_sites(redis_client, KEYS.browser_sites)
-    assert list(sites) == ["shop.test"] and sites["shop.test"]["worker"] == "w1"
+    assert list(sites) == ["shop.test/"] and sites["shop.test/"]["worker"] == "w1"
     assert mw.stats.get_value("browser/shells") == 1
     assert mw.stats.get_value("browser/sites_found") == 1
     # the first record stays: a second worker's finding does not replace it
-    assert not BrowserSites(redis_client, KEYS.browser_sites, "w2", 0).remember("shop.test", "u")
+    assert BrowserSites(redis_client, KEYS.browser_sites, "w2", 0).remember(req.url) is None
 
 
 @pytest.mark.parametrize(
