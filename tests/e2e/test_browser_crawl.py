@@ -34,10 +34,10 @@ def stored(crawl) -> dict[str, dict[str, Any]]:  # type: ignore[no-untyped-def]
         }
 
 
-def crawl_section(crawl, shop, variant: str) -> dict[str, int]:  # type: ignore[no-untyped-def]
+def crawl_section(crawl, shop, variant: str, **settings: object) -> dict[str, int]:  # type: ignore[no-untyped-def]
     home = shop.url + variant + "/"
     crawl.seed(f'{{"url": "{home}", "meta": {{"strategy": "navigation"}}}}')
-    worker = crawl.start_worker("w1")
+    worker = crawl.start_worker("w1", **settings)
     crawl.wait_workers()
     crawl.assert_clean_logs()
     assert worker.process.returncode == 0, worker.log_tail()
@@ -58,7 +58,8 @@ def test_embedded_state_shop_needs_no_browser(crawl, shop_factory) -> None:  # t
 def test_client_rendered_shop_renders_each_page_once(crawl, shop_factory) -> None:  # type: ignore[no-untyped-def]
     chromium_or_skip()
     shop = shop_factory(products=30, browser_products=SECTION)
-    stats = crawl_section(crawl, shop, "app")
+    # a browser restarted every 4 pages (its leaks bounded), between two pages
+    stats = crawl_section(crawl, shop, "app", BROWSER_RESTART_PAGES=4)
     assert stored(crawl) == shop.browser.expected_products("app", shop.url)
     pages = shop.browser.page_paths("app")
     # the home page was fetched plainly, found a shell, and rendered; the site was then
@@ -73,3 +74,5 @@ def test_client_rendered_shop_renders_each_page_once(crawl, shop_factory) -> Non
         shop.url.split("//", 1)[1] + "app/"
     ]
     assert not stats.get("browser/errors/timeout") and not crawl.client.llen(KEYS.dead)
+    restarts = stats["browser/restarts/pages"]
+    assert restarts >= len(pages) // 4 and stats["browser/launches"] >= restarts, stats

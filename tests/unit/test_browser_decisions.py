@@ -3,6 +3,7 @@ shop's section built in the browser (its state pages read from the HTML)."""
 
 from __future__ import annotations
 
+import os
 from decimal import Decimal
 from pathlib import Path
 
@@ -83,6 +84,14 @@ def test_settings(tmp_path: Path) -> None:
         BrowserConfig.from_settings(Settings({"BROWSER_RENDERING": "sometimes"}))
     with pytest.raises(BadBrowserSetting, match="BROWSER_CONCURRENCY must be a whole number"):
         BrowserConfig.from_settings(Settings({"BROWSER_CONCURRENCY": "two"}))
+
+
+def test_the_memory_of_a_process_tree() -> None:
+    from crawler.browser import processes
+
+    mine = processes.tree(os.getpid())
+    assert mine[0] == os.getpid() and processes.rss_mib(mine) > 1
+    assert processes.tree(2**22 + 7) == []  # no such process
 
 
 def test_environment_sets_the_browser_settings() -> None:
