@@ -28,6 +28,7 @@ Chromium itself connects nowhere (:mod:`.config`: a proxy that leads nowhere).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sys
 import time
@@ -90,6 +91,10 @@ class PageGuard:
         self.crashed = False
         self.document_served = False
         self.blocked: dict[str, int] = {}
+        #: set when the page tried to navigate away (refused): its load may never end
+        self.stopped = asyncio.Event()
+        #: set when the page's renderer crashed
+        self.crashed_event = asyncio.Event()
 
     def block(self, reason: str, url: str = "") -> None:
         self.blocked[reason] = self.blocked.get(reason, 0) + 1
@@ -122,6 +127,8 @@ class PageGuard:
         reason = self.refusal(request, main)
         if reason is not None:
             self.block(reason, url)
+            if reason == "navigation":
+                self.stopped.set()
             # a navigation refused as "aborted" leaves the page as it is (no error page)
             await route.abort("aborted" if reason in ("navigation", "frame") else "blockedbyclient")
             return
@@ -202,6 +209,11 @@ class PageGuard:
                 method, body = "GET", b""
         self.block("budget", url)  # too many redirects
         return None
+
+    def crash(self) -> None:
+        """The page's renderer crashed (Playwright's ``crash`` event)."""
+        self.crashed = True
+        self.crashed_event.set()
 
     # -- what else a page may try ------------------------------------------------------
     async def websocket(self, ws: Any) -> None:

@@ -52,7 +52,6 @@ from scrapy import Request
 from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
 from scrapy.http import HtmlResponse, Response
 from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
-from scrapy_playwright.page import PageMethod
 
 from crawler.network import NetworkRule
 from crawler.sites import site_key
@@ -72,12 +71,28 @@ _RUNTIME_META = (
     "playwright_context",
     "playwright_context_kwargs",
     "playwright_page_goto_kwargs",
-    "playwright_page_methods",
     "playwright_security_details",
     "playwright_suggested_filename",
 )
 MEMORY_CHECK_EVERY = 10  # pages between two looks at the browser's memory
 CLOSE_TIMEOUT = 10.0
+
+
+class _PageFailureAsDebug(logging.Filter):
+    """scrapy-playwright logs a page that failed as a WARNING with its traceback; here
+    the failure is a :class:`RenderFailed` with its reason (retried, then a dead
+    letter), so that line is kept at DEBUG, without the traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if str(record.msg).startswith("Closing page due to failed request"):
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+            record.exc_info = record.exc_text = None
+        return True
+
+
+_PLAYWRIGHT_LOG = logging.getLogger("scrapy-playwright")
+if not any(isinstance(f, _PageFailureAsDebug) for f in _PLAYWRIGHT_LOG.filters):
+    _PLAYWRIGHT_LOG.addFilter(_PageFailureAsDebug())
 
 
 class BrowserDownloadHandler(ScrapyPlaywrightDownloadHandler):
@@ -172,25 +187,16 @@ class BrowserDownloadHandler(ScrapyPlaywrightDownloadHandler):
             # committed, then loaded (_settle): a navigation the page starts before its load
             # (refused by the guard) must not fail the page
             playwright_page_goto_kwargs={"wait_until": "commit"},
-            playwright_page_methods=[PageMethod(self._settle)],
         )
         try:
             try:
                 await self._ensure_started()
             except Exception as exc:
                 raise RenderFailed("launch", f"{type(exc).__name__}: {exc}") from None
-            remaining = max(1.0, guard.deadline - time.monotonic())
-            response: Response = await asyncio.wait_for(self._download_request(request), remaining)
+            response = await self._within_budget(request, guard)
         except RenderFailed as exc:
             self._failed(exc)
             raise
-        except TimeoutError:
-            await self._abandon(guard)
-            raise self._failed(
-                RenderFailed(
-                    "timeout", f"not rendered within BROWSER_PAGE_TIMEOUT={config.page_timeout:g} s"
-                )
-            ) from None
         except Exception as exc:
             await self._abandon(guard)
             crashed = guard.crashed or "crash" in str(exc).lower() or "closed" in str(exc).lower()
@@ -206,6 +212,26 @@ class BrowserDownloadHandler(ScrapyPlaywrightDownloadHandler):
             )
         return response
 
+    async def _within_budget(self, request: Request, guard: PageGuard) -> Response:
+        """scrapy-playwright's download of the page, ended by the page's budget or by the
+        crash of its renderer, whichever comes first."""
+        work = asyncio.ensure_future(self._download_request(request))
+        crash = asyncio.ensure_future(guard.crashed_event.wait())
+        remaining = max(1.0, guard.deadline - time.monotonic())
+        try:
+            await asyncio.wait({work, crash}, timeout=remaining, return_when="FIRST_COMPLETED")
+        finally:
+            crash.cancel()
+        if work.done():
+            response: Response = work.result()
+            return response
+        work.cancel()
+        await self._abandon(guard)
+        if guard.crashed:
+            raise RenderFailed("crash", "the page's renderer crashed")
+        budget = self.browser_config.page_timeout
+        raise RenderFailed("timeout", f"not rendered within BROWSER_PAGE_TIMEOUT={budget:g} s")
+
     def _failed(self, error: RenderFailed) -> RenderFailed:
         self.stats.inc_value(f"browser/errors/{error.kind}")
         return error
@@ -214,10 +240,34 @@ class BrowserDownloadHandler(ScrapyPlaywrightDownloadHandler):
         """A request of a rendered page, by Scrapy's HTTP/1.1 client (see :mod:`.guard`)."""
         return await HTTP11DownloadHandler.download_request(self, request)
 
+    async def _apply_page_methods(self, page: Any, request: Request, spider: Any) -> None:
+        """Between the navigation and the DOM: :meth:`_settle` (scrapy-playwright's page
+        methods would wait for the load event again, for the whole budget)."""
+        await self._settle(page)
+
     async def _settle(self, page: Any) -> None:
-        """Wait for the page's load event (for as long as its budget lasts), then until its
-        network is idle, at most ``BROWSER_SETTLE_TIME``."""
-        await page.wait_for_load_state("load", timeout=0)
+        """Wait for the page's load event, then until its network is idle, at most
+        ``BROWSER_SETTLE_TIME``.
+
+        The load event is awaited for half the page's budget at most, and for
+        ``BROWSER_SETTLE_TIME`` once the page tried to navigate away (refused: Chromium
+        then stops loading the page, and its load event may never come). The DOM is
+        then taken as it is."""
+        guard = _GUARD.get()
+        settle = self.browser_config.settle_time
+        if guard is not None:
+            load = asyncio.ensure_future(page.wait_for_load_state("load", timeout=0))
+            stopped = asyncio.ensure_future(guard.stopped.wait())
+            try:
+                half = max(1.0, (guard.deadline - time.monotonic()) / 2)
+                await asyncio.wait({load, stopped}, timeout=half, return_when="FIRST_COMPLETED")
+                if not load.done() and stopped.done():
+                    await asyncio.wait({load}, timeout=settle)
+                if not load.done():
+                    self.stats.inc_value("browser/no_load_event")
+            finally:
+                for task in (load, stopped):
+                    task.cancel()
         try:
             await page.wait_for_load_state(
                 "networkidle", timeout=self.browser_config.settle_time * 1000
@@ -243,8 +293,9 @@ class BrowserDownloadHandler(ScrapyPlaywrightDownloadHandler):
         self._context_used[name] = time.monotonic()
         guard = _GUARD.get()
         if guard is not None:
-            guard.page, guard.document_served = page, False
-            page.on("crash", lambda *_: setattr(guard, "crashed", True))
+            guard.page, guard.document_served, guard.stopped = page, False, asyncio.Event()
+            guard.crashed, guard.crashed_event = False, asyncio.Event()
+            page.on("crash", lambda *_: guard.crash())
             for event in ("dialog", "popup", "download"):
                 page.on(
                     event,

@@ -9,7 +9,7 @@ gives a product. Besides:
                preconnect, a frame, fetch, XHR, a WebSocket, a beacon, an EventSource,
                a redirect of its own site's (``/to-forbidden``), a popup, a navigation;
                and opens a dialog
-``/hang``      a script that never ends (the page never loads)
+``/hang``      a script that never ends (the page never loads), after ``/hang.css``
 ``/endless``   a page that grows for ever and fetches more for ever (an endless scroll)
 ``/ok``        nothing more
 
@@ -72,7 +72,11 @@ setTimeout(() => {{ location.href = "{f}/away"; }}, 50);
     return shell(head, script)
 
 
-HANG = shell(script="<script>while (true) {}</script>")
+# the stylesheet is fetched (the site sees /hang.css) before the script runs: the page is
+# in its renderer, about to loop for ever
+HANG = shell(
+    head='<link rel="stylesheet" href="/hang.css">', script="<script>while (true) {}</script>"
+)
 ENDLESS = shell(
     script="""<script>
 const chunk = "scroll ".repeat(40000);
@@ -109,6 +113,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, json.dumps(PRODUCT).encode(), "application/json")
         elif path == "/to-forbidden":
             self._send(302, b"", Location=self.server.forbidden.rstrip("/") + "/redirected")
+        elif path == "/hang.css":
+            self._send(200, b"h1 { color: black }", "text/css")
         elif path == "/more":
             self._send(200, b"more", "text/plain")
         else:
