@@ -59,6 +59,21 @@ def needs_browser(request: Any) -> bool:
     return bool(request.meta.get(BROWSER_META_KEY))
 
 
+def render_reason(request: Any, mode: str, sites: BrowserSites) -> str | None:
+    """Why ``request`` is to be rendered before it is fetched (``seed``, ``always``,
+    ``site``), or None: the one rule, for :meth:`BrowserRenderingMiddleware.process_request`
+    and for whatever must know it when a request is queued. ``mode`` is
+    ``BROWSER_RENDERING``; ``never`` renders nothing."""
+    if mode == "never":
+        return None
+    choice = Scope.of(request.meta).render
+    if choice != "auto":
+        return "seed" if choice == "true" else None
+    if mode == "always":
+        return "always"
+    return "site" if sites.needs_browser(request.url) else None
+
+
 class BrowserRenderingMiddleware:
     def __init__(self, crawler: Any, config: BrowserConfig, sites: BrowserSites) -> None:
         self.crawler = crawler
@@ -92,15 +107,9 @@ class BrowserRenderingMiddleware:
     def process_request(self, request: Request, spider: Any = None) -> None:
         if needs_browser(request):
             return None
-        choice = Scope.of(request.meta).render
-        if choice == "false":
-            return None
-        if choice == "true":
-            self._mark(request, "seed")
-        elif self.config.mode == "always":
-            self._mark(request, "always")
-        elif self.sites.needs_browser(request.url):
-            self._mark(request, "site")
+        reason = render_reason(request, self.config.mode, self.sites)
+        if reason is not None:
+            self._mark(request, reason)
         return None
 
     def process_response(
