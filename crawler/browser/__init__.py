@@ -12,9 +12,12 @@ Chromium, driven by scrapy-playwright. Follow a page through:
 * :mod:`.shell` -- is a page an application shell, and does its HTML give nothing?
 * :mod:`.sites` -- ``BrowserSites``: the sites that need a browser, in
   ``<spider>:browser_sites``, shared by every worker;
-* :mod:`.handler` -- ``BrowserDownloadHandler`` (``DOWNLOAD_HANDLERS``): scrapy-playwright's
-  handler, lazy, bounded (concurrency, time, bytes, requests), one context per site,
-  restarted when it crashes or grows;
+* :mod:`.handler` -- ``BrowserDownloadHandler`` (``DOWNLOAD_HANDLERS``): Scrapy's HTTP/1.1
+  handler, which hands a marked request to the crawler's renderer (Playwright is not
+  imported by a worker that renders nothing);
+* :mod:`.renderer` -- ``PageRenderer``: scrapy-playwright's handler, lazy, bounded
+  (concurrency, time, bytes, requests), one context per site, restarted when it crashes
+  or grows;
 * :mod:`.guard` -- ``PageGuard``: every request of a rendered page answered by the
   worker's own HTTP client under the network rule, or refused with a reason;
 * :mod:`.config` -- ``BrowserConfig``: the ``BROWSER_*`` settings and how Chromium is launched;
