@@ -42,25 +42,6 @@ def stored_names(crawl) -> dict[str, str]:  # type: ignore[no-untyped-def]
             return {}
 
 
-def test_a_rendered_page_reaches_no_forbidden_address(crawl) -> None:  # type: ignore[no-untyped-def]
-    chromium_or_skip()
-    with Canary() as canary, BrowserSite(forbidden=canary.url) as site:
-        seed_rendered(crawl, site, "refs")
-        worker = crawl.start_worker("w1")
-        crawl.wait_workers()
-        crawl.assert_clean_logs()
-        assert canary.hits == []
-    stats = logged_stats(worker.log())
-    # a script, a stylesheet, fetch, XHR, a WebSocket, a beacon, an EventSource and the
-    # site's own redirect to the canary: refused by the network rule before any connection
-    assert stats["browser/blocked/network"] >= 8, stats
-    assert stats["browser/blocked/resource"] >= 2  # the images, the site's own too
-    for reason in ("frame", "popup", "dialog", "navigation"):
-        assert stats[f"browser/blocked/{reason}"] >= 1, (reason, stats)
-    assert stored_names(crawl) == {site.url + "refs": "Rendered Lamp 42.50 RL-42"}
-    assert "/redirected" not in " ".join(site.requests)
-
-
 def _chromium(worker_pid: int, renderer: bool) -> list[int]:
     """The worker's Chromium processes: its renderers, or its main browser process."""
     found = []
@@ -86,18 +67,19 @@ def _kill(pids: list[int]) -> None:
             pass
 
 
-def test_bad_pages_end_within_their_budget_with_a_reason(crawl) -> None:  # type: ignore[no-untyped-def]
+def test_hostile_pages_reach_nothing_and_end_within_their_budget(crawl) -> None:  # type: ignore[no-untyped-def]
     """A script that never ends, a page that grows for ever, the page's renderer killed,
-    then the whole browser killed: each page ends with a reason, and the worker goes on
-    (a good page seeded after them is stored) and stops cleanly when asked."""
+    then the whole browser killed: each page ends with a reason. Then, in the browser
+    launched again, a page reaching for the canary every way a page can, and a good
+    page: both stored, the canary never reached; the worker stops cleanly when asked."""
     chromium_or_skip()
-    with BrowserSite() as site:
+    with Canary() as canary, BrowserSite(forbidden=canary.url) as site:
         crawl.env["MAX_IDLE_TIME_BEFORE_CLOSE"] = "0"
         seed_rendered(crawl, site, "hang", "endless")
         worker = crawl.start_worker(
             "w1",
             BROWSER_CONCURRENCY=1,
-            BROWSER_PAGE_TIMEOUT=8,
+            BROWSER_PAGE_TIMEOUT=10,
             BROWSER_SETTLE_TIME=1,
             BROWSER_PAGE_MAX_BYTES=2_000_000,
             RETRY_TIMES=1,
@@ -110,17 +92,28 @@ def test_bad_pages_end_within_their_budget_with_a_reason(crawl) -> None:  # type
         wait_until(lambda: site.requests.count("/hang.css") >= 2, CRAWL_TIMEOUT, "/hang again")
         _kill(_chromium(pid, renderer=False))
         wait_until(lambda: crawl.client.llen(KEYS.dead) >= 2, CRAWL_TIMEOUT, "two dead letters")
-        seed_rendered(crawl, site, "ok")
-        wait_until(lambda: bool(stored_names(crawl)), CRAWL_TIMEOUT, "the good page stored")
+        seed_rendered(crawl, site, "refs", "ok")
+        wait_until(lambda: len(stored_names(crawl)) == 2, CRAWL_TIMEOUT, "two pages stored")
         assert worker.stop() == 0
         crawl.assert_clean_logs()
+        assert canary.hits == []
     dead = {json.loads(raw)["url"]: json.loads(raw)["reason"]
             for raw in crawl.client.lrange(KEYS.dead, 0, -1)}
     assert dead[site.url + "hang"].startswith("RenderFailed: timeout: not rendered within"), dead
     assert dead[site.url + "endless"].startswith("RenderFailed: too_large"), dead
-    assert stored_names(crawl) == {site.url + "ok": "Rendered Lamp 42.50 RL-42"}
+    assert stored_names(crawl) == {
+        site.url + "ok": "Rendered Lamp 42.50 RL-42",
+        site.url + "refs": "Rendered Lamp 42.50 RL-42",
+    }
     stats = logged_stats(worker.log())
     assert stats["browser/errors/crash"] >= 1, stats
-    # the killed browser was launched again for the next page
+    # the killed browser was launched again for the next pages
     assert stats["browser/launches"] >= 2 and stats["browser/disconnected"] >= 1, stats
-    assert stats["browser/rendered"] == 1, stats
+    assert stats["browser/rendered"] == 2, stats
+    # a script, a stylesheet, fetch, XHR, a WebSocket, a beacon, an EventSource and the
+    # site's own redirect to the canary: refused by the network rule before any connection
+    assert stats["browser/blocked/network"] >= 8, stats
+    assert stats["browser/blocked/resource"] >= 2  # the images, the site's own too
+    for reason in ("frame", "popup", "dialog", "navigation"):
+        assert stats[f"browser/blocked/{reason}"] >= 1, (reason, stats)
+    assert "/redirected" not in " ".join(site.requests)
