@@ -2,7 +2,7 @@
 
 Playwright runs a driver process, which launches Chromium, which forks its
 renderers, GPU and utility processes. :func:`tree` lists a process and its
-descendants; :func:`rss_mib` adds up their resident memory; :func:`kill_tree`
+descendants; :func:`rss_mib` adds up their memory (proportional set size); :func:`kill_tree`
 ends them all (SIGKILL) when a browser no longer answers. Linux only: elsewhere the
 tree is empty (no memory figure, no kill).
 """
@@ -45,10 +45,19 @@ def tree(pid: int) -> list[int]:
 
 
 def rss_mib(pids: list[int]) -> float:
-    """The resident memory of these processes together, in MiB."""
+    """The memory of these processes together, in MiB: their proportional set size (each
+    shared page counted once across them, ``/proc/<pid>/smaps_rollup``), else their
+    resident size (``statm``: shared pages counted in each)."""
     total = 0
     page = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
     for pid in pids:
+        try:
+            rollup = (_PROC / str(pid) / "smaps_rollup").read_text()
+            pss = next(line for line in rollup.splitlines() if line.startswith("Pss:"))
+            total += int(pss.split()[1]) * 1024
+            continue
+        except (OSError, StopIteration, IndexError, ValueError):
+            pass
         try:
             fields = (_PROC / str(pid) / "statm").read_text().split()
             total += int(fields[1]) * page
