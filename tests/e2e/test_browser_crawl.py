@@ -58,8 +58,9 @@ def test_embedded_state_shop_needs_no_browser(crawl, shop_factory) -> None:  # t
 def test_client_rendered_shop_renders_each_page_once(crawl, shop_factory) -> None:  # type: ignore[no-untyped-def]
     chromium_or_skip()
     shop = shop_factory(products=30, browser_products=SECTION)
-    # a browser restarted every 4 pages (its leaks bounded), between two pages
-    stats = crawl_section(crawl, shop, "app", BROWSER_RESTART_PAGES=4)
+    # a browser restarted every 4 pages (its leaks bounded), between two pages; a budget
+    # per page no busy machine reaches (each page is to be rendered once)
+    stats = crawl_section(crawl, shop, "app", BROWSER_RESTART_PAGES=4, BROWSER_PAGE_TIMEOUT=120)
     assert stored(crawl) == shop.browser.expected_products("app", shop.url)
     pages = shop.browser.page_paths("app")
     # the home page was fetched plainly, found a shell, and rendered; the site was then

@@ -10,7 +10,8 @@ gives a product. Besides:
                a redirect of its own site's (``/to-forbidden``), a popup, a navigation;
                and opens a dialog
 ``/hang``      a script that never ends (the page never loads), after ``/hang.css``
-``/endless``   a page that grows for ever and fetches more for ever (an endless scroll)
+``/endless``   a page of 3 MB that grows for ever and fetches more for ever (an endless
+               scroll)
 ``/ok``        nothing more
 
     with BrowserSite(forbidden=canary.url) as site:
@@ -77,8 +78,12 @@ setTimeout(() => {{ location.href = "{f}/away"; }}, 50);
 HANG = shell(
     head='<link rel="stylesheet" href="/hang.css">', script="<script>while (true) {}</script>"
 )
+# past any size budget of the tests from the start (3 MB of text: whatever the speed of
+# the machine), then growing for ever
 ENDLESS = shell(
     script="""<script>
+const start = document.createElement("p"); start.textContent = "big ".repeat(750000);
+document.body.appendChild(start);
 const chunk = "scroll ".repeat(40000);
 setInterval(() => { const p = document.createElement("p"); p.textContent = chunk;
   document.body.appendChild(p); }, 10);
