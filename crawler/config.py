@@ -3,7 +3,8 @@
 ``REDIS_URL``, ``REDIS_CLUSTER``, ``REDIS_CLUSTER_SHARDS``, ``POSTGRES_DSN``,
 ``MONGO_URI``, ``MONGO_DATABASE``, ``WORKER_ID``, ``ALLOW_PRIVATE_NETWORKS``,
 ``MAX_IDLE_TIME_BEFORE_CLOSE``, ``EMBEDDED_STORE_PATH``, ``METRICS_PORT``,
-``SITE_MAX_RPS`` and ``PROXY_LIST`` are each also a Scrapy setting; the
+``SITE_MAX_RPS``, ``PROXY_LIST``, ``BROWSER_RENDERING``, ``BROWSER_CONCURRENCY`` and
+``BROWSER_EXECUTABLE`` are each also a Scrapy setting; the
 environment sets the project default and ``-s NAME=VALUE`` on the command line
 still wins over both.
 """
@@ -32,6 +33,9 @@ ENV_SETTINGS = (
     "METRICS_PORT",
     "SITE_MAX_RPS",
     "PROXY_LIST",
+    "BROWSER_RENDERING",
+    "BROWSER_CONCURRENCY",
+    "BROWSER_EXECUTABLE",
 )
 
 

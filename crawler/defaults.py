@@ -210,6 +210,40 @@ SITE_EVIDENCE_TTL = 7 * 24 * 3600  # seconds a site's evidence stays in Redis af
 SITE_EVIDENCE_RETRY = True
 SITE_EVIDENCE_RETRY_PRIORITY = -100
 
+# --- A headless browser where a page needs one (crawler/browser/, docs/browser.md) ----
+# auto: a page whose HTML gives no product, no embedded state and no links but looks like
+# an application shell is fetched again through the browser, and its site is remembered
+# (<spider>:browser_sites) so that every worker renders its pages from then on;
+# always: every page is rendered; never: none is. A seed's meta "render" (true, false,
+# auto) wins for its own pages.
+BROWSER_RENDERING = "auto"
+# Pages this worker renders at once; 0: it renders nothing. A worker without the browser
+# (BROWSER_EXECUTABLE missing) renders nothing either, and says so once (WARNING).
+BROWSER_CONCURRENCY = 2
+# The Chromium Playwright drives (never downloaded); empty: /usr/bin/chromium when present,
+# else chromium or chromium-browser on the PATH.
+BROWSER_EXECUTABLE = ""
+# Seconds one page may take to render, everything included: past it the page is closed and
+# the request retried, then a dead letter (browser/errors/timeout).
+BROWSER_PAGE_TIMEOUT = 30.0
+# Seconds a page may keep loading after its load event before its DOM is taken as it is.
+BROWSER_SETTLE_TIME = 3.0
+# Bytes (document and everything it loads) and requests one rendered page may take; past
+# them its further requests are refused (browser/blocked/budget).
+BROWSER_PAGE_MAX_BYTES = 16 * 1024 * 1024
+BROWSER_PAGE_MAX_REQUESTS = 200
+# Playwright resource types a rendered page may not load (refused before any connection).
+BROWSER_BLOCKED_RESOURCES = ["image", "media", "font"]
+# The browser is restarted after this many pages, or once its processes use this many MiB
+# (0: never), between two pages.
+BROWSER_RESTART_PAGES = 500
+BROWSER_MAX_MEMORY_MB = 2048
+# Sites whose browser context (cookies, storage: never shared between sites) stays open at
+# once; the least recently used idle one is closed first.
+BROWSER_MAX_CONTEXTS = 8
+# Seconds between two reads of <spider>:browser_sites (the sites that need a browser).
+BROWSER_SITES_REFRESH = 5.0
+
 # --- Sitemaps, strategies and scope (crawler/sitemaps.py, crawler/scope.py) ------
 # Read the sitemaps of every site the crawl reaches (robots.txt "Sitemap:" lines,
 # else /sitemap.xml) when a seed's strategy is auto or sitemap (needs ROBOTSTXT_OBEY).

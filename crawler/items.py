@@ -43,8 +43,8 @@ AVAILABILITIES: tuple[str, ...] = get_args(Availability)
 
 #: Where each main field was read: the syntax, or for the currency a hint.
 Source = Literal[
-    "json-ld", "microdata", "rdfa", "opengraph", "visible", "language", "profile", "url",
-    "range", "site",
+    "json-ld", "microdata", "rdfa", "opengraph", "embedded-state", "visible", "language",
+    "profile", "url", "range", "site",
 ]
 
 

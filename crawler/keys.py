@@ -36,6 +36,8 @@ key                           type    content
 ``<s>:seedpages``             hash    seed id -> requests made for it (seeds with max_pages)
 ``<s>:sites``                 hash    "<counter> <site>" -> count (pages, products, sitemaps)
 ``<s>:evidence:<site>``       hash    the site's evidence counters (crawler/extraction/evidence.py)
+``<s>:browser_sites``         hash    site -> JSON {since, worker, url}: sites whose pages need
+                                      a headless browser (:mod:`crawler.browser.sites`)
 ============================  ======  =====================================================
 
 Scores of the queue: a request ready to go has ``-priority`` (scrapy-redis), the
@@ -59,8 +61,8 @@ that every Lua script and transaction touches one hash slot:
 * the seeds and their leases live together under ``{seeds}``:
   ``<s>:{seeds}:start_urls``, ``<s>:{seeds}:seeded``, ``<s>:{seeds}:inflight:<worker>``;
 * every other key (workers, alive, paused, stats, dead, invalid, series,
-  seedpages, sites, evidence) keeps its name above and so its own slot; no script
-  touches two of them.
+  seedpages, sites, evidence, browser_sites) keeps its name above and so its own slot;
+  no script touches two of them.
 
 On a plain Redis there is one shard and no tag: the names are those of the
 table, exactly as before.
@@ -299,6 +301,10 @@ class CrawlKeys:
     def evidence(self, site: str) -> str:
         """The counters of a site's evidence (:mod:`crawler.extensions.siteevidence`)."""
         return f"{self.spider}:evidence:{site}"
+
+    @property
+    def browser_sites(self) -> str:
+        return f"{self.spider}:browser_sites"
 
     @property
     def polite_pattern(self) -> str:

@@ -19,11 +19,16 @@ A seed's ``meta`` (see :mod:`crawler.seeds`) may say how to crawl it:
     regular expressions (one, or a list) searched in every URL queued for the
     seed, links and sitemap URLs alike; a URL must match an ``allow`` pattern
     when there are any, and no ``deny`` pattern.
+``render``
+    whether the seed's pages go through the headless browser
+    (:mod:`crawler.middlewares.rendering`): ``true`` (every page), ``false``
+    (none), ``auto`` (the default: as ``BROWSER_RENDERING`` says). JSON
+    ``true``/``false`` and the strings ``"true"``/``"false"``/``"auto"`` are accepted.
 
 :func:`scope_error` validates these values (the master at seed time, the worker
 again after popping). :class:`Scope` is their parsed form; :meth:`Scope.to_meta`
 is the compact dict every request of the seed carries under ``meta["scope"]``
-(keys ``id``, ``s``, ``mp``, ``md``, ``a``, ``d``; absent ones take their
+(keys ``id``, ``s``, ``mp``, ``md``, ``a``, ``d``, ``r``; absent ones take their
 default), through the JSON queue serializer, so any worker applies it. A plain
 seed carries nothing: its requests are as they were.
 """
@@ -39,7 +44,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 STRATEGIES = ("auto", "sitemap", "navigation", "pagination", "direct")
-SCOPE_KEYS = frozenset({"strategy", "max_pages", "max_depth", "allow", "deny"})
+SCOPE_KEYS = frozenset({"strategy", "max_pages", "max_depth", "allow", "deny", "render"})
+RENDER_CHOICES = ("auto", "true", "false")
 SCOPE_META_KEY = "scope"
 MAX_PATTERNS = 20
 MAX_PATTERN_LENGTH = 500
@@ -68,6 +74,14 @@ def _limit(value: Any, name: str) -> int:
     return value
 
 
+def _render(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value not in RENDER_CHOICES:
+        raise ValueError(f"'render' must be true, false or auto, not {value!r}")
+    return str(value)
+
+
 def scope_error(meta: dict[str, Any]) -> str | None:
     """Why the strategy and scope keys of a seed's ``meta`` are invalid, or None."""
     try:
@@ -93,6 +107,7 @@ class Scope:
     deny: tuple[str, ...] = field(default=())
     seed_id: str = ""
     listing: str = ""  # pagination: the path of the seed's listing
+    render: str = "auto"  # "true", "false", "auto": see the module doc
 
     @classmethod
     def from_seed_meta(cls, url: str, meta: dict[str, Any]) -> Scope:
@@ -106,12 +121,14 @@ class Scope:
             max_depth=_limit(meta["max_depth"], "max_depth") if "max_depth" in meta else 0,
             allow=_patterns(meta["allow"], "allow") if "allow" in meta else (),
             deny=_patterns(meta["deny"], "deny") if "deny" in meta else (),
+            render=_render(meta["render"]) if "render" in meta else "auto",
         )
         if scope.plain:
             return scope
-        text = json.dumps(
-            [url, scope.strategy, scope.max_pages, scope.max_depth, scope.allow, scope.deny]
-        )
+        fields = [url, scope.strategy, scope.max_pages, scope.max_depth, scope.allow, scope.deny]
+        if scope.render != "auto":  # the ids of seeds without it stay as they were
+            fields.append(scope.render)
+        text = json.dumps(fields)
         listing = urlsplit(url).path or "/" if strategy == "pagination" else ""
         seed_id = hashlib.sha1(text.encode()).hexdigest()[:12]
         return cls(**{**scope.__dict__, "listing": listing, "seed_id": seed_id})
@@ -126,13 +143,14 @@ class Scope:
 
     @property
     def plain(self) -> bool:
-        return (self.strategy, self.max_pages, self.max_depth, self.allow, self.deny) == (
-            "auto",
-            0,
-            0,
-            (),
-            (),
-        )
+        return (
+            self.strategy,
+            self.max_pages,
+            self.max_depth,
+            self.allow,
+            self.deny,
+            self.render,
+        ) == ("auto", 0, 0, (), (), "auto")
 
     @property
     def reads_sitemaps(self) -> bool:
@@ -153,6 +171,7 @@ class Scope:
             ("md", self.max_depth, 0),
             ("a", list(self.allow), []),
             ("d", list(self.deny), []),
+            ("r", self.render, "auto"),
         ):
             if value != default:
                 data[key] = value
@@ -179,6 +198,7 @@ def _from_compact(text: str) -> Scope:
         **({"max_depth": data["md"]} if "md" in data else {}),
         **({"allow": data["a"]} if "a" in data else {}),
         **({"deny": data["d"]} if "d" in data else {}),
+        **({"render": data["r"]} if "r" in data else {}),
     }
     try:
         scope = Scope.from_seed_meta("", meta)

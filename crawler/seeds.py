@@ -8,10 +8,10 @@ was refused; nothing invalid is ever pushed to Redis.
 ``meta`` is an allow-list (:data:`SEED_META_KEYS`): labels that travel with the
 request and can change neither where nor how it is sent, and the seed's
 strategy and scope (``strategy``, ``max_pages``, ``max_depth``, ``allow``,
-``deny``: :mod:`crawler.scope`), whose values are validated here too. Scrapy reads many meta
-keys (``proxy``, ``download_timeout``, ``download_maxsize``, ``dont_filter``,
-``handle_httpstatus_list``, ``cookiejar``, ``bindaddress``, ``dont_redirect``,
-``depth`` ...); whoever can seed must not be able to set them, so a seed with
+``deny``, ``render``: :mod:`crawler.scope`), whose values are validated here too.
+Scrapy reads many meta keys (``proxy``, ``download_timeout``, ``download_maxsize``,
+``dont_filter``, ``handle_httpstatus_list``, ``cookiejar``, ``bindaddress``,
+``dont_redirect``, ``depth`` ...); whoever can seed must not be able to set them, so a seed with
 any other key is refused, by the master and by the worker alike.
 """
 
@@ -214,7 +214,7 @@ def parse_seed(text: str, lineno: int = 0) -> Seed:
             raise InvalidSeed(
                 f"meta key(s) {', '.join(forbidden)} not allowed: seed meta may only hold "
                 f"{', '.join(sorted(SEED_LABEL_KEYS))} (labels that cannot change where or how "
-                "the request is sent) and strategy, max_pages, max_depth, allow, deny"
+                "the request is sent) and strategy, max_pages, max_depth, allow, deny, render"
             )
         problem = scope_error(meta)
         if problem is not None:

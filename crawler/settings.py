@@ -13,6 +13,7 @@ from __future__ import annotations
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import BusyLoadingError, ConnectionError, TimeoutError
 from redis.retry import Retry
+from scrapy.settings.default_settings import RETRY_EXCEPTIONS as _SCRAPY_RETRY_EXCEPTIONS
 
 from crawler.config import env_overrides
 from crawler.defaults import *  # noqa: F403  (every project tunable, with its default)
@@ -90,6 +91,16 @@ FAKEUSERAGENT_FALLBACK = (
 )
 RANDOM_UA_PER_PROXY = False
 
+# --- A headless browser where a page needs one (crawler/browser/, docs/browser.md) ----
+# scrapy-playwright's handler, bounded and guarded: plain requests are Scrapy's HTTP/1.1
+# downloads as before; requests marked meta["playwright"] are rendered in Chromium.
+DOWNLOAD_HANDLERS = {
+    "http": "crawler.browser.handler.BrowserDownloadHandler",
+    "https": "crawler.browser.handler.BrowserDownloadHandler",
+}
+# a page that could not be rendered is retried like a failed download, then a dead letter
+RETRY_EXCEPTIONS = [*_SCRAPY_RETRY_EXCEPTIONS, "crawler.browser.errors.RenderFailed"]
+
 DOWNLOADER_MIDDLEWARES = {
     "crawler.middlewares.network.PrivateNetworkMiddleware": 50,
     # after RobotsTxtMiddleware (100), before the politeness budget: a seed's max_pages
@@ -105,6 +116,9 @@ DOWNLOADER_MIDDLEWARES = {
     # between retry (550) and HttpProxyMiddleware (750): sees a proxy's failures
     # before the retry does, and sets meta["proxy"] before the credentials are read
     "crawler.middlewares.proxies.RotatingProxyMiddleware": 560,
+    # after the retries, before the redirects (600): which requests the browser renders,
+    # and an application shell fetched again through it
+    "crawler.middlewares.rendering.BrowserRenderingMiddleware": 590,
 }
 
 SPIDER_MIDDLEWARES = {

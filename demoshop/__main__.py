@@ -142,6 +142,12 @@ def build_parser() -> argparse.ArgumentParser:
         "on two product pages of three); no sitemaps",
     )
     parser.add_argument(
+        "--browser-products", type=_non_negative(int), default=0, metavar="N",
+        help="serve a section built in the browser, linked from the home page, with N "
+        "products: /app/ (client-rendered over a JSON API) and /state/ (a Next.js-like "
+        "embedded state); 0: none (see demoshop/browserapp.py)",
+    )
+    parser.add_argument(
         "--access-log", metavar="PATH", default=None,
         help="append one tab-separated line per request to PATH: "
         "epoch_seconds, METHOD, path_with_query, status, user_agent",
@@ -186,7 +192,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         site: ShopSite | GeneratedShop = build(args.generated, catalog)
     else:
-        site = ShopSite(catalog, crawl_delay=args.crawl_delay, market=market)
+        site = ShopSite(
+            catalog, crawl_delay=args.crawl_delay, market=market,
+            browser_products=args.browser_products,
+        )
     access_log = AccessLogWriter(args.access_log) if args.access_log else None
     factory = ShopServerFactory(
         site, access_log, latency=args.latency_ms / 1000, jitter=args.jitter_ms / 1000,
@@ -219,10 +228,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         LISTENING_FORMAT.format(url=url, products=len(catalog.products), pages=site.page_count),
         flush=True,
     )
+    browser = getattr(site, "browser", None)  # the section built in the browser, if any
     print(
         f"demoshop: {len(catalog.categories)} categories, {len(catalog.leaves())} leaves, "
         f"{site.sitemap_count} sitemaps, {args.sitemap_only} products only in them, "
         f"{args.market} market instruments, "
+        f"{len(browser.products) if browser else 0} products in the browser section, "
         f"rendered in {time.monotonic() - started:.2f}s; "
         f"access log: {args.access_log or 'off'}",
         file=sys.stderr,

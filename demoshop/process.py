@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from demoshop.accesslog import AccessEntry, read_access_log
+from demoshop.browserapp import BrowserSection
 from demoshop.catalog import Catalog
 from demoshop.generated import build as build_generated
 
@@ -50,6 +51,8 @@ class ShopProcess:
 
     Attributes once started: ``url`` (``http://127.0.0.1:<port>/``), ``port``,
     ``access_log`` (Path), ``catalog`` (the same ``Catalog``, built in-process),
+    ``browser`` (the :class:`~demoshop.browserapp.BrowserSection` of ``browser_products``,
+    else None),
     ``pages`` (the count the shop printed), ``process`` (the ``Popen``).
     """
 
@@ -77,11 +80,13 @@ class ShopProcess:
         market: int = 0,
         market_tick: float = 60.0,
         generated: str | None = None,
+        browser_products: int = 0,
     ) -> None:
         # the market section (demoshop/market.py): 0 instruments, none
         self.market = market
         self.market_tick = market_tick
         self.crawl_delay = crawl_delay
+        self.browser_products = browser_products
         self.sitemaps = sitemaps
         self.sitemap_only = sitemap_only
         self.changed_at = changed_at
@@ -115,6 +120,8 @@ class ShopProcess:
         #: (``generated``: a kind of :mod:`demoshop.generated`, same questions answered)
         self.generated = generated
         self.catalog: Any = catalog if generated is None else build_generated(generated, catalog)
+        # the section built in the browser (demoshop/browserapp.py), when asked for
+        self.browser = BrowserSection(catalog, browser_products) if browser_products else None
         self.process: subprocess.Popen[str] | None = None
         self.url = ""
         self.port = 0
@@ -135,6 +142,7 @@ class ShopProcess:
             "--crawl-delay", str(self.crawl_delay),
             "--access-log", str(self.access_log),
             "--sitemap-only", str(self.sitemap_only),
+            "--browser-products", str(self.browser_products),
             *([] if self.sitemaps else ["--no-sitemaps"]),
             *(["--changed-at", self.changed_at] if self.changed_at else []),
             *(["--generated", self.generated] if self.generated else []),

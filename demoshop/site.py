@@ -25,6 +25,8 @@ Routes:
 ``/img/...``                       a 1x1 PNG
 ``/market/...``                    with ``--market N`` only: the market section, linked from
                                    no other page (:mod:`demoshop.market`)
+``/app/...``, ``/state/...``       the section built in the browser, when the shop has one
+                                   (``browser_products``; :mod:`demoshop.browserapp`)
 anything else                      404
 =================================  =========================================================
 
@@ -38,6 +40,7 @@ from http import HTTPStatus
 from urllib.parse import parse_qs
 
 from demoshop import traps
+from demoshop.browserapp import BrowserSection
 from demoshop.catalog import Catalog, Category
 from demoshop.market import MARKET_PREFIX, Market
 from demoshop.pages import ROBOTS_TXT, SORTS, VIEWS, PageRenderer
@@ -80,11 +83,16 @@ class ShopSite:
     """All the pages of one catalogue, and the router from request targets to them."""
 
     def __init__(
-        self, catalog: Catalog, crawl_delay: float = 0, market: Market | None = None
+        self,
+        catalog: Catalog,
+        crawl_delay: float = 0,
+        market: Market | None = None,
+        browser_products: int = 0,
     ) -> None:
         self.catalog = catalog
         self.market = market
         self.crawl_delay = crawl_delay
+        self.browser = BrowserSection(catalog, browser_products) if browser_products else None
         self.sitemap_count = 0
         self.pages = PageRenderer(catalog)
         self._static: dict[str, Response] = {}
@@ -103,7 +111,12 @@ class ShopSite:
 
     def _render_all(self) -> None:
         catalog, pages, static = self.catalog, self.pages, self._static
-        static["/"] = self._html(200, pages.home())
+        home = pages.home()
+        if self.browser is not None:  # the section built in the browser, linked from home
+            home = home.replace("<main>\n", "<main>\n" + self.browser.home_link(), 1)
+            for path, (kind, body) in self.browser.pages().items():
+                static[path] = Response(200, body, kind)
+        static["/"] = self._html(200, home)
         robots = ROBOTS_TXT + (f"Crawl-delay: {self.crawl_delay:g}\n" if self.crawl_delay else "")
         static["/robots.txt"] = Response(200, robots.encode(), "text/plain; charset=utf-8")
         for category in catalog.all_categories():

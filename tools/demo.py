@@ -31,6 +31,7 @@ import urllib.request
 
 import redis
 
+from crawler.browser.config import find_executable
 from crawler.keys import CrawlKeys
 from crawler.records import StatsFields
 from crawler.scheduling.lanes import QueueCount, count_queue
@@ -78,6 +79,20 @@ def requests_line(shop: ShopProcess, spider: str = "ecommerce") -> str:
     return (
         f"demo: the shop served {len(paths)} requests: {product_pages} product pages, "
         f"{others} other pages, {sitemaps} sitemaps, {robots} robots.txt"
+    )
+
+
+def browser_line(count: int) -> str:
+    """What the demo does with the shop's section built in the browser."""
+    if find_executable(os.environ.get("BROWSER_EXECUTABLE", "")):
+        return (
+            f"demo: the shop's app section: {count} products rendered in chromium (/app/), "
+            f"{count} read from their embedded state (/state/, no browser)"
+        )
+    return (
+        f"demo: no chromium here (scripts/bootstrap-services installs it): the {count} "
+        f"client-rendered products of /app/ will not be stored; the {count} of /state/ "
+        "(embedded state, no browser) will"
     )
 
 
@@ -144,6 +159,15 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         metavar="N",
         help="N of the products are linked from no page, only listed in the shop's sitemaps "
         "(default 0)",
+    )
+    parser.add_argument(
+        "--browser-products",
+        type=int,
+        default=24,
+        metavar="N",
+        help="the shop's section built in the browser, linked from its home page: N products "
+        "client-rendered (/app/: stored when chromium is installed) and the same N in a "
+        "Next.js-like embedded state (/state/: read from the HTML); 0: no section (default 24)",
     )
     args = parser.parse_args(argv)
     if args.idle is None:
@@ -217,6 +241,8 @@ def main(argv: list[str] | None = None) -> int:
             access_log=DEMO_DIR / "shop-access.log",
             sitemap_only=args.sitemap_only,
             market=args.instruments,
+            # the section built in the browser is the product crawl's
+            browser_products=args.browser_products if args.spider == "ecommerce" else 0,
         ) as shop:
             if args.spider == "finance":
                 print(
@@ -225,6 +251,8 @@ def main(argv: list[str] | None = None) -> int:
                 )
             else:  # the market is there too, linked from no product page
                 print(f"demo: demo shop at {shop.url} ({args.products} products)")
+            if shop.browser is not None:
+                print(browser_line(len(shop.browser.products)))
             if args.dashboard:
                 dashboard = start_dashboard(args.dashboard_port, env)
                 if not dashboard_ready(dashboard, args.dashboard_port):

@@ -21,6 +21,9 @@ order, without duplicates, and only those that can lead to new products:
 * tracking parameters (``utm_*``, ``gclid``, ``fbclid``...) and Shopify's
   ``variant`` are removed, so a product is reached under one URL.
 
+A page whose markup links to few pages (an application shell) also gives the URLs
+its embedded framework state holds (:func:`.embedded.state_urls`), cleaned alike.
+
 Pagination (``page``, ``p``, ``pg``, ``paged``, ``/page/N/``) is kept, except a
 first-page parameter (``page=1``, ``p=1``..., and ``=1`` of a parameter of the
 shop's own name that the page's pager shows numbering pages: the bare listing, see
@@ -52,6 +55,7 @@ from ..firstpage import (
 )
 from ..seeds import seed_fingerprint
 from ..sites import site_key
+from .embedded import state_urls
 from .profiles import SiteProfile
 from .tree import page_root
 
@@ -319,18 +323,23 @@ def discover_links(response: TextResponse, profile: SiteProfile | None = None) -
     done: set[str] = set()
     links: list[str] = []
     plain = _PlainLinks(base_url, site)
-    for href in _hrefs(response, profile):
-        if href in done:
-            continue
-        done.add(href)
-        fast = plain.clean(href)
-        url = _clean(href, base_url, site) if fast is False else fast
-        if url is None or url in seen:
-            continue
-        if profile is not None and not profile.allows(url):
-            continue
-        seen.add(url)
-        links.append(url)
+    hrefs = _hrefs(response, profile)
+    for round_ in range(2):
+        for href in hrefs:
+            if href in done:
+                continue
+            done.add(href)
+            fast = plain.clean(href)
+            url = _clean(href, base_url, site) if fast is False else fast
+            if url is None or url in seen:
+                continue
+            if profile is not None and not profile.allows(url):
+                continue
+            seen.add(url)
+            links.append(url)
+        if round_ or (profile is not None and (profile.restrict_css or profile.restrict_xpath)):
+            break
+        hrefs = state_urls(response, len(links))  # a shell's links are in its state
     return _first_pages_once(response, links, own)
 
 

@@ -1,7 +1,8 @@
 """Zero-configuration product extraction: one pure function from a page to a product.
 
 :func:`extract_product` reads the page's sources -- structured data
-(:mod:`.structured`) and the visible page (:mod:`.visible`) -- types the page
+(:mod:`.structured`; a framework's embedded state, :mod:`.embedded`, when the markup
+has no product) and the visible page (:mod:`.visible`) -- types the page
 (:mod:`.pagetype`: only a product detail page gives a product), keeps the
 structured nodes of its own product (:mod:`.main_product`), merges the sources
 field by field (:mod:`.merge`), lets a :class:`~crawler.extraction.profiles.SiteProfile`,
@@ -24,6 +25,7 @@ from scrapy.utils.response import get_base_url
 
 from crawler.items import PAGE_FIELDS
 
+from .embedded import add_embedded_state
 from .evidence import PageEvidence, SiteEvidence
 from .links import is_html_response
 from .main_product import choose_products
@@ -66,8 +68,8 @@ class Extraction:
     #: A key of :data:`REJECTED_REASONS` when there is no product, else None.
     rejected: str | None = None
     #: (source, "ExceptionType: message") for each source that raised: ``structured``,
-    #: ``visible``, ``merge`` (the typing and merging of the sources), ``profile``,
-    #: ``site`` (reading the site's evidence).
+    #: ``embedded-state``, ``visible``, ``merge`` (the typing and merging of the sources),
+    #: ``profile``, ``site`` (reading the site's evidence).
     errors: list[tuple[str, str]] = field(default_factory=list)
     #: With a site's evidence given: what the page adds to it, and whether the site's
     #: evidence could settle what the page leaves to a guess (:mod:`.sitepage`).
@@ -109,6 +111,8 @@ def extract(
         lambda: read_structured_data(root, response.text, get_base_url(response)),
         StructuredData,
     )
+    # a framework's embedded state when the markup gives no product (.embedded)
+    result._guard("embedded-state", lambda: add_embedded_state(structured, response), _none)
     visible = result._guard(
         "visible",
         lambda: read_visible_page(root, response.url, site, bool(structured.products)),
@@ -131,6 +135,10 @@ def extract(
     # one, lost to the error (a dead letter, to replay once fixed), not a rejection
     result._reject("failed")
     return result
+
+
+def _none() -> None:
+    return None
 
 
 def extract_product(

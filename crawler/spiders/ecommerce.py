@@ -20,8 +20,8 @@ from crawler.extensions.siteevidence import SiteEvidenceStore
 from crawler.extraction import extract
 from crawler.itemkinds import PRODUCT
 from crawler.keys import SPIDER_NAME
-from crawler.spiders.base import DistributedSpider
 from crawler.sites import site_key
+from crawler.spiders.base import DistributedSpider
 from crawler.spiders.redischeck import ClusterLayoutMismatch, RedisUnavailable, check_redis
 
 __all__ = ["ClusterLayoutMismatch", "EcommerceSpider", "RedisUnavailable", "check_redis"]
@@ -40,7 +40,8 @@ class EcommerceSpider(DistributedSpider):
         site = response.meta.get("site") or site_key(response.url)
         known = {"site": store.knowledge(site)} if store is not None else {}
         result = extract(response, profile, **known)
-        if result.rejected != "failed" and store is not None and store.observe(response, site, result):
-            return  # read again once the site is known (EvidenceRetryMiddleware); counted then
+        if store is not None and result.rejected != "failed":
+            if store.observe(response, site, result):
+                return  # read again once the site is known (EvidenceRetryMiddleware); counted then
         if self.accepted(response, result) and result.product is not None:
             yield result.product

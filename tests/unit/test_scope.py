@@ -22,6 +22,8 @@ from crawler.seeds import InvalidSeed, parse_seed
         ({"allow": "(unclosed"}, "'allow' pattern '(unclosed' is not a valid regex"),
         ({"deny": [1]}, "'deny' must be a regex or a list of regexes"),
         ({"deny": ["x"] * 21}, "more than 20 patterns"),
+        ({"render": "sometimes"}, "'render' must be true, false or auto"),
+        ({"render": 1}, "'render' must be true, false or auto"),
     ],
 )
 def test_bad_scopes_are_refused_with_their_reason(meta: dict, reason: str) -> None:
@@ -66,3 +68,16 @@ def test_the_scope_survives_the_queue_serializer() -> None:
 
 def test_a_scope_forged_in_redis_is_taken_as_the_strictest() -> None:
     assert Scope.of({"scope": {"id": "x", "s": "everything"}}).strategy == "direct"
+
+
+@pytest.mark.parametrize(
+    ("given", "render"), [(True, "true"), ("true", "true"), (False, "false"), ("false", "false")]
+)
+def test_render_is_carried_by_every_request_of_the_seed(given: object, render: str) -> None:
+    seed = parse_seed(json.dumps({"url": "http://shop.test/", "meta": {"render": given}}))
+    scope = Scope.from_seed_meta(seed.url, seed.meta)
+    assert scope.render == render and not scope.plain
+    payload = serializer.encode_request(Request("http://shop.test/p/1", meta=scope.to_meta()), None)
+    assert Scope.of(serializer.loads(payload)["meta"]).render == render
+    # render auto is the plain default: a seed with only it carries nothing
+    assert Scope.from_seed_meta("http://shop.test/", {"render": "auto"}).to_meta() == {}

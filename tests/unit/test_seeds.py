@@ -102,6 +102,7 @@ def test_seed_meta_is_an_allow_list(key):
 def test_seed_meta_labels_pass():
     meta = {key: "x" for key in SEED_LABEL_KEYS}
     meta.update(strategy="sitemap", max_pages=10, max_depth=2, allow="/p/", deny=["/c/"])
+    meta.update(render="auto")
     assert set(meta) == SEED_META_KEYS
     seed = parse_seed(json.dumps({"url": "http://shop.test/", "meta": meta}))
     assert seed.meta == meta
