@@ -70,7 +70,10 @@ class ShopProcess:
         fail_every: int = 0,
         outage_seconds: float = 0,
         outage_after: int = 0,
+        own_session: bool = False,
     ) -> None:
+        #: in a session of its own: a terminal's Ctrl-C does not reach it (the demo)
+        self.own_session = own_session
         self.crawl_delay = crawl_delay
         self.sitemaps = sitemaps
         self.sitemap_only = sitemap_only
@@ -142,6 +145,7 @@ class ShopProcess:
             stderr=self._stderr,
             text=True,
             env=env,
+            start_new_session=self.own_session,
         )
         lines: queue.Queue[str | None] = queue.Queue()
         threading.Thread(

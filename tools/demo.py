@@ -6,7 +6,14 @@ seeds the crawl with ``python -m master seed``, runs ``--workers`` real
 ``scrapy crawl ecommerce`` processes in parallel, shows progress, and ends with
 ``python -m master report``. Products go to PostgreSQL or MongoDB when
 ``POSTGRES_DSN``/``MONGO_URI`` are set, else to the embedded SQLite store.
-Everything it writes lives in ``.demo/``. Ctrl-C stops the workers gracefully.
+Everything it writes lives in ``.demo/`` (``DEMO_DIR`` in the environment: elsewhere).
+
+Ctrl-C (the terminal's SIGINT, or SIGTERM) reaches the demo alone: its servers
+(Redis, the shop, the dashboard) and its workers run in sessions of their own
+(:func:`tools.processes.own_session`). It stops the workers with one SIGINT
+each (each finishes what it fetches or hands back what it holds), prints
+``python -m master report``, stops its servers and exits 0. A second Ctrl-C
+while the workers stop kills them (their leases go back to the queue).
 
 ``--dashboard`` also starts ``python -m master serve`` and prints its address; the
 demo then seeds nothing itself (paste the shop's address into the dashboard's form),
@@ -25,6 +32,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from pathlib import Path
 
 import redis
 
@@ -34,10 +42,17 @@ from crawler.scheduling.lanes import QueueCount, count_queue
 from crawler.scope import STRATEGIES
 from demoshop.process import ShopProcess
 from demoshop.sitemaps import is_sitemap_path
+from tools.processes import own_session
 from tools.redis_server import RedisServer
-from tools.workers import ROOT, WorkerProcess
+from tools.workers import ROOT, WorkerProcess, kill_all, stop_all
 
-DEMO_DIR = ROOT / ".demo"
+# where the demo writes (its tests point it elsewhere)
+DEMO_DIR = Path(os.environ.get("DEMO_DIR") or ROOT / ".demo")
+
+
+def shown(path: Path) -> str:
+    """A path as the demo prints it: relative to the repository when inside it."""
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
 def master(*args: str, env: dict[str, str]) -> int:
@@ -148,11 +163,27 @@ def start_dashboard(port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
         env=env,
         stdout=log,
         stderr=subprocess.STDOUT,
+        **own_session(),
     )
 
 
 def _stop(signum: int, frame: object) -> None:
     raise KeyboardInterrupt  # SIGTERM (kill, a container stop) ends the demo as Ctrl-C does
+
+
+def wind_down(workers: list[WorkerProcess], env: dict[str, str]) -> None:
+    """After Ctrl-C: stop the workers together (a second Ctrl-C kills them), then report."""
+    print("\ndemo: stopping the workers gracefully (Ctrl-C again to force)", flush=True)
+    try:
+        stop_all(workers)
+    except KeyboardInterrupt:
+        print("demo: killing the workers (their leases go back to the queue)", flush=True)
+        kill_all(workers)
+    try:
+        print("demo: $ python -m master report", flush=True)
+        master("report", env=env)
+    except KeyboardInterrupt:
+        pass
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -168,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         data_dir = DEMO_DIR / "redis"
         shutil.rmtree(data_dir, ignore_errors=True)  # every demo starts a fresh crawl
-        redis_server = RedisServer(data_dir=data_dir, appendonly=True).start()
+        redis_server = RedisServer(data_dir=data_dir, appendonly=True, own_session=True).start()
         redis_url = redis_server.url
         print(f"demo: started a private Redis at {redis_url} (append-only, data in {data_dir})")
     store = DEMO_DIR / "products.sqlite3"
@@ -192,6 +223,7 @@ def main(argv: list[str] | None = None) -> int:
             latency_ms=args.latency_ms,
             access_log=DEMO_DIR / "shop-access.log",
             sitemap_only=args.sitemap_only,
+            own_session=True,
         ) as shop:
             print(f"demo: demo shop at {shop.url} ({args.products} products)")
             if args.dashboard:
@@ -208,20 +240,26 @@ def main(argv: list[str] | None = None) -> int:
                 if args.strategy != "auto":
                     seed = json.dumps({"url": shop.url, "meta": {"strategy": args.strategy}})
                 seeds.write_text(f"# the demo shop's home page\n{seed}\n")
-                print(f"demo: $ python -m master seed {seeds.relative_to(ROOT)}")
+                print(f"demo: $ python -m master seed {shown(seeds)}")
                 if master("seed", str(seeds), env=env) != 0:
                     return 1
             print(f"demo: starting {args.workers} workers (logs in .demo/worker-N.log)")
             started = time.monotonic()
             workers = [
-                WorkerProcess(f"demo-worker-{n}", env, DEMO_DIR / f"worker-{n}.log")
+                WorkerProcess(
+                    f"demo-worker-{n}", env, DEMO_DIR / f"worker-{n}.log", own_session=True
+                )
                 for n in range(1, args.workers + 1)
             ]
             client = redis.Redis.from_url(redis_url)
             keys = CrawlKeys()
-            while any(worker.running for worker in workers):
-                time.sleep(2)
-                print(progress_line(client, keys, started), flush=True)
+            try:
+                while any(worker.running for worker in workers):
+                    time.sleep(2)
+                    print(progress_line(client, keys, started), flush=True)
+            except KeyboardInterrupt:  # the workers stop while the shop still serves them
+                wind_down(workers, env)
+                return 0
             failed = [w for w in workers if w.process.returncode != 0]
             for worker in failed:
                 print(f"demo: {worker.worker_id} exited with {worker.process.returncode}:")
@@ -234,22 +272,17 @@ def main(argv: list[str] | None = None) -> int:
             master("report", env=env)
             print(requests_line(shop))
             if "EMBEDDED_STORE_PATH" in env:
-                shown = store.relative_to(ROOT)
+                where = shown(store)
                 print(
-                    f"demo: products are in {shown} "
-                    f"(sqlite3 {shown} 'select url, name, price from products limit 5')"
+                    f"demo: products are in {where} "
+                    f"(sqlite3 {where} 'select url, name, price from products limit 5')"
                 )
             return 1 if failed else 0
     except KeyboardInterrupt:
-        print("\ndemo: stopping the workers gracefully (Ctrl-C again to force)")
-        for worker in workers:
-            worker.stop()
-        if dashboard is None:
-            return 130
-        print("demo: $ python -m master report")
-        master("report", env=env)
+        wind_down(workers, env)
         return 0
     finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the servers stop in a moment
         for worker in workers:
             if worker.running:
                 worker.stop()
