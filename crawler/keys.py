@@ -31,6 +31,8 @@ key                           type    content
 ``<s>:series``                hash    pages and items per minute, last ``SERIES_MINUTES`` minutes
 ``<s>:seedpages``             hash    seed id -> requests made for it (seeds with max_pages)
 ``<s>:sites``                 hash    "<counter> <site>" -> count (pages, products, sitemaps)
+``<s>:wake``                  channel not a key: pub/sub messages that wake idle workers
+                                      (:mod:`crawler.scheduling.wakeup`)
 ============================  ======  =====================================================
 
 Scores of the queue: a request ready to go has ``-priority`` (scrapy-redis), the
@@ -286,6 +288,11 @@ class CrawlKeys:
     @property
     def sites(self) -> str:
         return f"{self.spider}:sites"
+
+    @property
+    def wake(self) -> str:
+        """The pub/sub channel of wake-ups (the same name on a cluster: not a key)."""
+        return f"{self.spider}:wake"
 
     @property
     def polite_pattern(self) -> str:

@@ -38,6 +38,7 @@ def scheduler(request, redis_url):
         REDIS_URL=redis_url,
         WORKER_ID="w1",
         SCHEDULER_IDLE_POLL_INTERVAL=0,
+        SCHEDULER_WAKEUPS=False,  # no engine to wake: the idle looks are driven by hand
         SCHEDULER_FLUSH_INTERVAL=request.param,
     )
     crawler = get_crawler(_Spider, settings_dict=settings)
