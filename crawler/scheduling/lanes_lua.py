@@ -16,10 +16,14 @@ INDEX_READ = 16  # entries of the lane index a pop reads at once (more: read aga
 #   push(queue, members, front): scores below DELAYED_BELOW kept in the sorted
 #     set, the others appended to their lane (prepended with front: a recovered
 #     lease goes out first), index updated;
-#   take(queue, n): up to n {payload, score text, ...}, best first, the ms
+#   take(queue, n, hint): up to n {payload, score text, ...}, best first, the ms
 #     until the earliest retry still waiting that the pop met is due (-1: none),
-#     and the index as the pop left it when it read all of it (else nil): its
-#     lanes' names, and ``keyed``: whether it holds the mark;
+#     the index as the pop left it when it read all of it (else nil): its lanes'
+#     names, and ``keyed``: whether it holds the mark; and the lane to pop next
+#     ('' when the index holds the mark or no lane). ``hint``: that lane as the
+#     caller's last pop named it, when nothing can have changed the index's head
+#     since (no wake-up heard, no lane started in this script): popped without
+#     reading the index, which is read only when the lane runs short;
 #   lanes_length(queue): requests in the lanes;
 #   ready(queue, listing): requests ready to go (lanes, and the sorted set's
 #     ordinary members when the index is marked); take()'s listing, if any,
@@ -40,6 +44,7 @@ local function keep(queue, members)
   if added > 0 then wake(queue) end
   return added
 end
+local started = false  -- a push of this script started a lane (take() then reads the index)
 local function push(queue, members, front)
   local lanes, order, keyed = {{}}, {{}}, {{}}
   for i = 1, #members, 2 do
@@ -73,6 +78,7 @@ local function push(queue, members, front)
   if #index > 0 then
     redis.call('ZADD', queue .. '{LANES_SUFFIX}', unpack(index))
     wake(queue)  -- work where there was none: idle workers take it now
+    started = true
   end
 end
 local function take_keyed(queue, lo, hi, n, out)
@@ -91,9 +97,19 @@ local function index_heads(index)
   local heads = redis.call('ZRANGE', index, 0, INDEX_READ - 1, 'WITHSCORES')
   return heads, (heads[1] == KEYED) and 3 or 1
 end
-local function take(queue, n)
+local function take(queue, n, hint)
   local out, wait = {{}}, -1
   local index = queue .. '{LANES_SUFFIX}'
+  if hint and hint ~= '' and not started then
+    local got = redis.call('LPOP', queue .. ':' .. hint, n)
+    if got then
+      for i = 1, #got do
+        out[#out + 1] = got[i]
+        out[#out + 1] = hint
+      end
+    end
+    if #out == 2 * n then return out, wait, nil, hint end
+  end
   -- the index's first lanes, read once (again only past them): the pop walks them
   -- in order, and what is left of them is the listing ready() counts
   local heads, pos = index_heads(index)
@@ -153,7 +169,7 @@ local function take(queue, n)
     listing = {{keyed = held}}
     for i = pos, #heads, 2 do listing[#listing + 1] = heads[i] end
   end
-  return out, wait, listing
+  return out, wait, listing, (not held and #lane > 0) and lane[1] or ''
 end
 local function lanes_length(queue)
   local count = 0

@@ -129,6 +129,8 @@ class ReliableScheduler(Scheduler):
             "POLITENESS_PARK_MAX", defaults.POLITENESS_PARK_MAX
         )
         scheduler._parked = []
+        # a pop found the queue empty, and no work was announced since (while listening)
+        scheduler._seen_empty = False
         scheduler._redis_warning = EveryInterval()
         return scheduler
 
@@ -163,6 +165,8 @@ class ReliableScheduler(Scheduler):
             self.wakeups = WakeUps(
                 self.server, self.keys.wake, lambda: reactor.callFromThread(woken)
             ).start()
+            if self.tracker.batch is not None and not self.keys.cluster:
+                self.tracker.batch.wakeups = self.wakeups  # pops skip the lane index then
 
     def close(self, reason: str) -> None:
         if self._waker is not None and self._waker.running:
@@ -173,6 +177,7 @@ class ReliableScheduler(Scheduler):
         # leased by this worker are requeued by the LeaseTracker on spider_closed.
 
     def enqueue_request(self, request: Request) -> bool:
+        self._seen_empty = False  # this worker's own link: the next pop sends and may take it
         if request.dont_filter:
             self.queue.push(request)
         else:
@@ -214,10 +219,16 @@ class ReliableScheduler(Scheduler):
             self.stats.inc_value("scheduler/dequeued/redis")
         return request
 
+    def _listening(self) -> bool:
+        return self.wakeups is not None and self.wakeups.live
+
     def _next_from_redis(self) -> Request | None:
         request = self._unpark()
+        if request is None and self._seen_empty and self._listening() and not self.queue.buffered:
+            return None  # nothing announced since the queue was seen empty: no pop
         if request is None:
             request = self.queue.pop()
+            self._seen_empty = request is None
             handed_back = 0
             while request is not None and self.site_waits.busy(request.url):
                 if not self._park(request):
@@ -256,6 +267,8 @@ class ReliableScheduler(Scheduler):
         # it must not close for idleness.
         if self.flow.held or self._parked or self._unsent() > 0:
             return True
+        if self._seen_empty and self._listening():
+            return False  # seen empty, nothing announced since: no need to count it
         try:
             return len(self.queue) > 0
         except RedisError:  # Redis away: not idle, the crawl may well go on
@@ -267,6 +280,7 @@ class ReliableScheduler(Scheduler):
 
     def _woken(self) -> None:
         """Work arrived where there was none (a wake-up): a starved engine asks for it now."""
+        self._seen_empty = False
         if self._starved and not self.flow.held and wake_engine(self.crawler):
             self._starved = False
             self._fed()
@@ -292,6 +306,7 @@ class ReliableScheduler(Scheduler):
             logger.debug("Idle poll failed: %r", exc)
             return
         if work and wake_engine(self.crawler):
+            self._seen_empty = False
             self._starved = False
             self._fed()
             return

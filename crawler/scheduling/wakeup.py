@@ -58,6 +58,9 @@ class WakeUps:
         self._stop = threading.Event()
         self._live = threading.Event()
         self._thread: threading.Thread | None = None
+        #: messages heard (and times listening began again): what a pop's lane hint
+        #: is checked against (crawler/leasing/batch.py); written by the thread only
+        self.heard = 0
 
     @property
     def live(self) -> bool:
@@ -88,8 +91,10 @@ class WakeUps:
                     if message is None:
                         continue
                     if message["type"] == "message":
+                        self.heard += 1
                         self.on_wake()
                     elif message["type"] == "subscribe":  # the server listens for us now
+                        self.heard += 1
                         self._live.set()
                         if heard_before:  # pushes while deaf announced nothing to this worker
                             self.on_wake()

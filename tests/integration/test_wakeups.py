@@ -147,3 +147,46 @@ def test_on_a_cluster_a_push_on_any_node_wakes_a_listener_on_another() -> None:
         finally:
             heard.stop()
             client.close()
+
+
+def _calls(client: redis.Redis, command: str) -> int:
+    return int(client.info("commandstats").get(f"cmdstat_{command}", {}).get("calls", 0))
+
+
+def test_a_pop_takes_the_lane_it_was_told_until_a_wake_up_says_the_index_changed(client) -> None:
+    """Listening, a worker's pop takes the lane its last pop named without reading the
+    lane index (one ZRANGE less a pop); a lane started meanwhile publishes a wake-up,
+    and the next pop reads the index again: priority order holds."""
+    from crawler.leasing.batch import OutputBatch
+
+    push_requests(client, KEYS.requests, {b"p%02d" % i: 0 for i in range(40)})
+    batch = OutputBatch(client, KEYS, KEYS.inflight("w1"), interval=0.005, max_size=256)
+    heard = Heard(client, KEYS.wake)
+    batch.wakeups = heard.wakeups
+    try:
+        first = batch.flush(pop=4)  # no lane known yet: reads the index
+        batch._depth_at = float("inf")  # no depth read due (it reads the index): pops only
+        reads = _calls(client, "zrange")
+        second = batch.flush(pop=4)
+        third = batch.flush(pop=4)
+        assert _calls(client, "zrange") == reads  # the lane it was told, twice
+        assert [p for _, p in first + second + third] == [b"p%02d" % i for i in range(12)]
+        count = heard.count
+        push_requests(client, KEYS.requests, {b"better": -5})  # another worker's new lane
+        assert heard.wait() > count
+        assert [p for _, p in batch.flush(pop=2)] == [b"better", b"p12"]
+        assert _calls(client, "zrange") > reads
+    finally:
+        heard.stop()
+
+
+def test_without_listening_every_pop_reads_the_index(client) -> None:
+    from crawler.leasing.batch import OutputBatch
+
+    push_requests(client, KEYS.requests, {b"p%02d" % i: 0 for i in range(10)})
+    batch = OutputBatch(client, KEYS, KEYS.inflight("w1"), interval=0.005, max_size=256)
+    batch.flush(pop=2)
+    batch._depth_at = float("inf")  # no depth read due: the pops' reads only
+    reads = _calls(client, "zrange")
+    batch.flush(pop=2)
+    assert _calls(client, "zrange") == reads + 1
