@@ -37,11 +37,14 @@ REDIS_START_URLS_KEY = _keys.START_URLS_KEY_TEMPLATE
 REDIS_START_URLS_AS_SET = False
 SCHEDULER_PERSIST = True  # never let one closing worker wipe the shared queue
 SCHEDULER_FLUSH_ON_START = False
+# A starved scheduler listens for the crawl's wake-ups (<spider>:wake, pub/sub): work
+# that arrives where there was none is taken at once (crawler/scheduling/wakeup.py).
+SCHEDULER_WAKEUPS = True
 # Seconds a starved scheduler waits before looking at Redis again (Scrapy's own
-# engine would wait 5 s); 0 disables.
+# engine would wait 5 s) while it cannot listen for wake-ups; 0 disables the looks.
 SCHEDULER_IDLE_POLL_INTERVAL = 0.1
 # ... and after a second of finding nothing, half as often each time, down to once
-# every this many seconds.
+# every this many seconds: the rate of its looks while it listens.
 SCHEDULER_IDLE_POLL_MAX = 1.0
 MAX_IDLE_TIME_BEFORE_CLOSE = 0  # seconds with no work before a worker closes; 0 never
 # Requests a worker pops for itself at once (one Redis round trip per batch).

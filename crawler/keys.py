@@ -38,6 +38,8 @@ key                           type    content
 ``<s>:evidence:<site>``       hash    the site's evidence counters (crawler/extraction/evidence.py)
 ``<s>:browser_sites``         hash    site -> JSON {since, worker, url}: sites whose pages need
                                       a headless browser (:mod:`crawler.browser.sites`)
+``<s>:wake``                  channel not a key: pub/sub messages that wake idle workers
+                                      (:mod:`crawler.scheduling.wakeup`)
 ============================  ======  =====================================================
 
 Scores of the queue: a request ready to go has ``-priority`` (scrapy-redis), the
@@ -305,6 +307,11 @@ class CrawlKeys:
     @property
     def browser_sites(self) -> str:
         return f"{self.spider}:browser_sites"
+
+    @property
+    def wake(self) -> str:
+        """The pub/sub channel of wake-ups (the same name on a cluster: not a key)."""
+        return f"{self.spider}:wake"
 
     @property
     def polite_pattern(self) -> str:

@@ -81,7 +81,10 @@ class ShopProcess:
         market_tick: float = 60.0,
         generated: str | None = None,
         browser_products: int = 0,
+        own_session: bool = False,
     ) -> None:
+        #: in a session of its own: a terminal's Ctrl-C does not reach it (the demo)
+        self.own_session = own_session
         # the market section (demoshop/market.py): 0 instruments, none
         self.market = market
         self.market_tick = market_tick
@@ -167,6 +170,7 @@ class ShopProcess:
             stderr=self._stderr,
             text=True,
             env=env,
+            start_new_session=self.own_session,
         )
         lines: queue.Queue[str | None] = queue.Queue()
         threading.Thread(

@@ -29,6 +29,7 @@ import redis
 from crawler.keys import CrawlKeys
 from crawler.layout import ensure_layout
 from crawler.network import NetworkRule
+from crawler.scheduling.wakeup import WAKE_LUA
 from crawler.seeds import Seed, SeedError, parse_seed_lines
 
 DEFAULT_BATCH_SIZE = 500
@@ -38,7 +39,10 @@ IN_FLIGHT = 3
 
 # KEYS[1] = <spider>:seeded, KEYS[2] = <spider>:start_urls
 # ARGV = fp1, payload1, fp2, payload2, ...  -> number of seeds pushed
-SEED_BATCH_LUA = """
+# (idle workers are woken once a batch pushed anything: crawler/scheduling/wakeup.py)
+SEED_BATCH_LUA = (
+    WAKE_LUA
+    + """
 local added = 0
 for i = 1, #ARGV, 2 do
     if redis.call('SADD', KEYS[1], ARGV[i]) == 1 then
@@ -46,8 +50,10 @@ for i = 1, #ARGV, 2 do
         added = added + 1
     end
 end
+if added > 0 then wake(KEYS[2]) end
 return added
 """
+)
 
 
 @dataclass

@@ -1,10 +1,11 @@
 """Fixtures for real services: Redis and PostgreSQL are required, never mocked or skipped.
 
-``TEST_REDIS_URL`` (default ``redis://127.0.0.1:6379/15``) names a Redis database
-the tests may flush; ``TEST_POSTGRES_DSN`` (default
-``postgresql://postgres@127.0.0.1:5432/postgres``) a server where the tests may
-create and drop their own databases. When either cannot be reached the tests
-that need it fail with the reason: a missing service is an error, not a skip.
+``TEST_REDIS_URL`` names a Redis database the tests may flush; ``TEST_POSTGRES_DSN``
+a PostgreSQL server where the tests may create and drop their own databases. Each
+one unset is replaced by a private server that the run starts for itself and stops
+at its end (:mod:`tools.test_services`); the run's header says which are used.
+When a server named cannot be reached the tests that need it fail with the
+reason: a missing service is an error, not a skip.
 
 Under pytest-xdist (``-n``), worker ``gwK`` flushes database N - K of
 ``TEST_REDIS_URL``'s N instead, so that workers never flush each other's data;
@@ -15,14 +16,17 @@ databases) has a port or a name of its own already.
 from __future__ import annotations
 
 import os
+import time
 import uuid
 from collections.abc import Iterator
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 import redis
 
 from tools.redis_server import RedisServer
+from tools.test_services import POSTGRES_VARIABLE, REDIS_VARIABLE, TestServices, start_for
 
 
 def _worker_database(url: str, worker: str | None) -> str:
@@ -36,25 +40,65 @@ def _worker_database(url: str, worker: str | None) -> str:
     return urlunsplit(parts._replace(path=f"/{database}"))
 
 
-TEST_REDIS_URL = _worker_database(
-    os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15"),
-    os.environ.get("PYTEST_XDIST_WORKER"),
-)
-TEST_POSTGRES_DSN = os.environ.get(
-    "TEST_POSTGRES_DSN", "postgresql://postgres@127.0.0.1:5432/postgres"
-)
+SERVICES = pytest.StashKey[TestServices]()
+STARTED = pytest.StashKey[float]()
+# set by scripts/test (Unix time): the run's time then includes bootstrap, ruff and mypy
+SCRIPT_STARTED_VARIABLE = "SCRIPTS_TEST_STARTED"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Start the services whose variables are unset, once per run: in pytest-xdist's
+    controller (its test processes, started later, inherit the variables)."""
+    if hasattr(config, "workerinput"):
+        return
+    try:
+        services = start_for(os.environ)
+    except (RuntimeError, OSError) as exc:
+        raise pytest.UsageError(f"could not start the test services: {exc}") from exc
+    config.stash[SERVICES] = services
+    config.stash[STARTED] = time.time()
+    config.add_cleanup(services.stop)
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    services = config.stash.get(SERVICES, None)
+    return services.describe() if services is not None else None
+
+
+def _minutes(seconds: float) -> str:
+    return f"{int(seconds // 60)}:{int(seconds % 60):02d}"
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """The run's services, and its time (from scripts/test's start when it ran pytest)."""
+    services = config.stash.get(SERVICES, None)
+    if services is None:
+        return
+    terminalreporter.write_line(services.describe())
+    now = time.time()
+    line = f"time: pytest {_minutes(now - config.stash[STARTED])}"
+    script_started = os.environ.get(SCRIPT_STARTED_VARIABLE, "")
+    if script_started.replace(".", "", 1).isdigit():
+        whole = _minutes(now - float(script_started))
+        line += f"; scripts/test {whole} so far (with bootstrap, ruff and mypy)"
+    terminalreporter.write_line(line)
+
+
+def _test_redis_url() -> str:
+    return _worker_database(os.environ[REDIS_VARIABLE], os.environ.get("PYTEST_XDIST_WORKER"))
 
 
 @pytest.fixture
 def redis_url() -> Iterator[str]:
     """The shared test Redis database, emptied before and after the test."""
-    client = redis.Redis.from_url(TEST_REDIS_URL)
+    url = _test_redis_url()
+    client = redis.Redis.from_url(url)
     try:
         client.ping()
     except redis.RedisError as exc:
-        pytest.fail(f"Redis is required at TEST_REDIS_URL={TEST_REDIS_URL}: {exc}", pytrace=False)
+        pytest.fail(f"Redis is required at TEST_REDIS_URL={url}: {exc}", pytrace=False)
     client.flushdb()
-    yield TEST_REDIS_URL
+    yield url
     client.flushdb()
     client.close()
 
@@ -84,19 +128,17 @@ def postgres_dsn() -> Iterator[str]:
     """A fresh, empty PostgreSQL database for the test, dropped afterwards."""
     import psycopg2
 
+    server = os.environ[POSTGRES_VARIABLE]
     try:
-        admin = psycopg2.connect(TEST_POSTGRES_DSN, connect_timeout=5)
+        admin = psycopg2.connect(server, connect_timeout=5)
     except psycopg2.OperationalError as exc:
-        pytest.fail(
-            f"PostgreSQL is required at TEST_POSTGRES_DSN={TEST_POSTGRES_DSN}: {exc}",
-            pytrace=False,
-        )
+        pytest.fail(f"PostgreSQL is required at TEST_POSTGRES_DSN={server}: {exc}", pytrace=False)
     admin.autocommit = True
     name = f"crawler_test_{uuid.uuid4().hex[:12]}"
     with admin.cursor() as cur:
         cur.execute(f'CREATE DATABASE "{name}"')
     try:
-        yield _with_dbname(TEST_POSTGRES_DSN, name)
+        yield _with_dbname(server, name)
     finally:
         with admin.cursor() as cur:
             cur.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

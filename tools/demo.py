@@ -9,7 +9,14 @@ instead (quote pages of 300 instruments whose prices move every minute, seeded
 from its index ``/market/``) with ``scrapy crawl finance`` workers. Products (and
 quotes) go to PostgreSQL or MongoDB when ``POSTGRES_DSN``/``MONGO_URI`` are set,
 else to the embedded SQLite store.
-Everything it writes lives in ``.demo/``. Ctrl-C stops the workers gracefully.
+Everything it writes lives in ``.demo/`` (``DEMO_DIR`` in the environment: elsewhere).
+
+Ctrl-C (the terminal's SIGINT, or SIGTERM) reaches the demo alone: its servers
+(Redis, the shop, the dashboard) and its workers run in sessions of their own
+(:func:`tools.processes.own_session`). It stops the workers with one SIGINT
+each (each finishes what it fetches or hands back what it holds), prints
+``python -m master report``, stops its servers and exits 0. A second Ctrl-C
+while the workers stop kills them (their leases go back to the queue).
 
 ``--dashboard`` also starts ``python -m master serve`` and prints its address; the
 demo then seeds nothing itself (paste the shop's address into the dashboard's form),
@@ -28,6 +35,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from pathlib import Path
 
 import redis
 
@@ -39,10 +47,17 @@ from crawler.scope import STRATEGIES
 from demoshop.market import MARKET_PREFIX
 from demoshop.process import ShopProcess
 from demoshop.sitemaps import is_sitemap_path
+from tools.processes import own_session
 from tools.redis_server import RedisServer
-from tools.workers import ROOT, WorkerProcess
+from tools.workers import ROOT, WorkerProcess, kill_all, stop_all
 
-DEMO_DIR = ROOT / ".demo"
+# where the demo writes (its tests point it elsewhere)
+DEMO_DIR = Path(os.environ.get("DEMO_DIR") or ROOT / ".demo")
+
+
+def shown(path: Path) -> str:
+    """A path as the demo prints it: relative to the repository when inside it."""
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
 def master(*args: str, env: dict[str, str]) -> int:
@@ -196,11 +211,28 @@ def start_dashboard(port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
         env=env,
         stdout=log,
         stderr=subprocess.STDOUT,
+        **own_session(),
     )
 
 
 def _stop(signum: int, frame: object) -> None:
     raise KeyboardInterrupt  # SIGTERM (kill, a container stop) ends the demo as Ctrl-C does
+
+
+def wind_down(workers: list[WorkerProcess], env: dict[str, str], spider: str) -> None:
+    """After Ctrl-C: stop the workers together (a second Ctrl-C kills them), then report."""
+    print("\ndemo: stopping the workers gracefully (Ctrl-C again to force)", flush=True)
+    try:
+        stop_all(workers)
+    except KeyboardInterrupt:
+        print("demo: killing the workers (their leases go back to the queue)", flush=True)
+        kill_all(workers)
+    try:
+        options = [] if spider == "ecommerce" else ["--spider", spider]
+        print(f"demo: $ {' '.join(['python -m master report', *options])}", flush=True)
+        master("report", *options, env=env)
+    except KeyboardInterrupt:
+        pass
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -216,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         data_dir = DEMO_DIR / "redis"
         shutil.rmtree(data_dir, ignore_errors=True)  # every demo starts a fresh crawl
-        redis_server = RedisServer(data_dir=data_dir, appendonly=True).start()
+        redis_server = RedisServer(data_dir=data_dir, appendonly=True, own_session=True).start()
         redis_url = redis_server.url
         print(f"demo: started a private Redis at {redis_url} (append-only, data in {data_dir})")
     store = DEMO_DIR / "products.sqlite3"
@@ -243,6 +275,7 @@ def main(argv: list[str] | None = None) -> int:
             market=args.instruments,
             # the section built in the browser is the product crawl's
             browser_products=args.browser_products if args.spider == "ecommerce" else 0,
+            own_session=True,
         ) as shop:
             if args.spider == "finance":
                 print(
@@ -274,8 +307,7 @@ def main(argv: list[str] | None = None) -> int:
                     seed = json.dumps({"url": shop.url, "meta": {"strategy": args.strategy}})
                 seeds.write_text(f"# {comment}\n{seed}\n")
                 spider = ["--spider", args.spider] if args.spider != "ecommerce" else []
-                shown = " ".join(["python -m master seed", *spider, str(seeds.relative_to(ROOT))])
-                print(f"demo: $ {shown}")
+                print(f"demo: $ {' '.join(['python -m master seed', *spider, shown(seeds)])}")
                 if master("seed", *spider, str(seeds), env=env) != 0:
                     return 1
             print(
@@ -285,15 +317,23 @@ def main(argv: list[str] | None = None) -> int:
             started = time.monotonic()
             workers = [
                 WorkerProcess(
-                    f"demo-worker-{n}", env, DEMO_DIR / f"worker-{n}.log", spider=args.spider
+                    f"demo-worker-{n}",
+                    env,
+                    DEMO_DIR / f"worker-{n}.log",
+                    spider=args.spider,
+                    own_session=True,
                 )
                 for n in range(1, args.workers + 1)
             ]
             client = redis.Redis.from_url(redis_url)
             keys = CrawlKeys(args.spider)
-            while any(worker.running for worker in workers):
-                time.sleep(2)
-                print(progress_line(client, keys, started), flush=True)
+            try:
+                while any(worker.running for worker in workers):
+                    time.sleep(2)
+                    print(progress_line(client, keys, started), flush=True)
+            except KeyboardInterrupt:  # the workers stop while the shop still serves them
+                wind_down(workers, env, args.spider)
+                return 0
             failed = [w for w in workers if w.process.returncode != 0]
             for worker in failed:
                 print(f"demo: {worker.worker_id} exited with {worker.process.returncode}:")
@@ -307,26 +347,20 @@ def main(argv: list[str] | None = None) -> int:
             master("report", *spider, env=env)
             print(requests_line(shop, args.spider))
             if "EMBEDDED_STORE_PATH" in env:
-                shown = store.relative_to(ROOT)
+                where = shown(store)
                 query = (
                     "select symbol, price, currency, volume, as_of from quotes limit 5"
                     if args.spider == "finance"
                     else "select url, name, price from products limit 5"
                 )
                 what = "quotes (and quote_history)" if args.spider == "finance" else "products"
-                print(f"demo: {what} are in {shown} (sqlite3 {shown} '{query}')")
+                print(f"demo: {what} are in {where} (sqlite3 {where} '{query}')")
             return 1 if failed else 0
     except KeyboardInterrupt:
-        print("\ndemo: stopping the workers gracefully (Ctrl-C again to force)")
-        for worker in workers:
-            worker.stop()
-        if dashboard is None:
-            return 130
-        spider = [] if args.spider == "ecommerce" else ["--spider", args.spider]
-        print(f"demo: $ python -m master report {' '.join(spider)}".rstrip())
-        master("report", *spider, env=env)
+        wind_down(workers, env, args.spider)
         return 0
     finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the servers stop in a moment
         for worker in workers:
             if worker.running:
                 worker.stop()

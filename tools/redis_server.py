@@ -18,6 +18,8 @@ from pathlib import Path
 
 import redis
 
+from tools.processes import own_session
+
 
 def find_redis_server() -> str:
     """Path of a redis-server binary, or raise with what to install."""
@@ -66,6 +68,9 @@ class RedisServer:
 
     ``appendonly=True`` gives the persistence a crawl needs to survive a Redis
     restart (``appendfsync everysec``, as docs/running.md recommends).
+    ``own_session=True`` keeps a terminal's Ctrl-C from reaching the server, which
+    then ends when the thread that started it dies (:func:`tools.processes.own_session`):
+    the process that started it stops it when it is done with it.
     """
 
     def __init__(
@@ -75,6 +80,7 @@ class RedisServer:
         appendonly: bool = True,
         password: str | None = None,
         extra_args: list[str] | None = None,
+        own_session: bool = False,
     ) -> None:
         #: a port of our own choosing is chosen again when another process took it first
         self._chosen_port = port is None
@@ -85,6 +91,7 @@ class RedisServer:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.appendonly = appendonly
         self.password = password
+        self.own_session = own_session
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -124,7 +131,11 @@ class RedisServer:
         args += self.extra_args
         log_start = log_file.stat().st_size if log_file.exists() else 0
         self.process = process = subprocess.Popen(
-            args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            args,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            **(own_session() if self.own_session else {}),
         )
         deadline = time.monotonic() + timeout
         while True:

@@ -10,6 +10,8 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from tools import processes
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -19,7 +21,10 @@ class WorkerProcess:
     ``worker_id`` None leaves ``WORKER_ID`` unset (the worker names itself; the
     log file is still named ``name``). ``prefix`` runs the worker through another
     command, e.g. ``unshare --pid --fork --mount-proc --kill-child``. ``spider``: the
-    spider it runs (``ecommerce``, ``finance``).
+    spider it runs (``ecommerce``, ``finance``). ``own_session`` keeps a terminal's Ctrl-C from reaching the worker (the demo stops its workers
+    itself, with one SIGINT each: a second would force an unclean shutdown) and
+    stops it (SIGTERM) if the process that started it dies
+    (:func:`tools.processes.own_session`).
     """
 
     def __init__(
@@ -30,6 +35,7 @@ class WorkerProcess:
         settings: Mapping[str, object] | None = None,
         prefix: Sequence[str] = (),
         spider: str = "ecommerce",
+        own_session: bool = False,
     ) -> None:
         self.worker_id = worker_id or log_path.stem
         self.log_path = log_path
@@ -46,7 +52,13 @@ class WorkerProcess:
         log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log = open(log_path, "ab")
         self.process = subprocess.Popen(
-            args, cwd=ROOT, env=full_env, stdout=self._log, stderr=subprocess.STDOUT
+            args,
+            cwd=ROOT,
+            env=full_env,
+            stdin=subprocess.DEVNULL,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            **(processes.own_session() if own_session else {}),
         )
 
     @property
@@ -60,9 +72,13 @@ class WorkerProcess:
             if not self.running:
                 self._log.close()
 
-    def stop(self, timeout: float = 60) -> int:
+    def interrupt(self) -> None:
+        """SIGINT, as Ctrl-C: the worker hands back what it holds and closes."""
         if self.running:
             self.process.send_signal(signal.SIGINT)
+
+    def stop(self, timeout: float = 60) -> int:
+        self.interrupt()
         try:
             return self.wait(timeout)
         except subprocess.TimeoutExpired:
@@ -79,6 +95,24 @@ class WorkerProcess:
     def log_tail(self, lines: int = 120) -> str:
         """The last ``lines`` lines of the log (where a worker says why it stopped)."""
         return "\n".join(self.log().splitlines()[-lines:])
+
+
+def stop_all(workers: Sequence[WorkerProcess], timeout: float = 60) -> None:
+    """Stop the workers together: one SIGINT each, then wait for them all (the ones
+    still running ``timeout`` s later are killed)."""
+    for worker in workers:
+        worker.interrupt()
+    deadline = time.monotonic() + timeout
+    for worker in workers:
+        try:
+            worker.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            worker.kill()
+
+
+def kill_all(workers: Sequence[WorkerProcess]) -> None:
+    for worker in workers:
+        worker.kill()
 
 
 def wait_all(workers: list[WorkerProcess], timeout: float) -> None:

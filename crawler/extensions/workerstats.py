@@ -22,9 +22,11 @@ time, so runs with 1 and N workers compare fairly. The record, a
 finished_at, store, finish_reason, elapsed, idle_tail, pages, items,
 pages_per_min``.
 
-At each beat it also adds the pages and items since the previous beat to the
-crawl's per-minute series ``<spider>:series`` (:mod:`crawler.series`, bounded to
-``SERIES_MINUTES`` minutes; 0 disables it), which the dashboard charts.
+At each beat of the interval (and at close) it also adds the pages and items since
+the previous one to the crawl's per-minute series ``<spider>:series``
+(:mod:`crawler.series`, bounded to ``SERIES_MINUTES`` minutes; 0 disables it),
+which the dashboard charts; a stored batch refreshes the record alone (one
+``HSET``), the series being per minute.
 """
 
 from __future__ import annotations
@@ -116,10 +118,11 @@ class WorkerStats:
             **self.figures(now, finished),
         )
 
-    def publish(self, record: WorkerRecord) -> None:
+    def publish(self, record: WorkerRecord, series: bool = True) -> None:
         try:
             self.server.hset(self.keys.workers, self.worker_id, record.encode())
-            self.series.add(record.pages, record.items)
+            if series:
+                self.series.add(record.pages, record.items)
         except Exception as exc:  # Redis away: the next beat tries again
             logger.warning("Could not publish worker stats (%r)", exc)
 
@@ -135,7 +138,8 @@ class WorkerStats:
 
     def items_stored(self, items: list[Any], spider: Any = None) -> None:
         """A batch is in the store (and counted crawl-wide): show this worker's share now."""
-        self._beat()
+        if not self._closed:
+            self.publish(self.record("paused" if self.flow.held else "running"), series=False)
 
     def spider_closed(self, spider: Any, reason: str) -> None:
         self._closed = True

@@ -75,16 +75,17 @@ logger = logging.getLogger(__name__)
 DRAIN_WINDOW = 0.25  # seconds between two readings of how fast the shared queue shrinks
 
 # ARGV: n links, n to pop, 1 to read the queue's depth after the pop (else 0),
-# bloom m, bloom k, then n x (fingerprint, score, payload), then finished leases.
+# bloom m, bloom k, the pop's lane hint (take() of lanes_lua; '' for none), then
+# n x (fingerprint, score, payload), then finished leases.
 # KEYS: dupefilter (set or Bloom string), queue, inflight, [bloom meta]. Returns
 # {added flags (1/0 per link), {lease1, payload1, ...}, requests left in the
 # queue after the pop (-1: not read), ms until the earliest waiting retry the pop
-# met is due (-1: none)}.
+# met is due (-1: none), the lane to pop next ('' : read the index)}.
 _HEAD = """
 local n = tonumber(ARGV[1])
 local npop = tonumber(ARGV[2])
 local fps, added = {}, {}
-for i = 1, n do fps[i] = ARGV[3 * i + 3] end
+for i = 1, n do fps[i] = ARGV[3 * i + 4] end
 local function split(seen)
   local new, members, batch = {}, {}, {}
   for i = 1, n do
@@ -92,8 +93,8 @@ local function split(seen)
     if seen[i] == 0 and not batch[fp] then
       batch[fp] = true
       new[#new + 1] = fp
-      members[#members + 1] = ARGV[3 * i + 4]
       members[#members + 1] = ARGV[3 * i + 5]
+      members[#members + 1] = ARGV[3 * i + 6]
       added[i] = 1
     else
       added[i] = 0
@@ -126,14 +127,14 @@ end
 """
 
 _TAIL = """
-local first = 3 * n + 6
+local first = 3 * n + 7
 if #ARGV >= first then
   redis.call('HDEL', KEYS[3], unpack(ARGV, first, #ARGV))
 end
-local out, depth, wait = {}, -1, -1
+local out, depth, wait, best = {}, -1, -1, ''
 if npop > 0 then
   local items, listing
-  items, wait, listing = take(KEYS[2], npop)
+  items, wait, listing, best = take(KEYS[2], npop, ARGV[6])
   if #items > 0 then
     local fields = {}
     for i = 1, #items, 2 do
@@ -151,7 +152,7 @@ if npop > 0 then
     depth = ready(KEYS[2], listing)
   end
 end
-return {added, out, depth, wait}
+return {added, out, depth, wait, best}
 """
 
 _FLUSH = LANES_LUA + _HEAD + _DEDUPE_SET + _TAIL
@@ -193,6 +194,11 @@ class OutputBatch:
         self._drain_from: tuple[float, int] | None = None  # (time, depth) the rate is read from
         #: ms until the earliest waiting retry met by the last pop is due (-1: none met)
         self.delayed_wait = -1
+        #: the scheduler's WakeUps (plain Redis): while no wake-up was heard since a pop,
+        #: the next pop takes the lane it named without reading the lane index
+        self.wakeups: Any = None
+        self._lane_hint: tuple[str, int] | None = None  # (lane, wake-ups heard then)
+        self._next_lane = ""  # the lane the last script's pop named ('' : none)
         self._depth_at: float | None = None  # when the depth was read last
         self.server = server
         self._script = server.register_script(_FLUSH)
@@ -319,11 +325,24 @@ class OutputBatch:
         size = self._bloom.size if self._bloom is not None else None
         now = time.monotonic()
         read_depth = bool(pop) and self._depth_due(now)
-        _, popped, depth, wait = self.send(self._keys, size, links, leases, pop, read_depth)
+        heard = self.wakeups.heard if self.wakeups is not None else -1
+        hint = self._hint(heard) if pop else ""
+        _, popped, depth, wait = self.send(self._keys, size, links, leases, pop, read_depth, hint)
         if depth >= 0:
             self._saw_depth(depth, now)
-        self.delayed_wait = wait if pop else self.delayed_wait
+        if pop:
+            self.delayed_wait = wait
+            self._lane_hint = (self._next_lane, heard) if self._next_lane and heard >= 0 else None
         return popped
+
+    def _hint(self, heard: int) -> str:
+        """The lane the last pop named, while nothing can have put a better one ahead
+        of it: listening for wake-ups, and none heard since (a lane that starts, or a
+        request into the sorted set, publishes one; see crawler/scheduling/wakeup.py)."""
+        if self._lane_hint is None or not self.wakeups.live:
+            return ""
+        lane, heard_then = self._lane_hint
+        return lane if heard_then == heard else ""
 
     def send(
         self,
@@ -333,23 +352,30 @@ class OutputBatch:
         leases: list[str],
         pop: int,
         read_depth: bool,
+        hint: str = "",
     ) -> tuple[list[int], list[tuple[str, bytes]], int, int]:
-        """One script call on one shard's ``keys``: (added flags, popped, depth, wait)."""
+        """One script call on one shard's ``keys``: (added flags, popped, depth, wait).
+
+        ``hint``: the lane to pop without reading the lane index (see :meth:`_hint`)."""
         args: list[Any] = [
             len(links),
             pop,
             1 if read_depth else 0,
             size.bits if size else 0,
             size.hashes if size else 0,
+            hint,
         ]
         for fingerprint, score, payload, _ in links:
             args += [fingerprint, score, payload]
         args += leases
         if links and self.keys.cluster:
             # links reach a replica before any lease of their pages is finished
-            added, popped, depth, wait = self.ledger.replica_wait.call(self._script, keys, args)
+            added, popped, depth, wait, lane = self.ledger.replica_wait.call(
+                self._script, keys, args
+            )
         else:
-            added, popped, depth, wait = self._script(keys=keys, args=args)
+            added, popped, depth, wait, lane = self._script(keys=keys, args=args)
+        self._next_lane = lane.decode() if isinstance(lane, bytes) else str(lane)
         if self.stats is not None and (links or leases):
             self.stats.inc_value("scheduler/batch/flushes")
             self.stats.inc_value("scheduler/batch/links", len(links))

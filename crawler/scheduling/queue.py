@@ -159,7 +159,9 @@ class ReliablePriorityQueue(PriorityQueue):
             batch = self.tracker.batch
             # with batching, the pop rides on the flush of this worker's links and leases
             if batch is not None:
-                taken = batch.flush(self.batch_size)
+                # twice the batch while the shared queue is deep (the other workers have
+                # plenty): half the script calls and commands per page
+                taken = batch.flush(self.batch_size * (2 if batch.queue_deep else 1))
                 wait = batch.delayed_wait
             else:
                 taken, wait = self.ledger.pop(self.batch_size)

@@ -25,11 +25,14 @@ What it adds to :class:`scrapy_redis.scheduler.Scheduler`:
   them must share anyway.
 * **No idle latency.** Scrapy's engine looks at the scheduler again only every
   5 seconds once it has found it empty. A worker sharing a queue would sit idle
-  while others fill it, so every ``SCHEDULER_IDLE_POLL_INTERVAL`` seconds a
-  starved scheduler looks at Redis and wakes the engine when there is work.
-  After a second of looking in vain it looks half as often each time, down to
-  once every ``SCHEDULER_IDLE_POLL_MAX`` seconds (a worker idle at the end of
-  a crawl costs Redis one or two commands a second, not twenty).
+  while others fill it, so a starved scheduler is woken when work arrives: it
+  listens for the crawl's wake-ups (``SCHEDULER_WAKEUPS``, :mod:`.wakeup`), which
+  every push that gives the queue work it had none of publishes, and makes the
+  engine ask it for requests at once. It also looks at Redis itself, once every
+  ``SCHEDULER_IDLE_POLL_MAX`` seconds while it listens (for retries that become
+  due, and messages lost with a connection), and while it cannot listen every
+  ``SCHEDULER_IDLE_POLL_INTERVAL`` seconds, after a second of looking in vain
+  half as often each time, down to that maximum.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from redis.exceptions import RedisError
 from scrapy import Request
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.misc import load_object
+from scrapy.utils.reactor import is_reactor_installed
 from scrapy_redis.scheduler import Scheduler
 from twisted.internet import task
 
@@ -52,6 +56,7 @@ from crawler.leasing.meta import take_lease
 from crawler.politeness import SiteWaits
 from crawler.quietlog import EveryInterval
 from crawler.scheduling.bloom import BloomDupeFilter
+from crawler.scheduling.wakeup import WakeUps
 from crawler.sites import site_key
 
 logger = logging.getLogger(__name__)
@@ -61,13 +66,21 @@ def wake_engine(crawler: Any, delay: float = 0) -> bool:
     """Make Scrapy's engine look at the scheduler (and at idleness) after ``delay`` s.
 
     The engine has no public way to be woken; its slot's ``nextcall`` is what its
-    own heartbeat uses. Returns False when the engine is not running a spider.
+    own heartbeat uses. That call is scheduled once: while a later one is pending
+    (the spider's idle check asks for a look a second ahead), ``schedule(0)`` does
+    nothing, so a wake-up "now" cancels the pending one first. Returns False when
+    the engine is not running a spider.
     """
     engine = getattr(crawler, "engine", None)
     slot = getattr(engine, "_slot", None)
     if slot is None or slot.closing is not None:
         return False
-    slot.nextcall.schedule(delay)
+    nextcall = slot.nextcall
+    pending = getattr(nextcall, "_call", None)  # CallLaterOnce's pending call, if any
+    if delay <= 0 and pending is not None:
+        pending.cancel()
+        nextcall._call = None
+    nextcall.schedule(delay)
     return True
 
 
@@ -107,11 +120,17 @@ class ReliableScheduler(Scheduler):
         scheduler._vain_since = None
         scheduler._next_poll = 0.0
         scheduler._waker = None
+        scheduler.wakeups_enabled = crawler.settings.getbool(
+            "SCHEDULER_WAKEUPS", defaults.SCHEDULER_WAKEUPS
+        )
+        scheduler.wakeups = None
         scheduler.site_waits = SiteWaits.of(crawler)
         scheduler.park_max = crawler.settings.getint(
             "POLITENESS_PARK_MAX", defaults.POLITENESS_PARK_MAX
         )
         scheduler._parked = []
+        # a pop found the queue empty, and no work was announced since (while listening)
+        scheduler._seen_empty = False
         scheduler._redis_warning = EveryInterval()
         return scheduler
 
@@ -139,14 +158,26 @@ class ReliableScheduler(Scheduler):
         if self.idle_poll_interval > 0:
             self._waker = task.LoopingCall(self._wake_engine_if_work)
             self._waker.start(self.idle_poll_interval, now=False)
+        if self.wakeups_enabled and is_reactor_installed():  # not in a bare scheduler's tests
+            from twisted.internet import reactor
+
+            woken = self._woken
+            self.wakeups = WakeUps(
+                self.server, self.keys.wake, lambda: reactor.callFromThread(woken)
+            ).start()
+            if self.tracker.batch is not None and not self.keys.cluster:
+                self.tracker.batch.wakeups = self.wakeups  # pops skip the lane index then
 
     def close(self, reason: str) -> None:
         if self._waker is not None and self._waker.running:
             self._waker.stop()
+        if self.wakeups is not None:
+            self.wakeups.stop()
         # persist is always on: nothing shared is deleted here. Requests still
         # leased by this worker are requeued by the LeaseTracker on spider_closed.
 
     def enqueue_request(self, request: Request) -> bool:
+        self._seen_empty = False  # this worker's own link: the next pop sends and may take it
         if request.dont_filter:
             self.queue.push(request)
         else:
@@ -188,10 +219,16 @@ class ReliableScheduler(Scheduler):
             self.stats.inc_value("scheduler/dequeued/redis")
         return request
 
+    def _listening(self) -> bool:
+        return self.wakeups is not None and self.wakeups.live
+
     def _next_from_redis(self) -> Request | None:
         request = self._unpark()
+        if request is None and self._seen_empty and self._listening() and not self.queue.buffered:
+            return None  # nothing announced since the queue was seen empty: no pop
         if request is None:
             request = self.queue.pop()
+            self._seen_empty = request is None
             handed_back = 0
             while request is not None and self.site_waits.busy(request.url):
                 if not self._park(request):
@@ -230,6 +267,8 @@ class ReliableScheduler(Scheduler):
         # it must not close for idleness.
         if self.flow.held or self._parked or self._unsent() > 0:
             return True
+        if self._seen_empty and self._listening():
+            return False  # seen empty, nothing announced since: no need to count it
         try:
             return len(self.queue) > 0
         except RedisError:  # Redis away: not idle, the crawl may well go on
@@ -238,6 +277,15 @@ class ReliableScheduler(Scheduler):
     def _unsent(self) -> int:
         batch = self.tracker.batch
         return batch.pending_links if batch is not None else 0
+
+    def _woken(self) -> None:
+        """Work arrived where there was none (a wake-up): a starved engine asks for it now."""
+        self._seen_empty = False
+        if self._starved and not self.flow.held and wake_engine(self.crawler):
+            self._starved = False
+            self._fed()
+            if self.stats:
+                self.stats.inc_value("scheduler/wakeups")
 
     def _wake_engine_if_work(self) -> None:
         if not self._starved or self.flow.held:
@@ -258,10 +306,13 @@ class ReliableScheduler(Scheduler):
             logger.debug("Idle poll failed: %r", exc)
             return
         if work and wake_engine(self.crawler):
+            self._seen_empty = False
             self._starved = False
             self._fed()
             return
-        if self._vain_since is None:
+        if self.wakeups is not None and self.wakeups.live:
+            self._poll_wait = self.idle_poll_max  # woken when work comes: a safety net only
+        elif self._vain_since is None:
             self._vain_since = now
         elif now - self._vain_since >= VAIN_POLLS_BEFORE_BACKOFF:
             self._poll_wait = min(self._poll_wait * 2, self.idle_poll_max)

@@ -18,7 +18,12 @@ deadline=$(($(date +%s) + ${REDIS_CLUSTER_WAIT:-120}))
 cli() { _at=$1; shift; redis-cli -h "${_at%:*}" -p "${_at##*:}" "$@" 2>/dev/null | tr -d '\r'; }
 info() { cli "$1" cluster info | sed -n "s/^$2://p"; }
 # CLUSTER MEET (and so redis-cli --cluster create) takes IP addresses, not names
-ipv4() { getent ahostsv4 "${1%:*}" | awk 'NR == 1 { print $1 }'; }
+# ahostsv4 asks with AI_ADDRCONFIG, which finds nothing on a host whose only IPv4
+# address is loopback (a machine or namespace without a network): the hosts database too
+ipv4() {
+  { getent ahostsv4 "${1%:*}" || true; getent hosts "${1%:*}" || true; } |
+    awk '$1 ~ /^[0-9]+[.][0-9]+[.][0-9]+[.][0-9]+$/ { print $1; exit }'
+}
 waiting() {
   [ "$(date +%s)" -lt "$deadline" ] || { echo "redis-cluster: $1" >&2; exit 1; }
   sleep 1

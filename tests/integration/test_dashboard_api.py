@@ -185,6 +185,27 @@ def test_workers_and_series(api: httpx.Client, redis_client: redis.Redis) -> Non
     assert redis_client.ttl(KEYS.series) > 0
 
 
+def test_the_series_is_trimmed_by_a_writers_first_write_of_a_minute(
+    redis_client: redis.Redis,
+) -> None:
+    """Older minutes are deleted once a minute per writer, not at every write."""
+    writer = SeriesWriter(redis_client, KEYS, minutes=60)
+    now = 1_800_000_000.0  # a minute's start
+    minute = int(now // 60)
+    redis_client.hset(KEYS.series, f"{minute - 90}:p", 7)  # older than the window
+    writer.add(pages=1, items=0, now=now)  # the first write of this minute trims
+    assert not redis_client.hexists(KEYS.series, f"{minute - 90}:p")
+    redis_client.hset(KEYS.series, f"{minute - 91}:p", 7)
+    writer.add(pages=2, items=0, now=now + 30)  # the same minute: no trim
+    assert redis_client.hexists(KEYS.series, f"{minute - 91}:p")
+    writer.add(pages=3, items=0, now=now + 60)  # the next minute's first write
+    assert not redis_client.hexists(KEYS.series, f"{minute - 91}:p")
+    assert [int(redis_client.hget(KEYS.series, f"{m}:p") or 0) for m in (minute, minute + 1)] == [
+        2,
+        1,
+    ]
+
+
 def test_products_page_by_cursor_across_inserts(redis_url: str, postgres_dsn: str) -> None:
     store_products(postgres_dsn, [make_product(i) for i in range(10, 35)])  # 25 products
     seen: list[str] = []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from types import SimpleNamespace
 
 import pytest
@@ -38,6 +39,7 @@ def scheduler(request, redis_url):
         REDIS_URL=redis_url,
         WORKER_ID="w1",
         SCHEDULER_IDLE_POLL_INTERVAL=0,
+        SCHEDULER_WAKEUPS=False,  # no engine to wake: the idle looks are driven by hand
         SCHEDULER_FLUSH_INTERVAL=request.param,
     )
     crawler = get_crawler(_Spider, settings_dict=settings)
@@ -318,3 +320,45 @@ def test_a_push_onto_a_lane_that_holds_requests_writes_no_index(redis_url):
     assert _calls(client, "zadd") == zadds + 1
     assert [p for p, _ in queue_contents(client, queue)] == [b"e", b"a", b"b", b"c", b"d"]
     client.close()
+
+
+def _payload(scheduler, n):
+    request = Request(f"http://shop.test/p/{n}", callback=scheduler.spider.parse)
+    return scheduler.queue._encode_request(request)
+
+
+@pytest.mark.parametrize("scheduler", [0.005], ids=["batched"], indirect=True)
+def test_a_deep_queue_is_popped_twice_the_batch_at_a_time(scheduler, redis_client):
+    push_requests(redis_client, KEYS.requests, {_payload(scheduler, i): 0 for i in range(100)})
+    batch = scheduler.queue.batch_size
+    assert scheduler.queue.pop() is not None  # depth unknown yet: one batch
+    assert redis_client.hlen(KEYS.inflight("w1")) == batch
+    while scheduler.queue.buffered:
+        scheduler.queue.pop()
+    assert scheduler.tracker.batch.queue_deep  # 92 left
+    scheduler.queue.pop()
+    assert redis_client.hlen(KEYS.inflight("w1")) == 3 * batch
+
+
+def test_a_listening_worker_that_saw_the_queue_empty_asks_redis_again_only_when_told(
+    scheduler, redis_client
+):
+    from crawler.scheduling.wakeup import WakeUps
+
+    scheduler.wakeups = WakeUps(scheduler.server, KEYS.wake, scheduler._woken).start()
+    try:
+        assert scheduler.wakeups.wait_live(30)
+        assert scheduler.next_request() is None  # one look: empty
+        calls = _calls(redis_client, "evalsha") + _calls(redis_client, "eval")
+        assert scheduler.next_request() is None
+        assert not scheduler.has_pending_requests()  # no count of the queue either
+        assert _calls(redis_client, "evalsha") + _calls(redis_client, "eval") == calls
+        push_requests(redis_client, KEYS.requests, {_payload(scheduler, 1): 0})  # another's push
+        deadline = time.monotonic() + 30
+        while scheduler._seen_empty:  # until the wake-up (its callback: _woken)
+            assert time.monotonic() < deadline, "no wake-up"
+            time.sleep(0.01)
+        assert scheduler.has_pending_requests()
+        assert scheduler.next_request() is not None
+    finally:
+        scheduler.wakeups.stop()
