@@ -21,10 +21,10 @@ class WorkerProcess:
     ``worker_id`` None leaves ``WORKER_ID`` unset (the worker names itself; the
     log file is still named ``name``). ``prefix`` runs the worker through another
     command, e.g. ``unshare --pid --fork --mount-proc --kill-child``. ``spider``: the
-    spider it runs (``ecommerce``, ``finance``). ``own_session`` keeps a terminal's Ctrl-C from reaching the worker (the demo stops its workers
-    itself, with one SIGINT each: a second would force an unclean shutdown) and
-    stops it (SIGTERM) if the process that started it dies
-    (:func:`tools.processes.own_session`).
+    spider it runs (``ecommerce``, ``finance``). ``own_session`` keeps a terminal's
+    Ctrl-C from reaching the worker (the demo stops its workers itself, with one
+    SIGINT each: a second would force an unclean shutdown) and stops it (SIGTERM) if
+    the process that started it dies (:func:`tools.processes.own_session`).
     """
 
     def __init__(
