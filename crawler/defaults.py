@@ -246,6 +246,10 @@ BROWSER_MAX_MEMORY_MB = 2048
 BROWSER_MAX_CONTEXTS = 8
 # Seconds between two reads of <spider>:browser_sites (the sites that need a browser).
 BROWSER_SITES_REFRESH = 5.0
+# Requests that need a browser a rendering worker holds at once (popped from the shared
+# browser queue, not yet finished), per page it renders at once: the rest wait in Redis
+# for any browser worker (crawler/browser/routing.py).
+BROWSER_HOLD_PER_SLOT = 2
 
 # --- Sitemaps, strategies and scope (crawler/sitemaps.py, crawler/scope.py) ------
 # Read the sitemaps of every site the crawl reaches (robots.txt "Sitemap:" lines,

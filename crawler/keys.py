@@ -19,6 +19,10 @@ key                           type    content
 ``<s>:requests``              zset    the rest of the queue: retries waiting for their time
                                       (below), the master's once-only pushes (recrawl,
                                       dead letters requeued), an earlier version's queue
+``<s>:browser_requests``      zset    the queue of requests that need a headless browser,
+                                      laid out as ``<s>:requests`` (``:<score>`` lanes,
+                                      ``:lanes`` index): only workers that render pop it
+                                      (:mod:`crawler.browser.routing`)
 ``<s>:dupefilter``            set     request fingerprints (20-byte binary SHA1 digests)
 ``<s>:bloom``                 string  Bloom filter of fingerprints (option, instead of dupefilter)
 ``<s>:bloom:meta``            hash    its sizes (m, k, capacity, error_rate) and count
@@ -55,7 +59,8 @@ that every Lua script and transaction touches one hash slot:
   default), the shard of a site being ``crc32(site) % shards``
   (:meth:`CrawlKeys.shard_of`). Shard ``i`` has the hash tag ``{s<i>}``: its
   queue ``<s>:{s<i>}:requests`` (with its lanes ``<s>:{s<i>}:requests:<score>``
-  and their index, same tag), its fingerprints ``<s>:{s<i>}:dupefilter`` (or
+  and their index, same tag), its browser queue ``<s>:{s<i>}:browser_requests`` (and
+  its lanes and index), its fingerprints ``<s>:{s<i>}:dupefilter`` (or
   ``:bloom`` and ``:bloom:meta``), the politeness budgets ``<s>:{s<i>}:polite:<site>``
   of its sites and each worker's leases of its requests ``<s>:{s<i>}:inflight:<worker>``.
   A request is queued, and its fingerprint checked, in the shard of the site of
@@ -117,6 +122,11 @@ class ShardKeys:
         return self._key("requests")
 
     @property
+    def browser_requests(self) -> str:
+        """The queue of requests that need a browser (same slot as :attr:`requests`)."""
+        return self._key("browser_requests")
+
+    @property
     def dupefilter(self) -> str:
         return self._key("dupefilter")
 
@@ -154,7 +164,7 @@ class CrawlKeys:
     ``cluster`` lays them out for a Redis Cluster in ``shards`` shards (see the
     module's doc); the per-site keys are then reached through :meth:`for_site`,
     :meth:`shard` or :meth:`all_shards` (the shortcuts ``requests``,
-    ``dupefilter``, ``bloom``, ``inflight()`` and ``polite()`` raise
+    ``browser_requests``, ``dupefilter``, ``bloom``, ``inflight()`` and ``polite()`` raise
     :class:`ClusterKeyError` there: they would name a key of no shard).
     """
 
@@ -239,6 +249,10 @@ class CrawlKeys:
     @property
     def requests(self) -> str:
         return self._plain("requests").requests
+
+    @property
+    def browser_requests(self) -> str:
+        return self._plain("browser_requests").browser_requests
 
     @property
     def dupefilter(self) -> str:

@@ -111,7 +111,8 @@ def gather_backoff(client: redis.Redis, keys: CrawlKeys) -> dict[str, Any]:
     names = sorted(scan(client, keys.polite_pattern))
     batch = Batch(client, keys)
     clock = batch.time()
-    queues = batch.per_shard(lambda pipe, shard: count_queue(pipe, shard.requests))
+    # retries of both queues: the plain one's and the browser one's
+    queues = batch.per_shard(lambda pipe, shard: count_queue(pipe, shard.requests, True))
     fields = [
         StatsFields.SITE_RATE_CUTS,
         StatsFields.SITE_RATE_RESTORES,
@@ -177,6 +178,7 @@ def gather_status(client: redis.Redis, keys: CrawlKeys, now: float | None = None
     batch = Batch(client, keys)
     # ready to go: not the waiting retries
     ready = batch.per_shard(lambda pipe, shard: count_queue(pipe, shard.requests))
+    rendered = batch.per_shard(lambda pipe, shard: count_queue(pipe, shard.browser_requests))
     batch.add(lambda pipe: pipe.llen(keys.start_urls))
     fingerprints = batch.per_shard(lambda pipe, shard: pipe.scard(shard.dupefilter))
     batch.add(lambda pipe: pipe.scard(keys.seeded))
@@ -186,8 +188,9 @@ def gather_status(client: redis.Redis, keys: CrawlKeys, now: float | None = None
     batch.add(lambda pipe: pipe.llen(keys.invalid))
     replies = batch.execute()
     queued, seen = QueueCount.of(replies[ready]).ready, total(replies[fingerprints])
+    for_browser = QueueCount.of(replies[rendered]).ready
     pending, seeded, counters, dead, kept = (
-        replies[ready.stop],
+        replies[rendered.stop],
         replies[fingerprints.stop],
         *replies[fingerprints.stop + 1 :],
     )
@@ -201,7 +204,7 @@ def gather_status(client: redis.Redis, keys: CrawlKeys, now: float | None = None
         pause is not None,
         live,
         len(workers),
-        queued + backoff["retries_waiting"],
+        queued + for_browser + backoff["retries_waiting"],
         pending,
         inflight,
     )
@@ -211,6 +214,8 @@ def gather_status(client: redis.Redis, keys: CrawlKeys, now: float | None = None
         "detail": detail,
         "paused": pause,
         "queued_requests": int(queued),
+        # ready requests that wait for a worker with a browser (the browser queue)
+        "browser_queued": int(for_browser),
         "pending_seeds": int(pending),
         "seeded_urls": int(seeded),
         "seen_fingerprints": int(seen),

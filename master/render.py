@@ -82,6 +82,8 @@ def render_status(status: dict[str, Any], redis_url: str) -> str:
     ]
     if status.get("requests_refused"):  # each of them is a dead letter too
         rows.append(("requests refused", status["requests_refused"], "  (network rule, seed meta)"))
+    if status.get("browser_queued"):  # requests that wait for a worker with a browser
+        rows.insert(1, ("waiting for a browser", status["browser_queued"], "  (--sites)"))
     backoff = status.get("backoff") or {}
     if backoff.get("retries_waiting") or backoff.get("sites"):
         due = backoff.get("next_retry_in")

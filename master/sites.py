@@ -4,19 +4,31 @@
 (:mod:`crawler.extensions.sitestats`: pages, products, sitemaps per site) and
 ``<spider>:seedpages`` (the pages taken from each ``max_pages`` budget, and the
 seed each budget belongs to), and returns a plain dict (JSON as it is).
+
+It also says what needs a browser (:func:`browser_needs`): the sites and sections
+remembered in ``<spider>:browser_sites`` (:mod:`crawler.browser.sites`) and the
+requests that wait in the browser queue (``<spider>:browser_requests``) for a
+worker that renders, in all and, while they are at most :data:`BROWSER_COUNT_MAX`,
+per site (their payloads read: one ``LRANGE`` per lane).
 """
 
 from __future__ import annotations
 
 import json
+import time
+from collections import Counter
 from typing import Any
 
 import redis
 
+from crawler.browser.sites import read_browser_sites
 from crawler.keys import CrawlKeys
+from crawler.scheduling.lanes import index_key, queue_counts, queue_keys
+from crawler.sites import site_key
 
 COUNTERS = ("pages", "products", "sitemaps")
 SEED_SUFFIX = " seed"
+BROWSER_COUNT_MAX = 10_000  # requests of the browser queue read to count them per site
 
 
 def _text(value: Any) -> str:
@@ -57,7 +69,46 @@ def gather_sites(client: redis.Redis, keys: CrawlKeys) -> dict[str, Any]:
     return {
         "sites": sorted(sites.values(), key=lambda s: (-s["pages"], s["site"])),
         "seeds": sorted(seeds, key=lambda s: (s["url"] or "", s["id"])),
+        "browser": browser_needs(client, keys),
     }
+
+
+def browser_needs(client: redis.Redis, keys: CrawlKeys) -> dict[str, Any]:
+    """``{"scopes": [{"scope", "since", "worker", "url"}...], "waiting": n,
+    "waiting_by_site": {site: n} or None}``: what needs a browser and what waits for one
+    (``waiting_by_site`` None when more than :data:`BROWSER_COUNT_MAX` wait)."""
+    scopes = [
+        {"scope": scope, **record}
+        for scope, record in sorted(read_browser_sites(client, keys.browser_sites).items())
+    ]
+    waiting = queue_counts(client, keys, browser=True).total
+    by_site: Counter[str] | None = None
+    if waiting <= BROWSER_COUNT_MAX:
+        by_site = Counter()
+        for shard in keys.all_shards():
+            queue = shard.browser_requests
+            for key in queue_keys(client, queue):
+                if key == index_key(queue):
+                    continue
+                payloads = (
+                    client.zrange(key, 0, -1) if key == queue else client.lrange(key, 0, -1)
+                )
+                for payload in payloads:  # type: ignore[union-attr]
+                    by_site[_site_of(payload)] += 1
+    return {
+        "scopes": scopes,
+        "waiting": waiting,
+        "waiting_by_site": dict(by_site.most_common()) if by_site is not None else None,
+    }
+
+
+def _site_of(payload: Any) -> str:
+    """The site of a queued request's URL (``?`` for a payload that is no request)."""
+    try:
+        data = json.loads(payload)
+        return site_key(data.get("u") or data.get("url") or "") or "?"
+    except (TypeError, ValueError, AttributeError):
+        return "?"
 
 
 def render_sites(figures: dict[str, Any], items: str = "products") -> str:
@@ -70,6 +121,20 @@ def render_sites(figures: dict[str, Any], items: str = "products") -> str:
         )
     if not figures["sites"]:
         lines.append("(no page fetched yet)")
+    browser = figures.get("browser") or {}
+    if browser.get("scopes") or browser.get("waiting"):
+        lines.append("")
+        lines.append(f"{'needs a browser (site or section)':<40} {'since':<19}  found by")
+        for scope in browser.get("scopes", []):
+            since = _when(scope.get("since"))
+            lines.append(f"{scope['scope']:<40} {since:<19}  {scope.get('worker') or '?'}")
+        by_site = browser.get("waiting_by_site")
+        detail = (
+            ": " + ", ".join(f"{site} {count}" for site, count in by_site.items())
+            if by_site
+            else ""
+        )
+        lines.append(f"pages waiting for a browser: {browser.get('waiting', 0)}{detail}")
     if figures["seeds"]:
         lines.append("")
         lines.append(f"{'seed (strategy, max_pages)':<60} {'pages':>8}")
@@ -77,3 +142,10 @@ def render_sites(figures: dict[str, Any], items: str = "products") -> str:
             label = f"{seed['url']} ({seed['strategy']}, {seed['max_pages'] or '-'})"
             lines.append(f"{label:<60} {seed['pages']:>8}")
     return "\n".join(lines)
+
+
+def _when(epoch: Any) -> str:
+    try:
+        return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(float(epoch)))
+    except (TypeError, ValueError):
+        return "-"

@@ -6,9 +6,13 @@ and no browser starts for such shops. Pages that need one go through Debian's
 Chromium, driven by scrapy-playwright. Follow a page through:
 
 * :mod:`crawler.middlewares.rendering` -- ``BrowserRenderingMiddleware`` (downloader
-  middleware): marks the requests to render (``meta["playwright"]``: a seed's
-  ``render``, ``BROWSER_RENDERING``, a site remembered as needing a browser), and
-  issues an application shell again, marked, keeping its lease;
+  middleware): counts the requests a worker renders and marks those queued before
+  their site was known (``meta["playwright"]``: a seed's ``render``,
+  ``BROWSER_RENDERING``, a site remembered as needing a browser), and issues an
+  application shell again, marked, keeping its lease;
+* :mod:`.routing` -- ``BrowserRouting``: a request that needs a browser waits in the
+  crawl's browser queue (``<spider>:browser_requests``), popped only by workers that
+  render; a worker that renders none hands over any it meets;
 * :mod:`.shell` -- is a page an application shell, and does its HTML give nothing?
 * :mod:`.sites` -- ``BrowserSites``: the sites that need a browser, in
   ``<spider>:browser_sites``, shared by every worker;

@@ -84,6 +84,7 @@ class BrowserConfig:
     max_memory_mb: int = defaults.BROWSER_MAX_MEMORY_MB
     max_contexts: int = defaults.BROWSER_MAX_CONTEXTS
     sites_refresh: float = defaults.BROWSER_SITES_REFRESH
+    hold_per_slot: int = defaults.BROWSER_HOLD_PER_SLOT
     #: The setting's value (for the log line of a missing browser).
     wanted: str = ""
 
@@ -122,6 +123,9 @@ class BrowserConfig:
             ),
             sites_refresh=settings.getfloat(
                 "BROWSER_SITES_REFRESH", defaults.BROWSER_SITES_REFRESH
+            ),
+            hold_per_slot=max(
+                1, settings.getint("BROWSER_HOLD_PER_SLOT", defaults.BROWSER_HOLD_PER_SLOT)
             ),
             wanted=wanted,
         )

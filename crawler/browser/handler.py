@@ -10,9 +10,11 @@ handler per scheme; the http and https handlers of a crawler share one renderer,
 so one browser.
 
 A worker that cannot render (``BROWSER_RENDERING=never``, ``BROWSER_CONCURRENCY=0``, no
-browser installed: :class:`~.config.BrowserConfig`) fetches a marked request plainly,
-says once why (a WARNING when the browser is missing) and counts it
-(``browser/unavailable``).
+browser installed: :class:`~.config.BrowserConfig`) never takes a marked request from
+the shared queues: its scheduler hands such a request to the browser queue
+(:mod:`.routing`). Should one reach this handler all the same (a download that skips
+the scheduler), it is fetched plainly, counted (``browser/unavailable``) and the worker
+says once why.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ class BrowserDownloadHandler(HTTP11DownloadHandler):
     async def download_request(self, request: Request) -> Response:  # type: ignore[override]
         if not request.meta.get("playwright"):
             return await super().download_request(request)
-        if not self.browser_config.can_render:  # marked by another worker: fetched plainly
+        if not self.browser_config.can_render:  # past the scheduler's hand-over: plainly
             self.browser_config.announce()
             self.crawler.stats.inc_value("browser/unavailable")
             return await super().download_request(request)

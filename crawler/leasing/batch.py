@@ -11,6 +11,8 @@ leases whose work is done, and sends them with **one** script call that
 1. checks every fingerprint at once (``SMISMEMBER``) and adds the new ones with
    one ``SADD`` and their requests with one ``RPUSH`` per priority lane (and one
    ``ZADD`` of the lane index when a lane was empty: :mod:`crawler.scheduling.lanes`);
+   a link that needs a browser goes to the browser queue beside the queue
+   (:mod:`crawler.browser.routing`), in the same call;
 2. deletes the finished leases with one ``HDEL`` (after step 1, in the same
    atomic call: a lease is never finished before the links of its page are
    queued — at-least-once delivery holds);
@@ -76,7 +78,8 @@ DRAIN_WINDOW = 0.25  # seconds between two readings of how fast the shared queue
 
 # ARGV: n links, n to pop, 1 to read the queue's depth after the pop (else 0),
 # bloom m, bloom k, the pop's lane hint (take() of lanes_lua; '' for none), then
-# n x (fingerprint, score, payload), then finished leases.
+# n x (fingerprint, score, payload), then finished leases. A score written
+# 'b<score>' is a link that needs a browser: into the browser queue.
 # KEYS: dupefilter (set or Bloom string), queue, inflight, [bloom meta]. Returns
 # {added flags (1/0 per link), {lease1, payload1, ...}, requests left in the
 # queue after the pop (-1: not read), ms until the earliest waiting retry the pop
@@ -87,29 +90,38 @@ local npop = tonumber(ARGV[2])
 local fps, added = {}, {}
 for i = 1, n do fps[i] = ARGV[3 * i + 4] end
 local function split(seen)
-  local new, members, batch = {}, {}, {}
+  local new, members, browser, batch = {}, {}, {}, {}
   for i = 1, n do
     local fp = fps[i]
     if seen[i] == 0 and not batch[fp] then
       batch[fp] = true
       new[#new + 1] = fp
-      members[#members + 1] = ARGV[3 * i + 5]
-      members[#members + 1] = ARGV[3 * i + 6]
+      local score = ARGV[3 * i + 5]
+      local into = members
+      if string.byte(score, 1) == 98 then  -- 'b'
+        into, score = browser, string.sub(score, 2)
+      end
+      into[#into + 1] = score
+      into[#into + 1] = ARGV[3 * i + 6]
       added[i] = 1
     else
       added[i] = 0
     end
   end
-  return new, members
+  return new, members, browser
+end
+local function queue_links(members, browser)
+  if #members > 0 then push(KEYS[2], members, false) end
+  if #browser > 0 then push(browser_queue(KEYS[2]), browser, false) end
 end
 """
 
 _DEDUPE_SET = """
 if n > 0 then
-  local new, members = split(redis.call('SMISMEMBER', KEYS[1], unpack(fps)))
+  local new, members, browser = split(redis.call('SMISMEMBER', KEYS[1], unpack(fps)))
   if #new > 0 then
     redis.call('SADD', KEYS[1], unpack(new))
-    push(KEYS[2], members, false)
+    queue_links(members, browser)
   end
 end
 """
@@ -117,11 +129,11 @@ end
 _DEDUPE_BLOOM = """
 if n > 0 then
   local m, k = tonumber(ARGV[4]), tonumber(ARGV[5])
-  local new, members = split(bloom_seen(KEYS[1], fps, m, k))
+  local new, members, browser = split(bloom_seen(KEYS[1], fps, m, k))
   if #new > 0 then
     bloom_add(KEYS[1], new, m, k)
     redis.call('HINCRBY', KEYS[4], 'count', #new)
-    push(KEYS[2], members, false)
+    queue_links(members, browser)
   end
 end
 """
@@ -207,7 +219,8 @@ class OutputBatch:
         self._bloom: BloomFilter | None = None
         self.blooms: list[BloomFilter] | None = None  # cluster: one filter per shard
         self.shard_depth: dict[int, int] = {}  # cluster: queue depth per shard, last read
-        self._links: list[tuple[bytes, float, bytes, int]] = []
+        #: (fingerprint, score ('b<score>': needs a browser), payload, shard)
+        self._links: list[tuple[bytes, float | str, bytes, int]] = []
         self._leases: list[str] = []
         self._links_since = 0.0  # monotonic time of the oldest link waiting
         self._leases_since = 0.0  # monotonic time of the oldest lease waiting
@@ -266,14 +279,21 @@ class OutputBatch:
         return bool(self._leases) and now - self._leases_since >= self.lease_wait
 
     def add_link(
-        self, fingerprint: bytes, score: float, payload: bytes, old_lease: str, shard: int = 0
+        self,
+        fingerprint: bytes,
+        score: float,
+        payload: bytes,
+        old_lease: str,
+        shard: int = 0,
+        browser: bool = False,
     ) -> None:
         """Queue a request unless its fingerprint is seen; ``old_lease`` is finished either way.
 
-        ``shard``: of the request's site (always 0 on a plain Redis)."""
+        ``shard``: of the request's site (always 0 on a plain Redis); ``browser``: into
+        the browser queue."""
         if not self._links:
             self._links_since = time.monotonic()
-        self._links.append((fingerprint, score, payload, shard))
+        self._links.append((fingerprint, f"b{score}" if browser else score, payload, shard))
         if old_lease:
             self._add_lease(old_lease)
         self._added()
@@ -318,7 +338,7 @@ class OutputBatch:
                 return popped
 
     def _call(
-        self, links: list[tuple[bytes, float, bytes, int]], leases: list[str], pop: int
+        self, links: list[tuple[bytes, float | str, bytes, int]], leases: list[str], pop: int
     ) -> list[tuple[str, bytes]]:
         if not links and not leases and not pop:
             return []
@@ -348,7 +368,7 @@ class OutputBatch:
         self,
         keys: list[str],
         size: Any,
-        links: list[tuple[bytes, float, bytes, int]],
+        links: list[tuple[bytes, float | str, bytes, int]],
         leases: list[str],
         pop: int,
         read_depth: bool,

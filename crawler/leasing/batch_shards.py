@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from crawler.leasing.batch import OutputBatch
 
-Link = tuple[bytes, float, bytes, int]
+Link = tuple[bytes, float | str, bytes, int]
 
 
 def _shard_keys(batch: OutputBatch, shard: int) -> tuple[list[str], Any]:

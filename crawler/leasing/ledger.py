@@ -9,8 +9,10 @@ a worker stops beating (its key ``<spider>:alive:<worker>`` expires), any other
 worker moves the requests it held back to where they came from.
 
 A lease id is ``<kind>|<score>|<sha1 of payload>``: ``r`` for a request of the
-queue (``score`` is its queue score), ``s`` for a seed of ``start_urls``, so
-recovery knows where to put each one back without decoding it.
+queue (``score`` is its queue score), ``b`` for one of the queue of requests that
+need a browser (``<spider>:browser_requests``, :mod:`crawler.browser.routing`), ``s``
+for a seed of ``start_urls``, so recovery knows where to put each one back without
+decoding it. Every push and pop takes ``browser``: which of the two queues.
 
 All multi-step operations are Lua scripts, so they are atomic and cost one round
 trip. On a Redis Cluster the same scripts run on one shard's keys at a time
@@ -41,8 +43,8 @@ from crawler.scheduling.lanes import (
     queue_counts,
 )
 
-# KEYS: queue, inflight. ARGV: n. Returns {{lease1, payload1, ...}, ms until the
-# earliest waiting retry is due or -1}
+# KEYS: queue, inflight. ARGV: n, the leases' kind ('r', 'b'). Returns {{lease1,
+# payload1, ...}, ms until the earliest waiting retry is due or -1}
 _POP = (
     LANES_LUA
     + """
@@ -50,7 +52,7 @@ local items, wait = take(KEYS[1], tonumber(ARGV[1]))
 if #items == 0 then return {{}, wait} end
 local out = {}
 for i = 1, #items, 2 do
-  out[#out + 1] = 'r|' .. items[i + 1] .. '|' .. redis.sha1hex(items[i])
+  out[#out + 1] = ARGV[2] .. '|' .. items[i + 1] .. '|' .. redis.sha1hex(items[i])
   out[#out + 1] = items[i]
 end
 redis.call('HSET', KEYS[2], unpack(out))
@@ -153,6 +155,8 @@ class LeaseLedger:
             self.homes = self.sharded.homes
         #: on a cluster with replicas, set by the lease tracker from the settings
         self.replica_wait = ReplicaWait.off()
+        #: this worker pops the browser queue too: it counts it as its work (waiting())
+        self.counts_browser = False
 
     # -- where things are (one shard, and no tag, on a plain Redis) ----------------------
     def shard_inflight(self, shard: int) -> str:
@@ -169,6 +173,11 @@ class LeaseLedger:
             self.keys.seed_inflight(worker)
         ]
 
+    def queue_of(self, shard: int = 0, browser: bool = False) -> str:
+        """The queue of a shard (the plain Redis's one): the browser queue if ``browser``."""
+        where = self.keys.shard(shard)
+        return where.browser_requests if browser else where.requests
+
     def home_of(self, lease: str) -> str | None:
         """The hash holding one of this worker's leases (None: a request's lease it did
         not pop itself, on a cluster)."""
@@ -179,22 +188,30 @@ class LeaseLedger:
             return self.inflight_key
         return home
 
-    def pop(self, count: int) -> tuple[list[tuple[str, bytes]], int]:
-        """Take up to ``count`` requests of the queue, best score first, under lease.
+    def pop(self, count: int, browser: bool = False) -> tuple[list[tuple[str, bytes]], int]:
+        """Take up to ``count`` requests of the queue (``browser``: of the browser queue),
+        best score first, under lease.
 
         Retries whose time has not come stay in the queue; the second value is the
         ms until the earliest of those the pop met is due (-1: it met none).
         On a cluster, from several shards in turn (:mod:`crawler.leasing.shards`).
         """
         if self.cluster:
-            return self.sharded.take_across(count, self._pop_shard)
-        taken, wait = self._pop(keys=[self.keys.requests, self.inflight_key], args=[count])
+            pop_one = self._pop_browser_shard if browser else self._pop_shard
+            return self.sharded.take_across(count, pop_one, browser)
+        keys = [self.queue_of(0, browser), self.inflight_key]
+        taken, wait = self._pop(keys=keys, args=[count, "b" if browser else "r"])
         return _pairs(taken), int(wait)
 
-    def _pop_shard(self, shard: int, count: int) -> tuple[list[tuple[str, bytes]], int]:
-        keys = self.keys.shard(shard)
-        taken, wait = self._pop(keys=[keys.requests, keys.inflight(self.worker_id)], args=[count])
+    def _pop_shard(
+        self, shard: int, count: int, browser: bool = False
+    ) -> tuple[list[tuple[str, bytes]], int]:
+        keys = [self.queue_of(shard, browser), self.keys.shard(shard).inflight(self.worker_id)]
+        taken, wait = self._pop(keys=keys, args=[count, "b" if browser else "r"])
         return _pairs(taken), int(wait)
+
+    def _pop_browser_shard(self, shard: int, count: int) -> tuple[list[tuple[str, bytes]], int]:
+        return self._pop_shard(shard, count, browser=True)
 
     def pop_seeds(self, count: int) -> list[tuple[str, bytes]]:
         """Take up to ``count`` seeds of ``start_urls`` under lease."""
@@ -223,37 +240,57 @@ class LeaseLedger:
             self.finish([old_lease])
 
     def push_if_new(
-        self, fingerprint: bytes, score: float, payload: bytes, old_lease: str = "", shard: int = 0
+        self,
+        fingerprint: bytes,
+        score: float,
+        payload: bytes,
+        old_lease: str = "",
+        shard: int = 0,
+        browser: bool = False,
     ) -> bool:
         """Queue a request unless its fingerprint is known; finish ``old_lease`` too."""
         if not self.cluster:
-            keys = [self.keys.dupefilter, self.keys.requests, self.inflight_key]
+            keys = [self.keys.dupefilter, self.queue_of(0, browser), self.inflight_key]
             return bool(self._push_if_new(keys=keys, args=[fingerprint, score, payload, old_lease]))
         inside, home = self._takes_over(shard, old_lease)
         where = self.keys.shard(shard)
         added = self._queue(
             self._push_if_new,
-            [where.dupefilter, where.requests, where.inflight(self.worker_id)],
+            [where.dupefilter, self.queue_of(shard, browser), where.inflight(self.worker_id)],
             [fingerprint, score, payload, inside],
             home,
         )
         self._finish_after(old_lease, home)
         return bool(added)
 
-    def push(self, score: float, payload: bytes, old_lease: str = "", shard: int = 0) -> None:
-        """Queue a request without the fingerprint check (``dont_filter``)."""
+    def push(
+        self,
+        score: float,
+        payload: bytes,
+        old_lease: str = "",
+        shard: int = 0,
+        browser: bool = False,
+    ) -> None:
+        """Queue a request without the fingerprint check (``dont_filter``); finish
+        ``old_lease`` in the same atomic call (on a cluster: when it is in the shard's
+        hash, else right after)."""
         if not self.cluster:
-            keys = [self.keys.requests, self.inflight_key]
+            keys = [self.queue_of(0, browser), self.inflight_key]
             self._push(keys=keys, args=[score, payload, old_lease])
             return
         inside, home = self._takes_over(shard, old_lease)
         where = self.keys.shard(shard)
-        keys = [where.requests, where.inflight(self.worker_id)]
+        keys = [self.queue_of(shard, browser), where.inflight(self.worker_id)]
         self._queue(self._push, keys, [score, payload, inside], home)
         self._finish_after(old_lease, home)
 
     def push_delayed(
-        self, delay: float, payload: bytes, old_lease: str = "", shard: int = 0
+        self,
+        delay: float,
+        payload: bytes,
+        old_lease: str = "",
+        shard: int = 0,
+        browser: bool = False,
     ) -> int:
         """Queue a retry that waits ``delay`` seconds in Redis (``dont_filter``); finish
         ``old_lease`` in the same atomic call. Returns the wait in ms.
@@ -262,13 +299,13 @@ class LeaseLedger:
         (the stats hash has a slot of its own), after the push."""
         wait_s = f"{max(0.0, delay):.3f}"
         if not self.cluster:
-            keys = [self.keys.requests, self.inflight_key, self.keys.stats]
+            keys = [self.queue_of(0, browser), self.inflight_key, self.keys.stats]
             return int(self._push_delayed(keys=keys, args=[wait_s, payload, old_lease]))
         inside, home = self._takes_over(shard, old_lease)
         where = self.keys.shard(shard)
         wait = self._queue(
             self._push_delayed,
-            [where.requests, where.inflight(self.worker_id)],
+            [self.queue_of(shard, browser), where.inflight(self.worker_id)],
             [wait_s, payload, inside],
             home,
         )
@@ -320,19 +357,28 @@ class LeaseLedger:
         return self.sharded.recover(worker_id, force, held)
 
     def queued(self) -> int:
-        """Requests queued, retries waiting included (every shard's on a cluster)."""
-        return queue_counts(self.server, self.keys).total
+        """Requests queued, retries waiting included (every shard's on a cluster); the
+        browser queue's too when this worker pops it (:attr:`counts_browser`)."""
+        if self.cluster:
+            return self.waiting()[0]
+        reply = count_queue(self.server, self.keys.requests, self.counts_browser)
+        return QueueCount().add(reply).total
 
     def waiting(self) -> tuple[int, int]:
-        """Requests queued and seeds not yet taken, in one round trip (one per node on
-        a cluster, the queues of every shard summed)."""
+        """Requests queued (the browser queue's too when this worker pops it) and seeds
+        not yet taken, in one round trip (one per node on a cluster, the queues of every
+        shard summed)."""
         if self.cluster:
-            return self.sharded.waiting()
+            return self.sharded.waiting(self.counts_browser)
         with self.server.pipeline(transaction=False) as pipe:
-            count_queue(pipe, self.keys.requests)
+            count_queue(pipe, self.keys.requests, self.counts_browser)
             pipe.llen(self.keys.start_urls)
             queued, seeds = pipe.execute()
         return QueueCount().add(queued).total, int(seeds)
+
+    def browser_queued(self) -> int:
+        """Requests waiting for a browser (the browser queue, retries included)."""
+        return queue_counts(self.server, self.keys, browser=True).total
 
     def holdings(self) -> dict[str, list[str]]:
         """Worker id -> its lease hashes, of the workers that hold leases right now

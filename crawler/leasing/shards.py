@@ -133,21 +133,25 @@ class ClusterLeases:
         self.server = ledger.server
         self.keys = ledger.keys
         self.rotation = ShardRotation(self.keys.shards)
+        #: the browser queues' own turn and skips (a worker that renders pops them too)
+        self.browser_rotation = ShardRotation(self.keys.shards)
         self.homes = LeaseHomes()
         self._recover_into = self.server.register_script(RECOVER_INTO)
 
     def take_across(
-        self, count: int, pop_one: Callable[[int, int], tuple[Popped, int]]
+        self, count: int, pop_one: Callable[[int, int], tuple[Popped, int]], browser: bool = False
     ) -> tuple[Popped, int]:
         """A pop of ``count``: ``pop_one(shard, n)`` on the shards in turn, an even share
-        from each; shards that gave their whole share are asked again for the rest."""
-        live = self.rotation.order()
+        from each; shards that gave their whole share are asked again for the rest.
+        ``browser``: a pop of the browser queues (their own rotation)."""
+        rotation = self.browser_rotation if browser else self.rotation
+        live = rotation.order()
         if not live:  # every shard looked empty lately: read their lengths
-            self.rotation.depths(self.shard_depths())
-            live = self.rotation.order()
+            rotation.depths(self.shard_depths(browser))
+            live = rotation.order()
         taken: Popped = []
         wait = -1
-        share = self.rotation.share(count, len(live))
+        share = rotation.share(count, len(live))
         while live and len(taken) < count:
             again = []
             for shard in live:
@@ -155,7 +159,7 @@ class ClusterLeases:
                 if want <= 0:
                     break
                 got, met = pop_one(shard, want)
-                self.rotation.saw(shard, want, len(got))
+                rotation.saw(shard, want, len(got))
                 self.homes.popped(self.ledger.shard_inflight(shard), (lease for lease, _ in got))
                 taken += got
                 if met >= 0:
@@ -200,20 +204,28 @@ class ClusterLeases:
                 self.homes.forget_key(key)
         return count
 
-    def shard_depths(self) -> list[int]:
-        """Requests queued in each shard (one round trip per node)."""
+    def shard_depths(self, browser: bool = False) -> list[int]:
+        """Requests queued in each shard (``browser``: in its browser queue; one round
+        trip per node)."""
         with self.server.pipeline(transaction=False) as pipe:
             for shard in self.keys.all_shards():
-                count_queue(pipe, shard.requests)
+                count_queue(pipe, shard.browser_requests if browser else shard.requests)
             return [QueueCount().add(reply).total for reply in pipe.execute()]
 
-    def waiting(self) -> tuple[int, int]:
-        """Requests queued in every shard, summed, and seeds not yet taken."""
+    def waiting(self, browser: bool = False) -> tuple[int, int]:
+        """Requests queued in every shard, summed (``browser``: and in the browser
+        queues), and seeds not yet taken."""
+        shards = self.keys.all_shards()
         with self.server.pipeline(transaction=False) as pipe:
-            for shard in self.keys.all_shards():
+            for shard in shards:
                 count_queue(pipe, shard.requests)
+            if browser:
+                for shard in shards:
+                    count_queue(pipe, shard.browser_requests)
             pipe.llen(self.keys.start_urls)
             *replies, seeds = pipe.execute()
         depths = [QueueCount().add(reply).total for reply in replies]
-        self.rotation.depths(depths)
+        self.rotation.depths(depths[: len(shards)])
+        if browser:
+            self.browser_rotation.depths(depths[len(shards) :])
         return sum(depths), int(seeds)

@@ -6,28 +6,31 @@ the redirects). A request that needs a browser carries ``meta["playwright"] = Tr
 a plain JSON value, so it travels with the request through the shared queue) and
 ``meta["render_reason"]`` (why: ``seed``, ``always``, ``site``, ``shell``).
 
-``process_request`` marks a request when this worker can render
-(:attr:`crawler.browser.config.BrowserConfig.can_render`) and
-
-* its seed says ``render: true`` (:mod:`crawler.scope`; ``render: false`` never renders);
-* or ``BROWSER_RENDERING=always``;
-* or, in ``auto``, its site (or its section of the site) is remembered as needing a
-  browser (``<spider>:browser_sites``, :class:`crawler.browser.sites.BrowserSites`).
+Requests are marked when they are queued, and wait for a worker with a browser in the
+crawl's browser queue (:mod:`crawler.browser.routing`, which holds the rule,
+:func:`~crawler.browser.routing.render_reason`): its seed says ``render: true``
+(:mod:`crawler.scope`; ``render: false`` never renders), or ``BROWSER_RENDERING=always``,
+or, in ``auto``, its site (or its section of the site) is remembered as needing a
+browser (``<spider>:browser_sites``, :class:`crawler.browser.sites.BrowserSites`).
+``process_request``, on a worker that renders, marks by the same rule a request that
+was queued before its site was found to need a browser, and counts every page it takes
+to render by its reason (``browser/marked/<reason>``).
 
 ``process_response`` (``auto`` only, for a page fetched plainly with status 200):
 when the page looks like an application shell (:func:`crawler.browser.shell.looks_like_app_shell`)
 and its HTML gives no product, no embedded state and no link to follow
 (:func:`crawler.browser.shell.gives_nothing`), its site (or section) is remembered and the request
-is issued again, marked: Scrapy queues the returned request in the shared queue, and
-it takes over the lease of the first (as a redirect or a retry does), so nothing is
-lost if the worker dies in between. The page's plain response is dropped; the
+is issued again, marked: Scrapy queues the returned request, which goes to the browser
+queue and takes over the lease of the first (as a redirect or a retry does), so nothing
+is lost if the worker dies in between. The page's plain response is dropped; the
 rendered one is parsed, typed, validated and stored like any other.
 
-A worker that cannot render (``BROWSER_RENDERING=never``, ``BROWSER_CONCURRENCY=0``, no
-browser installed) marks nothing and re-issues nothing; without a browser it says so
-once (WARNING). A request another worker marked is then fetched plainly by the download
-handler (``browser/unavailable``): routing such requests to the workers that can render
-them is not done yet.
+This runs on every worker in ``auto``, whether it renders or not: a worker with
+``BROWSER_CONCURRENCY=0`` (or without a browser, which it says once, WARNING) finds
+shells too and hands them to the workers that render. ``BROWSER_RENDERING=never``
+turns the middleware off: that worker marks nothing and looks for no shell (a
+request another worker marked is still handed over, never fetched plainly: the
+scheduler sees to it).
 Stats: ``browser/marked/<reason>``, ``browser/shells``, ``browser/sites_found``.
 """
 
@@ -39,77 +42,45 @@ from typing import Any
 from scrapy import Request
 from scrapy.exceptions import NotConfigured
 from scrapy.http import HtmlResponse, Response
-from scrapy_redis.connection import get_redis_from_settings
 
-from crawler.browser.config import BrowserConfig
+from crawler.browser.routing import (
+    REASON_META_KEY,
+    BrowserRouting,
+    mark,
+    needs_browser,
+    render_reason,
+)
 from crawler.browser.shell import gives_nothing, looks_like_app_shell
-from crawler.browser.sites import BrowserSites
-from crawler.config import worker_id
-from crawler.keys import SPIDER_NAME, CrawlKeys
 from crawler.scope import Scope
 
 logger = logging.getLogger(__name__)
 
-BROWSER_META_KEY = "playwright"
-REASON_META_KEY = "render_reason"
-
-
-def needs_browser(request: Any) -> bool:
-    """Is ``request`` marked to be rendered in the browser?"""
-    return bool(request.meta.get(BROWSER_META_KEY))
-
-
-def render_reason(request: Any, mode: str, sites: BrowserSites) -> str | None:
-    """Why ``request`` is to be rendered before it is fetched (``seed``, ``always``,
-    ``site``), or None: the one rule, for :meth:`BrowserRenderingMiddleware.process_request`
-    and for whatever must know it when a request is queued. ``mode`` is
-    ``BROWSER_RENDERING``; ``never`` renders nothing."""
-    if mode == "never":
-        return None
-    choice = Scope.of(request.meta).render
-    if choice != "auto":
-        return "seed" if choice == "true" else None
-    if mode == "always":
-        return "always"
-    return "site" if sites.needs_browser(request.url) else None
-
 
 class BrowserRenderingMiddleware:
-    def __init__(self, crawler: Any, config: BrowserConfig, sites: BrowserSites) -> None:
+    def __init__(self, crawler: Any, routing: BrowserRouting) -> None:
         self.crawler = crawler
         self.stats = crawler.stats
-        self.config = config
-        self.sites = sites
+        self.routing = routing
+        self.config = routing.config
+        self.sites = routing.sites
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> BrowserRenderingMiddleware:
-        settings = crawler.settings
-        config = BrowserConfig.from_settings(settings)
-        if not config.can_render:
-            config.announce()  # one WARNING when the browser is missing
+        routing = BrowserRouting.of(crawler)
+        routing.config.announce()  # one WARNING when the browser is missing
+        if routing.config.mode == "never":
             raise NotConfigured
-        keys = CrawlKeys.from_settings(
-            settings, getattr(crawler.spidercls, "name", None) or SPIDER_NAME
-        )
-        sites = BrowserSites(
-            get_redis_from_settings(settings),
-            keys.browser_sites,
-            worker_id(settings),
-            config.sites_refresh,
-        )
-        return cls(crawler, config, sites)
-
-    def _mark(self, request: Request, reason: str) -> None:
-        request.meta[BROWSER_META_KEY] = True
-        request.meta[REASON_META_KEY] = reason
-        self.stats.inc_value(f"browser/marked/{reason}")
+        return cls(crawler, routing)
 
     def process_request(self, request: Request, spider: Any = None) -> None:
-        if needs_browser(request):
-            return None
-        reason = render_reason(request, self.config.mode, self.sites)
-        if reason is not None:
-            self._mark(request, reason)
+        if not self.routing.can_render:
+            return None  # the scheduler hands what needs a browser to those that render
+        if not needs_browser(request):
+            reason = render_reason(request, self.config.mode, self.sites)
+            if reason is None:
+                return None
+            mark(request, reason)
+        self.stats.inc_value(f"browser/marked/{request.meta.get(REASON_META_KEY) or 'other'}")
         return None
 
     def process_response(
@@ -131,5 +102,5 @@ class BrowserRenderingMiddleware:
             self.stats.inc_value("browser/sites_found")
             logger.info("%s is built in the browser: its pages are rendered from now on", scope)
         again = request.replace(dont_filter=True)  # its meta carries the lease over
-        self._mark(again, "shell")
+        mark(again, "shell")  # to the browser queue (crawler/browser/routing.py)
         return again

@@ -86,17 +86,27 @@ return keep(KEYS[1], ARGV)
 """
 )
 
-# KEYS: queue. Returns {ready, retries waiting, the sorted set's first score or ''}
-# (the sorted set counted whether the index is marked or not; with nothing in
-# it, the count is a ZCARD, a ZRANGE of the index and an LLEN per lane).
+# KEYS: queue. ARGV: '1' to count its browser queue too. Returns {ready, retries
+# waiting, the sorted sets' first score or ''} (a sorted set counted whether the
+# index is marked or not; with nothing in it, the count is a ZCARD, a ZRANGE of
+# the index and an LLEN per lane).
 COUNT_LUA = (
     LANES_LUA
     + """
-local size = redis.call('ZCARD', KEYS[1])
-if size == 0 then return {lanes_length(KEYS[1]), 0, ''} end
-local waiting = redis.call('ZCOUNT', KEYS[1], '-inf', '(' .. DELAYED_BELOW)
-local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-return {lanes_length(KEYS[1]) + size - waiting, waiting, first[2]}
+local function count(queue)
+  local size = redis.call('ZCARD', queue)
+  if size == 0 then return lanes_length(queue), 0, nil end
+  local waiting = redis.call('ZCOUNT', queue, '-inf', '(' .. DELAYED_BELOW)
+  local first = redis.call('ZRANGE', queue, 0, 0, 'WITHSCORES')
+  return lanes_length(queue) + size - waiting, waiting, first[2]
+end
+local ready, waiting, first = count(KEYS[1])
+if ARGV[1] == '1' then
+  local more, later, other = count(browser_queue(KEYS[1]))
+  ready, waiting = ready + more, waiting + later
+  if other and (not first or tonumber(other) < tonumber(first)) then first = other end
+end
+return {ready, waiting, first or ''}
 """
 )
 
@@ -133,24 +143,26 @@ class QueueCount:
         return self
 
 
-def count_queue(pipe: Any, queue: str) -> Any:
-    """Queue the count of ``queue`` on a pipeline (plain or cluster: an ``EVAL`` of one
-    key, sent to the key's node: a cluster pipeline has no eval() of its own); its
-    reply goes to :meth:`QueueCount.add`."""
-    return pipe.execute_command("EVAL", COUNT_LUA, 1, queue)
+def count_queue(pipe: Any, queue: str, with_browser: bool = False) -> Any:
+    """Queue the count of ``queue`` (``with_browser``: and of its browser queue, in the
+    same call) on a pipeline (plain or cluster: an ``EVAL`` of one key, sent to the
+    key's node: a cluster pipeline has no eval() of its own); its reply goes to
+    :meth:`QueueCount.add`."""
+    return pipe.execute_command("EVAL", COUNT_LUA, 1, queue, "1" if with_browser else "0")
 
 
-def queue_counts(client: Any, keys: CrawlKeys) -> QueueCount:
-    """The crawl's queue, counted in one round trip (one per node on a cluster)."""
+def queue_counts(client: Any, keys: CrawlKeys, browser: bool = False) -> QueueCount:
+    """The crawl's queue (``browser``: its queue of requests that need a browser),
+    counted in one round trip (one per node on a cluster)."""
     pipe = client.pipeline(transaction=False)
     for shard in keys.all_shards():
-        count_queue(pipe, shard.requests)
+        count_queue(pipe, shard.browser_requests if browser else shard.requests)
     return QueueCount.of(pipe.execute())
 
 
 def queued(client: Any, queue: str) -> int:
     """Requests in one queue (one shard's on a cluster), waiting retries included."""
-    return QueueCount().add(client.execute_command("EVAL", COUNT_LUA, 1, queue)).total
+    return QueueCount().add(client.execute_command("EVAL", COUNT_LUA, 1, queue, "0")).total
 
 
 def _members(requests: dict[Any, float]) -> list[Any]:

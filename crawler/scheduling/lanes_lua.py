@@ -25,6 +25,9 @@ INDEX_READ = 16  # entries of the lane index a pop reads at once (more: read aga
 #     since (no wake-up heard, no lane started in this script): popped without
 #     reading the index, which is read only when the lane runs short;
 #   lanes_length(queue): requests in the lanes;
+#   browser_queue(queue): the queue of requests that need a browser beside
+#     ``queue`` (``...:requests`` -> ``...:browser_requests``: same hash tag, so
+#     the same slot on a cluster), laid out the same way;
 #   ready(queue, listing): requests ready to go (lanes, and the sorted set's
 #     ordinary members when the index is marked); take()'s listing, if any,
 #     saves reading the index again.
@@ -33,6 +36,9 @@ local DELAYED_BELOW = '{DELAYED_BELOW}'
 local DELAYED_SCORE_BASE = {DELAYED_SCORE_BASE}
 local KEYED = '{KEYED}'
 local INDEX_READ = {INDEX_READ}
+local function browser_queue(queue)
+  return (string.gsub(queue, 'requests$', 'browser_requests'))
+end
 local function lane_name(score)
   local n = (tonumber(score) or 0) + 0
   if n == math.floor(n) and math.abs(n) < 1e15 then return string.format('%.0f', n) end
@@ -202,7 +208,8 @@ end
 # requeue(inflight, queue, seeds): every payload of a lease hash (of
 # crawler.leasing.ledger: ids "<kind>|<score>|<sha1>") back where it came from:
 # a seed to the head of ``seeds`` (a list), a request to the head of the lane of
-# the score in its lease id (it was taken first: it goes out first again; a
+# the score in its lease id, in ``queue`` (kind ``r``) or in its browser queue
+# (kind ``b``: it was popped from there) (it was taken first: it goes out first again; a
 # retry that was waiting: into the sorted set with its score). Returns the
 # count. On a cluster the seeds' hash and a shard's are apart: ``seeds`` is
 # false for a shard's hash, ``queue`` for the seeds'.
@@ -211,7 +218,7 @@ REQUEUE_LUA = (
     + """
 local function requeue(inflight, queue, seeds)
   local entries = redis.call('HGETALL', inflight)
-  local members, woke = {}, false
+  local members, browser, woke = {}, {}, false
   for i = 1, #entries, 2 do
     local kind, score = string.match(entries[i], '^(%a)|([^|]*)|')
     if kind == 's' and seeds then
@@ -219,15 +226,21 @@ local function requeue(inflight, queue, seeds)
       if not woke then wake(seeds) end
       woke = true
     else
-      members[#members + 1] = tonumber(score) or 0
-      members[#members + 1] = entries[i + 1]
+      local into = (kind == 'b') and browser or members
+      into[#into + 1] = tonumber(score) or 0
+      into[#into + 1] = entries[i + 1]
       if #members >= 1000 then
         push(queue, members, true)
         members = {}
       end
+      if #browser >= 1000 then
+        push(browser_queue(queue), browser, true)
+        browser = {}
+      end
     end
   end
   if #members > 0 then push(queue, members, true) end
+  if #browser > 0 then push(browser_queue(queue), browser, true) end
   redis.call('DEL', inflight)
   return #entries / 2
 end

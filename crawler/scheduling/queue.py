@@ -21,6 +21,14 @@ On a Redis Cluster a request is pushed into the shard of its URL's site (its
 fingerprint checked there too), pops go across the shards
 (:mod:`crawler.leasing.shards`), and the queue's length is the sum over the
 shards, read at most every ``LENGTH_TTL`` seconds (one round trip per node).
+
+Requests that need a browser wait in the crawl's browser queue beside it
+(:mod:`crawler.browser.routing`): every push routes the request there when it
+needs one. A worker that renders pops that queue first, while it holds fewer
+requests that need a browser than its share (``BROWSER_CONCURRENCY x
+BROWSER_HOLD_PER_SLOT``: in its downloader or popped), and counts it in its
+length; a pop that found it empty does not look again for ``BROWSER_RECHECK``
+seconds, or until work is announced (:meth:`work_announced`).
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ from scrapy import Request
 from scrapy_redis.queue import PriorityQueue
 
 from crawler import defaults
+from crawler.browser.routing import BrowserRouting, needs_browser
 from crawler.leasing.meta import LEASE_META_KEY, take_lease
 from crawler.leasing.tracker import LeaseTracker
 from crawler.retrypolicy import DELAY_META_KEY
@@ -46,6 +55,7 @@ logger = logging.getLogger(__name__)
 # seconds: a starved worker that knows of waiting retries pops at least this often
 DELAYED_RECHECK = 5.0
 LENGTH_TTL = 0.5  # seconds a cluster queue's summed length is reused
+BROWSER_RECHECK = 1.0  # seconds a browser queue found empty is not popped (unless woken)
 
 
 class ReliablePriorityQueue(PriorityQueue):
@@ -66,6 +76,13 @@ class ReliablePriorityQueue(PriorityQueue):
         self._length: tuple[float, int] = (0.0, 0)  # cluster: (when read, summed length)
         # a queue written by an earlier version (all in the sorted set) pops in order too
         mark_earlier_queue(server, self.ledger.keys)
+        self.routing = BrowserRouting.of(spider.crawler)
+        # a worker that renders pops the browser queue too, and counts it as its work
+        self.ledger.counts_browser = self.routing.can_render
+        self._browser_due = 0.0  # (monotonic) when to pop the browser queue again
+        #: the last pop left the browser queue alone for want of room (not seen empty):
+        #: the scheduler asks again when a page is done, not only when woken
+        self.browser_full = False
 
     def __len__(self) -> int:
         if not self.ledger.cluster:
@@ -94,18 +111,21 @@ class ReliablePriorityQueue(PriorityQueue):
         """Queue a request (no fingerprint check); it takes over the lease it carries.
 
         A retry with ``meta["retry_delay"]`` waits that many seconds in Redis first.
+        A request that needs a browser goes to the browser queue.
         """
+        browser = self.routing.route(request)
         lease = take_lease(request)
         delay = request.meta.pop(DELAY_META_KEY, None)
         if self.ledger.cluster:
             self._pushed()
+        shard = self.shard(request)
         if delay:
             payload = self._encode_request(request)
-            wait = self.ledger.push_delayed(float(delay), payload, lease, self.shard(request))
+            wait = self.ledger.push_delayed(float(delay), payload, lease, shard, browser)
             self._met_delayed(wait, keep_earlier=True)
             return
         payload = self._encode_request(request)
-        self.ledger.push(-request.priority, payload, lease, self.shard(request))
+        self.ledger.push(-request.priority, payload, lease, shard, browser)
 
     def _met_delayed(self, wait_ms: int, keep_earlier: bool = False) -> None:
         """A pop met waiting retries, the earliest due in ``wait_ms`` (-1: met none)."""
@@ -137,25 +157,56 @@ class ReliablePriorityQueue(PriorityQueue):
 
     def push_if_new(self, request: Request, fingerprint: bytes) -> bool:
         """Queue a request unless its fingerprint was seen; its lease is finished either way."""
+        browser = self.routing.route(request)
         lease = take_lease(request)
         payload = self._encode_request(request)
         if self.ledger.cluster:
             self._pushed()
         return self.ledger.push_if_new(
-            fingerprint, -request.priority, payload, lease, self.shard(request)
+            fingerprint, -request.priority, payload, lease, self.shard(request), browser
         )
 
     def push_batched(self, request: Request, fingerprint: bytes) -> None:
         """Queue a request with the worker's next batch, unless its fingerprint is seen then."""
         assert self.tracker.batch is not None
+        browser = self.routing.route(request)
         lease = take_lease(request)
         payload = self._encode_request(request)
         self.tracker.batch.add_link(
-            fingerprint, -request.priority, payload, lease, self.shard(request)
+            fingerprint, -request.priority, payload, lease, self.shard(request), browser
         )
+
+    def work_announced(self) -> None:
+        """A wake-up: work arrived somewhere; the browser queue is popped again at once."""
+        self._browser_due = 0.0
+
+    def browser_held(self) -> int:
+        """Requests that need a browser this worker holds: downloading, or popped."""
+        try:
+            active = self.spider.crawler.engine.downloader.active
+        except (AttributeError, RuntimeError):  # no engine (yet): a bare queue
+            active = ()
+        return sum(map(needs_browser, active)) + sum(map(needs_browser, self._buffer))
+
+    def _pop_browser(self) -> int:
+        """Take what this worker may render of the browser queue; -1 or the ms until the
+        earliest waiting retry met is due."""
+        self.browser_full = False
+        if not self.routing.can_render or time.monotonic() < self._browser_due:
+            return -1
+        want = min(self.batch_size, self.routing.room(self.browser_held()))
+        self.browser_full = want <= 0
+        if want <= 0:
+            return -1
+        taken, wait = self.ledger.pop(want, browser=True)
+        if len(taken) < want:
+            self._browser_due = time.monotonic() + BROWSER_RECHECK
+        self._buffer_taken(taken)
+        return wait
 
     def pop(self, timeout: int = 0) -> Request | None:
         if not self._buffer:
+            browser_wait = self._pop_browser()
             batch = self.tracker.batch
             # with batching, the pop rides on the flush of this worker's links and leases
             if batch is not None:
@@ -165,18 +216,24 @@ class ReliablePriorityQueue(PriorityQueue):
                 wait = batch.delayed_wait
             else:
                 taken, wait = self.ledger.pop(self.batch_size)
+            if browser_wait >= 0:
+                wait = browser_wait if wait < 0 else min(wait, browser_wait)
             self._met_delayed(wait)
-            for lease, payload in taken:
-                try:
-                    request = self._decode_request(payload)
-                except Exception as exc:  # corrupt or foreign payload: keep it, move on
-                    self.tracker.dead_letter(
-                        url=None,
-                        reason=f"undecodable request: {exc!r}",
-                        payload=payload,
-                        lease=lease,
-                    )
-                    continue
-                request.meta[LEASE_META_KEY] = lease
-                self._buffer.append(request)
+            self._buffer_taken(taken)
         return self._buffer.popleft() if self._buffer else None
+
+    def _buffer_taken(self, taken: list[tuple[str, bytes]]) -> None:
+        """Decode popped requests into the buffer, each with its lease."""
+        for lease, payload in taken:
+            try:
+                request = self._decode_request(payload)
+            except Exception as exc:  # corrupt or foreign payload: keep it, move on
+                self.tracker.dead_letter(
+                    url=None,
+                    reason=f"undecodable request: {exc!r}",
+                    payload=payload,
+                    lease=lease,
+                )
+                continue
+            request.meta[LEASE_META_KEY] = lease
+            self._buffer.append(request)

@@ -23,6 +23,12 @@ What it adds to :class:`scrapy_redis.scheduler.Scheduler`:
   shared queue (lease and all; one priority step down, behind other sites'
   requests) for another worker, so that no worker hoards a site that all of
   them must share anyway.
+* **Requests that need a browser** wait in the crawl's browser queue
+  (:mod:`crawler.browser.routing`): the queue routes them when they are pushed; a
+  worker that renders pops that queue too. A request that needs a browser popped
+  from the plain queue by a worker that cannot render (a dead worker's lease put
+  back, a site found to need a browser after its pages were queued) is handed over
+  to the browser queue at once, its lease with it (stat ``browser/handed_over``).
 * **No idle latency.** Scrapy's engine looks at the scheduler again only every
   5 seconds once it has found it empty. A worker sharing a queue would sit idle
   while others fill it, so a starved scheduler is woken when work arrives: it
@@ -228,21 +234,35 @@ class ReliableScheduler(Scheduler):
             return None  # nothing announced since the queue was seen empty: no pop
         if request is None:
             request = self.queue.pop()
-            self._seen_empty = request is None
+            # empty, unless the browser queue was left alone for want of room only
+            self._seen_empty = request is None and not self.queue.browser_full
             handed_back = 0
-            while request is not None and self.site_waits.busy(request.url):
-                if not self._park(request):
-                    # this worker holds enough of that site: leave it to the others,
-                    # one priority step down so that other sites' requests come first
-                    request.priority -= 1
-                    self.queue.push(request)
-                    handed_back += 1
-                    if self.stats:
-                        self.stats.inc_value("scheduler/handed_back")
-                    if handed_back > self.queue.batch_size:
-                        return None  # only busy sites: the politeness middleware wakes us
+            while request is not None:
+                if self.queue.routing.hand_over(request):
+                    self._hand_over(request)
+                elif self.site_waits.busy(request.url):
+                    if not self._park(request):
+                        # this worker holds enough of that site: leave it to the others,
+                        # one priority step down so that other sites' requests come first
+                        request.priority -= 1
+                        self.queue.push(request)
+                        handed_back += 1
+                        if self.stats:
+                            self.stats.inc_value("scheduler/handed_back")
+                        if handed_back > self.queue.batch_size:
+                            return None  # only busy sites: the politeness middleware wakes us
+                else:
+                    break
                 request = self.queue.pop()
         return request
+
+    def _hand_over(self, request: Request) -> None:
+        """A request that needs a browser, and this worker renders none: into the
+        browser queue, its lease moved in the same call (never fetched plainly)."""
+        self.queue.routing.config.announce()
+        self.queue.push(request)
+        if self.stats:
+            self.stats.inc_value("browser/handed_over")
 
     def _park(self, request: Request) -> bool:
         """Set a request of a busy site aside, unless this worker holds enough of them."""
@@ -281,6 +301,7 @@ class ReliableScheduler(Scheduler):
     def _woken(self) -> None:
         """Work arrived where there was none (a wake-up): a starved engine asks for it now."""
         self._seen_empty = False
+        self.queue.work_announced()
         if self._starved and not self.flow.held and wake_engine(self.crawler):
             self._starved = False
             self._fed()
@@ -307,6 +328,7 @@ class ReliableScheduler(Scheduler):
             return
         if work and wake_engine(self.crawler):
             self._seen_empty = False
+            self.queue.work_announced()
             self._starved = False
             self._fed()
             return

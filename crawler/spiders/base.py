@@ -236,10 +236,25 @@ class DistributedSpider(RedisSpider):
                     idle,
                     self.max_idle_time,
                 )
+                self._say_browser_work()
                 return
             # look again when the limit may be reached (the engine's own beat is 5 s)
             wake_engine(self.crawler, min(BUSY_CHECK_INTERVAL, self.max_idle_time - idle))
         raise DontCloseSpider
+
+    def _say_browser_work(self) -> None:
+        """A worker that renders nothing closes while pages may wait for a browser
+        (its work is the plain queue only): it says how many, for whoever reads its log."""
+        if self.leases.ledger.counts_browser:
+            return
+        try:
+            waiting = self.leases.ledger.browser_queued()
+        except Exception:  # noqa: BLE001 -- Redis away: nothing to say
+            return
+        if waiting:
+            self.logger.info(
+                "%d page(s) wait for a worker with a browser (this one renders none)", waiting
+            )
 
     # -- pages -------------------------------------------------------------------------
     def parse(self, response: Any, **kwargs: Any) -> Iterator[Any]:

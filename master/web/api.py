@@ -5,6 +5,7 @@ route                                  answer (the same function as the command)
 =====================================  =================================================
 ``GET /status``                        ``master status --json`` (inspection.gather_status)
 ``GET /workers``                       ``master report --json`` (inspection.gather_report)
+``GET /sites``                         ``master status --sites --json`` (sites.gather_sites)
 ``GET /series``                        pages and items per minute, last hour (crawler.series)
 ``POST /seeds``                        ``master seed --json`` (seeding.seed_stream)
 ``POST /pause``, ``POST /resume``      control.pause / control.resume
@@ -45,7 +46,7 @@ from crawler.keys import CrawlKeys
 from crawler.layout import ensure_layout
 from crawler.network import NetworkRule, resolve
 from crawler.series import read_series
-from master import control, deadletters, inspection
+from master import control, deadletters, inspection, sites
 from master.catalog import MAX_LIMIT, ProductQuery, decode_cursor, product_page
 from master.commands.export import csv_columns, format_products
 from master.quotestore import open_item_store
@@ -74,6 +75,11 @@ SEED_TYPES = ("text/plain", "application/x-ndjson", "application/jsonl", "applic
 @router.get("/status", summary="The crawl at a glance (master status --json)")
 def status(config: Config, keys: Keys) -> dict[str, Any]:
     return inspection.gather_status(config.client, keys)
+
+
+@router.get("/sites", summary="Per site and per seed figures, and what needs a browser")
+def site_figures(config: Config, keys: Keys) -> dict[str, Any]:
+    return sites.gather_sites(config.client, keys)
 
 
 @router.get("/workers", summary="Every worker's record and the totals (master report --json)")

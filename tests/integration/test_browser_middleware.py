@@ -11,6 +11,7 @@ from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
 from crawler.browser.config import BrowserConfig
+from crawler.browser.routing import BrowserRouting
 from crawler.browser.sites import BrowserSites, read_browser_sites
 from crawler.keys import CrawlKeys
 from crawler.leasing.meta import LEASE_META_KEY
@@ -34,7 +35,7 @@ def middleware(redis_client: Any, mode: str = "auto", worker: str = "w1") -> Any
     crawler.stats.open_spider()
     config = BrowserConfig(mode=mode, concurrency=1, executable="/usr/bin/true", sites_refresh=0)
     sites = BrowserSites(redis_client, KEYS.browser_sites, worker, refresh=0)
-    return BrowserRenderingMiddleware(crawler, config, sites)
+    return BrowserRenderingMiddleware(crawler, BrowserRouting(config, sites))
 
 
 def request(url: str = "http://shop.test/", render: str = "auto", **meta: Any) -> Request:

@@ -54,7 +54,7 @@
 
   // --- status, workers ------------------------------------------------------------
   const FIGURES = ["queued_requests", "pending_seeds", "in_flight", "seen_fingerprints", "live_workers",
-    "pages_per_min", "items_stored", "items_invalid", "dead_letters"];
+    "pages_per_min", "items_stored", "items_invalid", "dead_letters", "browser_queued"];
 
   async function loadStatus() {
     const status = await api("/status");
@@ -64,7 +64,20 @@
     for (const name of FIGURES) $("f-" + name).textContent = fmt(status[name]);
     $("pause").disabled = status.state === "paused";
     $("resume").disabled = status.state !== "paused";
+    await loadBrowserSites();
     return status;
+  }
+
+  // the sites (or sections) that need a browser, and the pages that wait for one
+  async function loadBrowserSites() {
+    const browser = (await api("/sites")).browser;
+    const note = $("browser-sites");
+    const scopes = browser.scopes.map((s) => s.scope);
+    note.hidden = !scopes.length && !browser.waiting;
+    const by = browser.waiting_by_site || {};
+    const waiting = Object.entries(by).map(([site, n]) => `${site} ${n}`).join(", ");
+    note.textContent = `Need a browser: ${scopes.join(", ") || "(none known)"}; ` +
+      `${browser.waiting} page(s) wait for a worker with one${waiting ? " (" + waiting + ")" : ""}.`;
   }
 
   async function loadWorkers() {
