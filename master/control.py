@@ -82,7 +82,8 @@ def plan_reset(client: redis.Redis, keys: CrawlKeys) -> ResetPlan:
     the shards on a cluster)."""
     found = sorted(scan(client, keys.all_pattern))
     batch = Batch(client, keys)
-    queued = batch.per_shard(lambda pipe, shard: count_queue(pipe, shard.requests))
+    # both queues: the plain one and the one for requests that need a browser
+    queued = batch.per_shard(lambda pipe, shard: count_queue(pipe, shard.requests, True))
     batch.add(lambda pipe: pipe.llen(keys.start_urls))
     batch.add(lambda pipe: pipe.scard(keys.seeded))
     seen = batch.per_shard(lambda pipe, shard: pipe.scard(shard.dupefilter))
