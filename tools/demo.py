@@ -66,7 +66,7 @@ def master(*args: str, env: dict[str, str]) -> int:
 
 def progress_line(client: redis.Redis, keys: CrawlKeys, started: float) -> str:
     with client.pipeline(transaction=False) as pipe:
-        count_queue(pipe, keys.requests)
+        count_queue(pipe, keys.requests, True)  # and the pages that wait for a browser
         pipe.scard(keys.dupefilter)
         pipe.hget(keys.stats, StatsFields.ITEMS_STORED)
         counted, seen, stored = pipe.execute()
