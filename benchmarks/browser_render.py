@@ -21,19 +21,20 @@ with ``--workers`` real ``scrapy crawl ecommerce`` processes. Printed per run:
   launch does: it starts with the first page to render);
 * **CPU ms/page**: CPU time (user + system) of each worker's whole process tree
   (``psutil``, sampled every 0.2 s: the Python worker, Playwright's driver, Chromium
-  and its renderers), from the moment the worker is up to its exit, per page; split
-  into the worker's own (Python) and its browser's (every descendant). The JSON also
-  has ``reaped_cpu_ms_per_page``, from ``wait4``'s usage of each worker, which counts
-  only the descendants reaped within its tree: the same as the samples for a plain
-  run, about a third lower for a rendered one (some of Chromium's processes end
-  outside the tree's reaping), which is why the figure printed is sampled;
+  and its renderers) over the same span, from the moment the worker is up to the
+  first sample after its last page, per page; split into the worker's own (Python)
+  and its browser's (every descendant). The JSON also has
+  ``cpu_ms_per_page_to_exit`` (up to the worker's exit: its idle wait,
+  ``MAX_IDLE_TIME_BEFORE_CLOSE=2``, and its close added, about a second of CPU,
+  spread over the pages) and ``reaped_cpu_ms_per_page``, from ``wait4``'s usage of
+  each worker, to its exit, which counts only the descendants reaped within its tree:
+  the same as the samples for a plain run, about a third lower for a rendered one
+  (some of Chromium's processes end outside the tree's reaping), which is why the
+  figure printed is sampled;
 * the shop's requests per page (a rendered ``/app/`` page loads three: document,
   script, API), and the products stored (each run must store all of them);
 * the peak proportional set size of a worker's tree (MiB; shared pages split between
   the processes that share them, so Chromium's processes are not counted many times).
-
-The CPU includes the worker's close (its idle wait, ``MAX_IDLE_TIME_BEFORE_CLOSE=2``,
-and its closing report): a fixed cost of a few hundred ms, spread over the pages.
 
 Then the ratio rendered / plain of both figures. Nothing is asserted on speed; a run
 that does not store every product, or a rendered run that rendered fewer pages than
@@ -101,6 +102,7 @@ class RunResult:
     cpu_ms_per_page: float
     worker_cpu_ms_per_page: float
     browser_cpu_ms_per_page: float
+    cpu_ms_per_page_to_exit: float
     reaped_cpu_ms_per_page: float
     shop_requests_per_page: float
     peak_tree_pss_mb: float
@@ -121,6 +123,8 @@ class TreeCpu:
         self.baseline: dict[tuple[int, float], float] = {}
         self.started = False
         self.peak_pss = 0
+        #: (epoch seconds, own CPU s, descendants' CPU s) at each sample after start()
+        self.history: list[tuple[float, float, float]] = []
         #: CPU s of the process and of the descendants reaped in its tree, from ``wait4``
         self.rusage = 0.0
 
@@ -144,6 +148,8 @@ class TreeCpu:
                 continue
             self.last[key] = times.user + times.system
         self.peak_pss = max(self.peak_pss, pss)
+        if self.started:
+            self.history.append((time.time(), *self.seconds()))
 
     def start(self) -> None:
         self.sample()
@@ -155,6 +161,14 @@ class TreeCpu:
         the whole tree's when every process was reaped by its parent (an orphan
         re-parented out of the tree is missing), with no sampling gap."""
         return self.rusage - sum(v for k, v in self.baseline.items() if k[0] == self.pid)
+
+    def seconds_until(self, moment: float) -> tuple[float, float]:
+        """:meth:`seconds` at the first sample taken at or after ``moment`` (epoch s),
+        the last one if none was: up to :data:`SAMPLE_EVERY` past it."""
+        for when, own, other in self.history:
+            if when >= moment:
+                return own, other
+        return self.seconds()
 
     def seconds(self) -> tuple[float, float]:
         """(the root process's CPU s, its descendants' CPU s) since :meth:`start`."""
@@ -251,16 +265,19 @@ def run(
         raise BenchFailed(
             f"{name}: {rendered} of {pages} pages rendered in the browser; the log ends:\n{tail}"
         )
-    spans = [
-        (r.started_at, r.finished_at - r.idle_tail)
+    spans = {
+        r.pid: (r.started_at, r.finished_at - r.idle_tail)
         for r in client_records
         if r.started_at is not None and r.finished_at is not None
-    ]
-    if len(spans) != workers:
+    }
+    if set(spans) != set(trees):
         raise BenchFailed(f"{name}: {len(spans)} finished worker records for {workers} workers")
-    elapsed = max(max(end for _, end in spans) - min(start for start, _ in spans), 1e-6)
-    own = sum(tree.seconds()[0] for tree in trees.values())
-    browser = sum(tree.seconds()[1] for tree in trees.values())
+    starts, ends = [start for start, _ in spans.values()], [end for _, end in spans.values()]
+    elapsed = max(max(ends) - min(starts), 1e-6)
+    # the CPU of each tree up to its worker's last page (the span of pages/s)
+    crawl = [tree.seconds_until(spans[pid][1]) for pid, tree in trees.items()]
+    own, browser = sum(c[0] for c in crawl), sum(c[1] for c in crawl)
+    to_exit = sum(sum(tree.seconds()) for tree in trees.values())
     reaped = sum(tree.reaped_seconds() for tree in trees.values())
     shop_requests = len(shop.read_access_log()) - shop_before
     return RunResult(
@@ -276,6 +293,7 @@ def run(
         cpu_ms_per_page=round((own + browser) * 1000 / pages, 1),
         worker_cpu_ms_per_page=round(own * 1000 / pages, 1),
         browser_cpu_ms_per_page=round(browser * 1000 / pages, 1),
+        cpu_ms_per_page_to_exit=round(to_exit * 1000 / pages, 1),
         reaped_cpu_ms_per_page=round(reaped * 1000 / pages, 1),
         # robots.txt aside (one per worker)
         shop_requests_per_page=round((shop_requests - workers) / pages, 2),
