@@ -2,6 +2,8 @@
 #
 #   docker build -f docker/worker.Dockerfile -t ecommerce-crawler-worker .
 #   docker build -f docker/worker.Dockerfile --build-arg BASE_IMAGE=my-python:3.11 .
+#   docker build -f docker/worker.Dockerfile --build-arg BROWSER_PACKAGES=chromium \
+#       -t ecommerce-crawler-browser-worker .     # the browser worker (below)
 #
 # BASE_IMAGE must be a Debian-based Python 3.11 image with pip (python:3.11-slim or one
 # made from it), so that it can be built where no registry can be reached. Every
@@ -42,6 +44,28 @@ RUN set -eu; \
         update-ca-certificates; \
     fi; \
     rm -rf /tmp/extra-certs
+
+# The browser worker (docs/browser.md): BROWSER_PACKAGES=chromium installs Debian's
+# chromium from the base image's own Debian archive (about 300 MB more), which the
+# worker drives through Playwright (Playwright never downloads a browser), and sets
+# BROWSER_EXECUTABLE to it. Empty (the default): a plain worker, no browser, which
+# renders nothing. Its own layer before pip's: code changes do not reinstall it. apt
+# reaches the archive directly or through the build's HTTP_PROXY (a build argument
+# Docker predefines).
+ARG BROWSER_PACKAGES=
+RUN set -eu; \
+    if [ -n "$BROWSER_PACKAGES" ]; then \
+        apt-get update; \
+        apt-get install -y --no-install-recommends $BROWSER_PACKAGES; \
+        rm -rf /var/lib/apt/lists/*; \
+        /usr/bin/chromium --version; \
+    fi
+# Chromium keeps its profile and caches under XDG_CONFIG_HOME and XDG_CACHE_HOME, else
+# under HOME (/app, which the non-root user may not write: headless Chromium then fails
+# to start): /tmp. BROWSER_EXECUTABLE is empty (ignored) on a plain worker.
+ENV BROWSER_EXECUTABLE=${BROWSER_PACKAGES:+/usr/bin/chromium} \
+    XDG_CONFIG_HOME=/tmp/.config \
+    XDG_CACHE_HOME=/tmp/.cache
 
 WORKDIR /app
 

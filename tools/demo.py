@@ -310,10 +310,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"demo: $ {' '.join(['python -m master seed', *spider, shown(seeds)])}")
                 if master("seed", *spider, str(seeds), env=env) != 0:
                     return 1
-            print(
-                f"demo: starting {args.workers} {args.spider} workers "
-                "(logs in .demo/worker-N.log)"
-            )
+            kind = "" if args.spider == "ecommerce" else f"{args.spider} "  # the default unnamed
+            print(f"demo: starting {args.workers} {kind}workers (logs in .demo/worker-N.log)")
             started = time.monotonic()
             workers = [
                 WorkerProcess(

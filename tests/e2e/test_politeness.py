@@ -20,6 +20,14 @@ WINDOW = 2.0  # seconds
 # Slots are spaced by 1/LIMIT in Redis; a request may reach the shop a little after
 # its slot (a busy CPU), so allow the one extra request any window may hold plus two.
 TOLERANCE = 3
+# A request reaches the shop at or after its slot, never before: a worker that stalls
+# (a busy machine) sends its requests late, and late requests may arrive bunched, so a
+# short window of arrivals can hold more than the budget although every slot was
+# spaced. What the budget guarantees at the shop is cumulative: from the first arrival
+# on, the k-th request came no earlier than k / LIMIT seconds after the first slot.
+# Only a delay of the very first arrivals (all early slot holders stalled at once) can
+# make that count look higher: up to LIMIT requests per second of such a delay.
+FIRST_DELAY = 0.5  # seconds of delay of the first arrival allowed for
 
 
 def max_in_window(times: list[float], window: float) -> int:
@@ -31,6 +39,13 @@ def max_in_window(times: list[float], window: float) -> int:
             start += 1
         best = max(best, end - start + 1)
     return best
+
+
+def excess_over_budget(times: list[float], rate: float) -> float:
+    """The most requests that arrived, from the first arrival on, beyond what ``rate``
+    per second allows since then (a crawl within its budget: at most 1)."""
+    times = sorted(times)
+    return max(count - rate * (stamp - times[0]) for count, stamp in enumerate(times, 1))
 
 
 def crawl_with_three_workers(crawl: Crawl, shop: ShopProcess, prefix: str, **settings: object):
@@ -68,20 +83,22 @@ def test_three_workers_together_hold_the_site_budget(crawl, shop_factory):
     log, _ = crawl_with_three_workers(crawl, free_shop, "free-", SITE_MAX_RPS=0)
     free = [entry.time for entry in log]
 
-    worst = max_in_window(limited, WINDOW)
-    assert worst <= LIMIT * WINDOW + TOLERANCE, (
-        f"{worst} requests within {WINDOW}s with a budget of {LIMIT}/s"
+    allowed = 1 + TOLERANCE + LIMIT * FIRST_DELAY
+    worst = excess_over_budget(limited, LIMIT)
+    assert worst <= allowed, (
+        f"{worst:.1f} requests more than a budget of {LIMIT}/s allows since the first"
     )
     # the budget, not the machine, held the limited crawl: without it the same crawl
     # went faster than the budget allows (how much faster depends on the machine)
-    assert max_in_window(free, WINDOW) > LIMIT * WINDOW + TOLERANCE, max_in_window(free, WINDOW)
+    assert excess_over_budget(free, LIMIT) > allowed, excess_over_budget(free, LIMIT)
     limited_span = max(limited) - min(limited)
     free_span = max(free) - min(free)
     # the workers waited for their turns, and counted it crawl-wide
     assert int(crawl.client.hget("ecommerce:stats", "politeness_waits") or 0) > 0
     print(
-        f"\nlimited: {len(limited)} requests in {limited_span:.1f}s, at most {worst} in any "
-        f"{WINDOW:g}s; free: {len(free)} in {free_span:.1f}s, at most "
+        f"\nlimited: {len(limited)} requests in {limited_span:.1f}s, at most "
+        f"{max_in_window(limited, WINDOW)} in any {WINDOW:g}s, {worst:.1f} beyond the "
+        f"budget; free: {len(free)} in {free_span:.1f}s, at most "
         f"{max_in_window(free, WINDOW)} in any {WINDOW:g}s"
     )
 
@@ -93,8 +110,10 @@ def test_robots_crawl_delay_is_honoured_by_all_workers_together(crawl, shop_fact
     log, _ = crawl_with_three_workers(crawl, shop, "delay-", SITE_MAX_RPS=0)
     # a worker's robots.txt request comes before it knows the delay
     pages = [entry.time for entry in log if entry.path != "/robots.txt"]
-    worst = max_in_window(pages, WINDOW)
-    assert worst <= WINDOW / delay + TOLERANCE, f"{worst} requests within {WINDOW}s"
+    worst = excess_over_budget(pages, 1 / delay)
+    assert worst <= 1 + TOLERANCE + FIRST_DELAY / delay, (
+        f"{worst:.1f} requests more than one per {delay}s allows since the first"
+    )
     assert any("Crawl-delay: 0.25" in worker.log() for worker in crawl.workers)
 
 

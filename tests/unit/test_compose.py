@@ -124,7 +124,7 @@ def test_compose_file_has_the_five_services_and_no_version_key(compose: dict[str
     assert "version" not in compose, "the Compose Specification has no `version:` key"
     core = {name for name, svc in compose["services"].items() if "profiles" not in svc}
     assert core == {"redis", "master", "worker"}
-    optional = {"postgres", "mongo", "dashboard"} | MONITORING | CLUSTER
+    optional = {"postgres", "mongo", "dashboard", "browser-worker"} | MONITORING | CLUSTER
     assert set(compose["services"]) == core | optional
 
 
@@ -249,6 +249,44 @@ def test_worker_can_be_scaled(services: dict[str, Any]) -> None:
     assert "WORKER_ID" not in env, "each replica gets a unique default id"
     assert env["REDIS_URL"] == "redis://:${REDIS_PASSWORD:?set REDIS_PASSWORD in .env}@redis:6379/0"
     assert env["MAX_IDLE_TIME_BEFORE_CLOSE"] == "${MAX_IDLE_TIME_BEFORE_CLOSE:-0}"
+
+
+def build_args(service: dict[str, Any]) -> dict[str, str]:
+    args = service["build"]["args"]
+    if isinstance(args, list):
+        args = dict(item.partition("=")[::2] for item in args)
+    return {name: str(value) for name, value in args.items()}
+
+
+def test_plain_workers_render_nothing(services: dict[str, Any]) -> None:
+    # their image has no browser: 0 says so (one INFO line) rather than a WARNING
+    for name in ("worker", "worker-cluster"):
+        assert environment(services[name])["BROWSER_CONCURRENCY"] == "0", name
+        assert "BROWSER_PACKAGES" not in build_args(services[name]), name
+
+
+def test_browser_worker_is_the_worker_built_with_chromium(services: dict[str, Any]) -> None:
+    """Profile `browser`: the same worker, its image built with Debian's chromium, that
+    renders (``--scale browser-worker=M`` beside ``--scale worker=N``)."""
+    browser, worker = services["browser-worker"], services["worker"]
+    assert browser["profiles"] == ["browser"]
+    assert browser["build"]["dockerfile"] == worker["build"]["dockerfile"]
+    assert browser["build"].get("context") == worker["build"].get("context")
+    assert build_args(browser) == {**build_args(worker), "BROWSER_PACKAGES": "chromium"}
+    # its own image: the plain workers' stays without a browser
+    assert browser["image"] == "ecommerce-crawler-browser-worker:latest" != worker["image"]
+    assert browser["init"] is True, "PID 1 must reap what a restarted browser leaves"
+    env, plain = environment(browser), environment(worker)
+    assert env["BROWSER_CONCURRENCY"] == "${BROWSER_CONCURRENCY:-}"  # empty: the default, 2
+    assert env["BROWSER_RENDERING"] == "${BROWSER_RENDERING:-}"
+    assert "BROWSER_EXECUTABLE" not in env, "the image sets it"
+    # everything else as the plain worker: the two cannot drift apart
+    assert {k: v for k, v in env.items() if not k.startswith("BROWSER_")} == {
+        k: v for k, v in plain.items() if not k.startswith("BROWSER_")
+    }
+    assert "container_name" not in browser and "ports" not in browser
+    for key in ("depends_on", "restart", "stop_signal", "stop_grace_period", "healthcheck"):
+        assert browser.get(key) == worker.get(key), key
 
 
 def test_worker_stops_gracefully(services: dict[str, Any]) -> None:
@@ -562,6 +600,39 @@ def test_worker_dockerfile() -> None:
     cmd = [args for kw, args in steps if kw == "CMD"][-1]
     assert exec_form(cmd) == ["scrapy", "crawl", "ecommerce"]
     assert [args for kw, args in steps if kw == "STOPSIGNAL"][-1] in {"SIGINT", "SIGTERM"}
+
+
+def test_worker_dockerfile_installs_a_browser_only_when_asked() -> None:
+    steps = instructions(DOCKERFILES["worker"])
+    first_from = next(i for i, (kw, _) in enumerate(steps) if kw == "FROM")
+    install = next(
+        i for i, (kw, args) in enumerate(steps) if kw == "RUN" and "-r requirements.txt" in args
+    )
+    code = next(i for i, (kw, args) in enumerate(steps) if kw == "COPY" and "crawler/" in args)
+    declared = [i for i, step in enumerate(steps) if step == ("ARG", "BROWSER_PACKAGES=")]
+    (browser_step,) = [
+        i for i, (kw, args) in enumerate(steps) if kw == "RUN" and "$BROWSER_PACKAGES" in args
+    ]
+    # declared in the stage, empty by default; its own layer before pip's and the code's
+    assert len(declared) == 1 and first_from < declared[0] < browser_step < install < code
+    env = " ".join(args for kw, args in steps if kw == "ENV")
+    # the installed browser is the one the worker drives; empty (ignored) without one
+    assert "BROWSER_EXECUTABLE=${BROWSER_PACKAGES:+/usr/bin/chromium}" in env
+    replace = {"apt-get": "echo apt-get", "/usr/bin/chromium --version": "echo version"}
+    script = steps[browser_step][1]
+    assert "rm -rf /var/lib/apt/lists/*" in script, "apt's lists would stay in the image"
+    nothing = run_step(script, replace, {"BROWSER_PACKAGES": ""})
+    assert nothing.returncode == 0 and nothing.stdout == "", "a plain worker installs nothing"
+    chromium = run_step(script, replace, {"BROWSER_PACKAGES": "chromium"})
+    assert chromium.returncode == 0, chromium.stderr
+    assert chromium.stdout.splitlines() == [
+        "apt-get update",
+        "apt-get install -y --no-install-recommends chromium",
+        "version",
+    ]
+    # an install that fails stops the build
+    failing = run_step(script, {**replace, "echo apt-get": "false"}, {"BROWSER_PACKAGES": "x"})
+    assert failing.returncode != 0
 
 
 def test_master_dockerfile() -> None:

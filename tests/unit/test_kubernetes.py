@@ -80,8 +80,12 @@ def test_an_invalid_manifest_is_refused() -> None:
         kubernetes_validate.validate(broken, KUBERNETES_VERSION, strict=True)
 
 
-def test_keda_scaled_object_scales_the_worker_deployment_on_queue_depth() -> None:
-    scaled = find("ScaledObject", "crawler-worker")
+WORKERS = ("crawler-worker", "crawler-browser-worker")
+
+
+@pytest.mark.parametrize("name", WORKERS)
+def test_keda_scaled_object_scales_the_worker_deployment_on_queue_depth(name: str) -> None:
+    scaled = find("ScaledObject", name)
     assert scaled["apiVersion"] == "keda.sh/v1alpha1"
     spec = scaled["spec"]
     allowed = {
@@ -94,7 +98,7 @@ def test_keda_scaled_object_scales_the_worker_deployment_on_queue_depth() -> Non
     worker = find("Deployment", target["name"])
     assert target.get("kind", "Deployment") == "Deployment"
     assert target.get("apiVersion", "apps/v1") == worker["apiVersion"]
-    assert worker["metadata"]["name"] == "crawler-worker"
+    assert worker["metadata"]["name"] == name
     assert 0 <= spec["minReplicaCount"] < spec["maxReplicaCount"]
     for key in ("pollingInterval", "cooldownPeriod", "minReplicaCount", "maxReplicaCount"):
         assert isinstance(spec[key], int), key
@@ -118,12 +122,69 @@ def test_keda_scaled_object_scales_the_worker_deployment_on_queue_depth() -> Non
     assert metadata["query"].count("(") == metadata["query"].count(")")
 
 
-def test_the_query_metrics_are_served_by_master_metrics() -> None:
+@pytest.mark.parametrize("name", WORKERS)
+def test_the_query_metrics_are_served_by_master_metrics(name: str) -> None:
     from master.commands.metrics import GAUGES, RENAMED, RETRIES_WAITING
 
     served = {"crawl_" + RENAMED.get(field, field) for field, _ in GAUGES} | {RETRIES_WAITING}
-    query = find("ScaledObject", "crawler-worker")["spec"]["triggers"][0]["metadata"]["query"]
+    query = find("ScaledObject", name)["spec"]["triggers"][0]["metadata"]["query"]
     assert set(re.findall(r"crawl_[a-z_]+", query)) <= served
+
+
+def test_every_scaled_object_targets_a_deployment_of_the_kustomization() -> None:
+    for scaled in (o for o in objects() if o["kind"] == "ScaledObject"):
+        target = scaled["spec"]["scaleTargetRef"]
+        find("Deployment", target["name"])
+    assert {o["metadata"]["name"] for o in objects() if o["kind"] == "ScaledObject"} == set(
+        WORKERS
+    )
+
+
+def test_browser_workers_are_the_workers_with_a_browser() -> None:
+    """crawler-browser-worker is crawler-worker in the image built with Debian's
+    chromium, rendering (BROWSER_CONCURRENCY > 0) where the plain workers do not (0)."""
+    plain = find("Deployment", "crawler-worker")
+    browser = find("Deployment", "crawler-browser-worker")
+    plain_spec, spec = pod_spec(plain), pod_spec(browser)
+    (plain_container,) = plain_spec["containers"]
+    (container,) = spec["containers"]
+    assert container["image"] == "ecommerce-crawler-browser-worker:latest"
+    assert plain_container["image"] == "ecommerce-crawler-worker:latest"
+    (init,) = spec["initContainers"]
+    assert init["image"] == container["image"], "no second image to pull"
+    env = {item["name"]: item for item in container["env"]}
+    plain_env = {item["name"]: item for item in plain_container["env"]}
+    assert plain_env["BROWSER_CONCURRENCY"]["value"] == "0"
+    assert int(env["BROWSER_CONCURRENCY"]["value"]) > 0
+    assert "BROWSER_EXECUTABLE" not in env, "the image sets it"
+    # everything else as the plain worker: the two cannot drift apart
+    assert {k: v for k, v in env.items() if not k.startswith("BROWSER_")} == {
+        k: v for k, v in plain_env.items() if not k.startswith("BROWSER_")
+    }
+    for key in ("envFrom", "ports", "livenessProbe", "name"):
+        assert container[key] == plain_container[key], key
+    for key in ("securityContext", "terminationGracePeriodSeconds"):
+        assert spec[key] == plain_spec[key], key
+    assert spec["shareProcessNamespace"] is True, "the pause process reaps the browser's"
+    labels = browser["spec"]["template"]["metadata"]["labels"]
+    assert browser["spec"]["selector"]["matchLabels"].items() <= labels.items()
+    assert labels["app.kubernetes.io/name"] == "crawler-browser-worker"
+    annotations = browser["spec"]["template"]["metadata"]["annotations"]
+    assert annotations == plain["spec"]["template"]["metadata"]["annotations"]
+
+    def mebibytes(quantity: str) -> float:
+        units = {"Mi": 1, "Gi": 1024}
+        return float(quantity[:-2]) * units[quantity[-2:]]
+
+    limits, plain_limits = container["resources"]["limits"], plain_container["resources"]["limits"]
+    assert mebibytes(limits["memory"]) > mebibytes(plain_limits["memory"])
+    # the browser workers' ScaledObject: the workers' query, fewer replicas
+    scaled = find("ScaledObject", "crawler-browser-worker")["spec"]
+    plain_scaled = find("ScaledObject", "crawler-worker")["spec"]
+    assert scaled["triggers"][0]["metadata"]["query"] == (
+        plain_scaled["triggers"][0]["metadata"]["query"]
+    )
+    assert scaled["maxReplicaCount"] <= plain_scaled["maxReplicaCount"]
 
 
 def test_workers_are_a_deployment_with_config_secret_and_metrics() -> None:
@@ -207,7 +268,7 @@ def check_scripts() -> list[tuple[str, str]]:
 
 def test_pods_refuse_to_start_with_placeholder_credentials() -> None:
     scripts = dict(check_scripts())
-    assert {"redis", "crawler-worker"} <= set(scripts)
+    assert {"redis", "crawler-worker", "crawler-browser-worker"} <= set(scripts)
     placeholders = find("Secret", "crawler-credentials")["stringData"]
     real = {name: "s3cret-value" for name in placeholders}
     for owner, script in scripts.items():
@@ -275,6 +336,10 @@ def test_prometheus_kubernetes_config_keeps_the_alert_job_names() -> None:
     jobs = {r["replacement"] for r in job["relabel_configs"] if r.get("target_label") == "job"}
     alerts = (ROOT / "deploy/monitoring/alerts.yml").read_text()
     assert jobs == {"crawler-worker", "crawler-master"}
+    # the browser workers' pods are scraped as workers (the alerts' job)
+    (workers,) = [r for r in job["relabel_configs"] if r.get("replacement") == "crawler-worker"]
+    for name in WORKERS:
+        assert re.fullmatch(workers["regex"], name), name
     assert all(f'job="{name}"' in alerts for name in jobs)
     # the annotation port rewrite, as Prometheus applies it (RE2 and Python agree here)
     rewrite = next(r for r in job["relabel_configs"] if r.get("target_label") == "__address__")

@@ -77,7 +77,7 @@ def test_promtool_check_config_passes_on_the_compose_prometheus() -> None:
     config = yaml.safe_load((MONITORING / "prometheus.yml").read_text())
     jobs = {job["job_name"]: job for job in config["scrape_configs"]}
     assert jobs["crawler-worker"]["dns_sd_configs"][0] == {
-        "names": ["worker"],
+        "names": ["worker", "browser-worker"],
         "type": "A",
         "port": 9410,
         "refresh_interval": "15s",
