@@ -6,7 +6,7 @@ Every scrape reads Redis afresh through :func:`master.inspection.gather_status`
 ``<spider>:stats``; nothing is cached, so any number of these servers may run.
 A scrape while Redis is away answers ``crawl_redis_up 0`` and nothing else.
 
-Metrics (all prefixed ``crawl_``): ``queued_requests``, ``pending_seeds``,
+Metrics (all prefixed ``crawl_``): ``queued_requests``, ``browser_queued``, ``pending_seeds``,
 ``seeded_urls``, ``seen_fingerprints``, ``requests_in_flight``,
 ``live_workers``, ``known_workers``, ``pages_per_minute``, ``dead_letters``
 (list length), ``requests_refused``, ``paused``, ``state{state}``,
@@ -45,6 +45,7 @@ DEFAULT_PORT = 9400
 STATES = ("running", "paused", "idle", "finished")
 GAUGES = (
     ("queued_requests", "Requests waiting in the shared queue."),
+    ("browser_queued", "Requests waiting in the browser queue for a worker that renders."),
     ("pending_seeds", "Seeds pushed and not yet taken by a worker."),
     ("seeded_urls", "URLs accepted as seeds so far."),
     ("seen_fingerprints", "Request fingerprints in the dupefilter."),
