@@ -9,10 +9,9 @@ a worker stops beating (its key ``<spider>:alive:<worker>`` expires), any other
 worker moves the requests it held back to where they came from.
 
 A lease id is ``<kind>|<score>|<sha1 of payload>``: ``r`` for a request of the
-queue (``score`` is its queue score), ``b`` for one of the queue of requests that
-need a browser (``<spider>:browser_requests``, :mod:`crawler.browser.routing`), ``s``
-for a seed of ``start_urls``, so recovery knows where to put each one back without
-decoding it. Every push and pop takes ``browser``: which of the two queues.
+queue (``score`` is its queue score), ``b`` of the browser queue (``browser=True`` of
+pushes and pops, :mod:`crawler.browser.routing`), ``s`` for a seed of ``start_urls``,
+so recovery knows where to put each one back without decoding it.
 
 All multi-step operations are Lua scripts, so they are atomic and cost one round
 trip. On a Redis Cluster the same scripts run on one shard's keys at a time
@@ -27,6 +26,7 @@ when a lease is finished and when a worker's leases are recovered.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import partial
 from typing import Any
 
 import redis
@@ -34,7 +34,7 @@ from redis.cluster import RedisCluster
 
 from crawler.keys import CrawlKeys
 from crawler.leasing.replication import ReplicaWait
-from crawler.leasing.shards import ClusterLeases
+from crawler.leasing.shards import ClusterLeases, Popped
 from crawler.scheduling.lanes import (
     LANES_LUA,
     REQUEUE_LUA,
@@ -197,21 +197,16 @@ class LeaseLedger:
         On a cluster, from several shards in turn (:mod:`crawler.leasing.shards`).
         """
         if self.cluster:
-            pop_one = self._pop_browser_shard if browser else self._pop_shard
+            pop_one = partial(self._pop_shard, browser=browser)
             return self.sharded.take_across(count, pop_one, browser)
         keys = [self.queue_of(0, browser), self.inflight_key]
         taken, wait = self._pop(keys=keys, args=[count, "b" if browser else "r"])
         return _pairs(taken), int(wait)
 
-    def _pop_shard(
-        self, shard: int, count: int, browser: bool = False
-    ) -> tuple[list[tuple[str, bytes]], int]:
+    def _pop_shard(self, shard: int, count: int, browser: bool = False) -> tuple[Popped, int]:
         keys = [self.queue_of(shard, browser), self.keys.shard(shard).inflight(self.worker_id)]
         taken, wait = self._pop(keys=keys, args=[count, "b" if browser else "r"])
         return _pairs(taken), int(wait)
-
-    def _pop_browser_shard(self, shard: int, count: int) -> tuple[list[tuple[str, bytes]], int]:
-        return self._pop_shard(shard, count, browser=True)
 
     def pop_seeds(self, count: int) -> list[tuple[str, bytes]]:
         """Take up to ``count`` seeds of ``start_urls`` under lease."""
@@ -271,9 +266,7 @@ class LeaseLedger:
         shard: int = 0,
         browser: bool = False,
     ) -> None:
-        """Queue a request without the fingerprint check (``dont_filter``); finish
-        ``old_lease`` in the same atomic call (on a cluster: when it is in the shard's
-        hash, else right after)."""
+        """Queue a request without the fingerprint check (``dont_filter``)."""
         if not self.cluster:
             keys = [self.queue_of(0, browser), self.inflight_key]
             self._push(keys=keys, args=[score, payload, old_lease])
@@ -357,8 +350,8 @@ class LeaseLedger:
         return self.sharded.recover(worker_id, force, held)
 
     def queued(self) -> int:
-        """Requests queued, retries waiting included (every shard's on a cluster); the
-        browser queue's too when this worker pops it (:attr:`counts_browser`)."""
+        """Requests queued, retries waiting included (every shard's on a cluster; the
+        browser queue's when this worker pops it)."""
         if self.cluster:
             return self.waiting()[0]
         reply = count_queue(self.server, self.keys.requests, self.counts_browser)
