@@ -350,6 +350,7 @@ def test_openapi_document_lists_the_contract(api: httpx.Client) -> None:
     for path, method in [
         ("/api/v1/status", "get"),
         ("/api/v1/workers", "get"),
+        ("/api/v1/sites", "get"),
         ("/api/v1/seeds", "post"),
         ("/api/v1/pause", "post"),
         ("/api/v1/resume", "post"),
@@ -368,3 +369,30 @@ def test_openapi_document_lists_the_contract(api: httpx.Client) -> None:
         "limit",
         "cursor",
     }
+
+
+def test_what_needs_a_browser(
+    api: httpx.Client, redis_client: redis.Redis, redis_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The sites that need a browser and the pages waiting for one: the API's ``/sites``,
+    ``status --sites`` and the status (which counts them as work left)."""
+    from crawler.browser.sites import BrowserSites
+    from crawler.scheduling.lanes import push_requests
+
+    BrowserSites(redis_client, KEYS.browser_sites, "w1", 0).remember("http://shop.test/app/c/x")
+    push_requests(redis_client, KEYS.browser_requests, {
+        json.dumps({"u": f"http://shop.test/app/p/{i}", "m": {"playwright": True}}).encode(): 0
+        for i in range(3)
+    })
+    push_requests(redis_client, KEYS.browser_requests, {b'{"u": "http://b.test/p/1"}': -1})
+    browser = api.get("/sites").json()["browser"]
+    assert [(s["scope"], s["worker"]) for s in browser["scopes"]] == [("shop.test/app/", "w1")]
+    assert browser["waiting"] == 4
+    assert browser["waiting_by_site"] == {"shop.test": 3, "b.test": 1}
+    status = api.get("/status").json()
+    assert status["browser_queued"] == 4 and status["queued_requests"] == 0
+    assert status["state"] == "idle" and "start workers" in status["detail"]  # not finished
+    assert main(["--redis-url", redis_url, "status", "--sites"]) == 0
+    shown = capsys.readouterr().out
+    assert "waiting for a browser" in shown and "shop.test/app/" in shown
+    assert "pages waiting for a browser: 4: shop.test 3, b.test 1" in shown
