@@ -188,13 +188,17 @@ class ReliablePriorityQueue(PriorityQueue):
             active = ()
         return sum(map(needs_browser, active)) + sum(map(needs_browser, self._buffer))
 
+    def browser_room(self) -> int:
+        """How many more requests that need a browser this worker may pop now."""
+        return self.routing.room(self.browser_held())
+
     def _pop_browser(self) -> int:
         """Take what this worker may render of the browser queue; -1 or the ms until the
         earliest waiting retry met is due."""
         self.browser_full = False
         if not self.routing.can_render or time.monotonic() < self._browser_due:
             return -1
-        want = min(self.batch_size, self.routing.room(self.browser_held()))
+        want = min(self.batch_size, self.browser_room())
         self.browser_full = want <= 0
         if want <= 0:
             return -1

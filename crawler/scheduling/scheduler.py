@@ -318,6 +318,8 @@ class ReliableScheduler(Scheduler):
         now = time.monotonic()
         if now < self._next_poll:
             return
+        if self.queue.browser_full and self.queue.browser_room() == 0:
+            return  # its browser is busy: the engine asks again as each page is done
         try:
             work = self.queue.buffered or self._unsent()
             if not work:
