@@ -216,12 +216,14 @@ SITE_EVIDENCE_RETRY_PRIORITY = -100
 # --- A headless browser where a page needs one (crawler/browser/, docs/browser.md) ----
 # auto: a page whose HTML gives no product, no embedded state and no links but looks like
 # an application shell is fetched again through the browser, and its site is remembered
-# (<spider>:browser_sites) so that every worker renders its pages from then on;
-# always: every page is rendered; never: none is. A seed's meta "render" (true, false,
-# auto) wins for its own pages.
+# (<spider>:browser_sites) so that its pages are rendered from then on; always: every
+# page is rendered; never: this worker marks no page and looks for no shell. A seed's
+# meta "render" (true, false, auto) wins for its own pages. Pages to render wait in the
+# browser queue (<spider>:browser_requests) for a worker that renders.
 BROWSER_RENDERING = "auto"
-# Pages this worker renders at once; 0: it renders nothing. A worker without the browser
-# (BROWSER_EXECUTABLE missing) renders nothing either, and says so once (WARNING).
+# Pages this worker renders at once; 0: it renders nothing and never takes a page to
+# render. A worker without the browser (BROWSER_EXECUTABLE missing) renders nothing
+# either, and says so once (WARNING).
 BROWSER_CONCURRENCY = 2
 # The Chromium Playwright drives (never downloaded); empty: /usr/bin/chromium when present,
 # else chromium or chromium-browser on the PATH.
