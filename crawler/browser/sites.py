@@ -11,8 +11,9 @@ with no such segment, i.e. the whole site), in the hash ``<spider>:browser_sites
 browser is one scope (its home page is a shell); a shop with one section built in the
 browser (an outlet, a configurator) gets that section only, and its other pages are
 still fetched plainly. Every worker reads the hash's fields again every
-``BROWSER_SITES_REFRESH`` seconds, when it next asks, so each renders those pages from
-the start instead of fetching them plainly first. ``python -m master reset`` deletes
+``BROWSER_SITES_REFRESH`` seconds, when it next asks, so each queues those pages for a
+browser worker from the start instead of fetching them plainly first
+(:mod:`crawler.browser.routing`). ``python -m master reset`` deletes
 it with the rest of the crawl.
 
 Redis away: the last known sites stand, and the record is written at the next page
