@@ -331,7 +331,7 @@ def run(
         parse, extract, links = warm_times(timed, repeat)
         lines.append(warm_line(parse, extract, links))
         if folder is not None:
-            lines += cold_timings(folder, part, min(repeat, 3), parse)
+            lines += cold_timings(folder, part, min(repeat, 3))
     return lines, errors + misses
 
 
