@@ -63,7 +63,7 @@ _BUY_CLASS = CachedSearch(
         r"(?:^|[\s_-])buy(?:$|[\s_-])|add-?to-?(?:cart|basket|bag)|(?:^|\s)btn(?:$|[\s_-])", re.I
     )
 )
-register_class_test(_BUY_CLASS.search)
+register_class_test(_BUY_CLASS.search, need=re.compile(r"buy|add-?to-?(?:cart|basket|bag)|btn"))
 # A quantity to order beside the price: offered only where the product can be bought.
 _QUANTITY = re.compile(r"^(?:qty|quantity|cantidad|quantité|menge|anzahl|quantita|ilosc)$", re.I)
 _CART_FORM_ACTION = re.compile(r"cart/add|checkout/cart/add|add-?to-?cart|basket/add", re.I)

@@ -41,7 +41,10 @@ _CODE_CLASS = CachedSearch(
         re.I,
     )
 )
-register_class_test(_CODE_CLASS.search)
+register_class_test(
+    _CODE_CLASS.search,
+    need=re.compile(r"(?:product|prod|item|article|art)[-_]?(?:sku|code|no|nr|num|ref)|sku"),
+)
 # "#790485" alone in an element after the heading (a product-details list ends with it).
 _HASH_CODE = re.compile(r"^#\s?([A-Za-z]{0,3}\d{4,}[A-Za-z0-9-]{0,8})$")
 

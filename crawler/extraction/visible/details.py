@@ -45,7 +45,7 @@ _RATING_COUNT = re.compile(
 )
 
 
-@register_class_test(need=_BREADCRUMB_MARKER.pattern)
+@register_class_test(need=re.compile(r"breadcrumb|migas|miga-?de-?pan|brotkr[uü]mel|fil-?d-?ariane"))
 def _marks_breadcrumb(key: str) -> bool:
     return bool(_BREADCRUMB_MARKER.search((key + " ").lower()))
 

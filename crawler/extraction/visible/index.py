@@ -80,7 +80,14 @@ register_class_test(_EXCLUDED_SECTION.search)
 
 # Pure functions of one class attribute, which repeats across a page and a shop's pages
 # (these searches were most of the page walk's time).
-@register_class_test(need=re.compile(f"{_PRICE_CLASS.pattern}|{SALE_CLASS.pattern}", re.I))
+# every string either pattern finds holds one of these words (the need: see
+# register_class_test)
+@register_class_test(
+    need=re.compile(
+        r"price|amount|precio|preço|preco|preis|prix|prezzo|cena|cijena|pris|hinta|hind|pret|"
+        r"preț|cost|kaina|prijs|now"
+    )
+)
 @lru_cache(maxsize=4096)
 def _names_price(cls: str) -> bool:
     return bool(_PRICE_CLASS.search(cls) or SALE_CLASS.search(cls))

@@ -1,0 +1,46 @@
+"""The stylesheet's top-level rules, read piece by piece between closing braces, are
+those a walk over every brace finds (nested blocks, ``@media``, stray braces)."""
+
+from __future__ import annotations
+
+import random
+import re
+
+from crawler.extraction.visible.stylesheet import _rules
+
+
+def _brace_walk(css: str) -> list[tuple[str, str]]:
+    """The reference: every brace in turn, the depth never below 0."""
+    out: list[tuple[str, str]] = []
+    depth, start, body, selector = 0, 0, 0, ""
+    for match in re.finditer(r"[{}]", css):
+        if match.group(0) == "{":
+            if depth == 0:
+                selector, body = css[start : match.start()].strip(), match.end()
+            depth += 1
+        else:
+            depth = max(depth - 1, 0)
+            if depth == 0 and selector and not selector.startswith("@"):
+                out.append((selector, css[body : match.start()]))
+        start = match.end()
+    return out
+
+
+def test_rules_of_a_stylesheet() -> None:
+    css = (
+        "#oos { display: none }\n@media (max-width: 600px) { .a { display: none } }\n"
+        ".b, .c{display:block}  .d { color: red }"
+    )
+    assert _rules(css) == [
+        ("#oos", " display: none "),
+        (".b, .c", "display:block"),
+        (".d", " color: red "),
+    ]
+    assert _rules(css) == _brace_walk(css)
+
+
+def test_rules_agree_with_a_brace_walk_on_odd_text() -> None:
+    rng = random.Random(29)
+    for _ in range(5000):
+        css = "".join(rng.choice("ab {}}{@ ;:") for _ in range(rng.randint(0, 40)))
+        assert _rules(css) == _brace_walk(css), css
