@@ -83,7 +83,8 @@ class ShopProcess:
         browser_products: int = 0,
         own_session: bool = False,
     ) -> None:
-        #: in a session of its own: a terminal's Ctrl-C does not reach it (the demo)
+        #: in a session of its own: a terminal's Ctrl-C does not reach it (the demo); it
+        #: ends (SIGTERM) when the thread that started it dies
         self.own_session = own_session
         # the market section (demoshop/market.py): 0 instruments, none
         self.market = market
@@ -163,6 +164,13 @@ class ShopProcess:
         )
         env["PYTHONUNBUFFERED"] = "1"
         self._stderr = tempfile.TemporaryFile("w+", prefix="demoshop-stderr-")
+        # a session of its own, and ended when the thread that started it dies (a demo
+        # killed outright leaves no shop behind: seen after a test killed a stuck demo)
+        session: dict[str, Any] = {"start_new_session": False}
+        if self.own_session:
+            from tools.processes import own_session
+
+            session = own_session()
         self.process = subprocess.Popen(
             self.command(),
             stdin=subprocess.DEVNULL,
@@ -170,7 +178,7 @@ class ShopProcess:
             stderr=self._stderr,
             text=True,
             env=env,
-            start_new_session=self.own_session,
+            **session,
         )
         lines: queue.Queue[str | None] = queue.Queue()
         threading.Thread(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import socket
@@ -499,3 +500,33 @@ def test_sitemaps_list_every_product_with_its_lastmod(tmp_path) -> None:
         for path in shop.catalog.listing_paths() | (shop.catalog.product_paths() - hidden):
             _, page, _ = get(base + path)
             assert not any(h.encode() in page for h in hidden), path
+
+
+def test_a_shop_in_its_own_session_ends_with_the_process_that_started_it() -> None:
+    # the demo runs its shop in a session of its own (a terminal's Ctrl-C must not
+    # reach it); a demo killed outright must not leave the shop behind (seen: a test
+    # that killed a stuck demo left its shop serving for 45 minutes)
+    code = (
+        "from demoshop.process import ShopProcess\n"
+        "shop = ShopProcess(products=3, own_session=True).start()\n"
+        "print(shop.process.pid, flush=True)\n"
+        "import time; time.sleep(120)\n"
+    )
+    starter = subprocess.Popen(
+        [sys.executable, "-c", code],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    shop_pid = int(starter.stdout.readline())  # type: ignore[union-attr]
+    starter.kill()
+    starter.wait()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            os.kill(shop_pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+    os.kill(shop_pid, signal.SIGKILL)
+    raise AssertionError("the shop outlived the process that started it")
