@@ -116,9 +116,12 @@ def test_keda_scaled_object_scales_the_worker_deployment_on_queue_depth(name: st
     assert all(isinstance(value, str) for value in metadata.values())
     assert float(metadata["threshold"]) > 0
     assert float(metadata["activationThreshold"]) >= 0
-    # the queue depth as the master's metrics report it
-    assert "crawl_queued_requests" in metadata["query"]
-    assert "crawl_pending_seeds" in metadata["query"]
+    # the queue depth as the master's metrics report it: the work of those workers
+    if name == "crawler-browser-worker":
+        assert "crawl_browser_queued" in metadata["query"]
+    else:
+        assert "crawl_queued_requests" in metadata["query"]
+        assert "crawl_pending_seeds" in metadata["query"]
     assert metadata["query"].count("(") == metadata["query"].count(")")
 
 
@@ -178,12 +181,13 @@ def test_browser_workers_are_the_workers_with_a_browser() -> None:
 
     limits, plain_limits = container["resources"]["limits"], plain_container["resources"]["limits"]
     assert mebibytes(limits["memory"]) > mebibytes(plain_limits["memory"])
-    # the browser workers' ScaledObject: the workers' query, fewer replicas
+    # the browser workers' ScaledObject: on the browser queue (a metric master metrics
+    # serves), fewer replicas; the plain workers' ignores it (they never take that work)
     scaled = find("ScaledObject", "crawler-browser-worker")["spec"]
     plain_scaled = find("ScaledObject", "crawler-worker")["spec"]
-    assert scaled["triggers"][0]["metadata"]["query"] == (
-        plain_scaled["triggers"][0]["metadata"]["query"]
-    )
+    query = scaled["triggers"][0]["metadata"]["query"]
+    assert query == 'sum(crawl_browser_queued{namespace="crawler"})'
+    assert "browser" not in plain_scaled["triggers"][0]["metadata"]["query"]
     assert scaled["maxReplicaCount"] <= plain_scaled["maxReplicaCount"]
 
 
