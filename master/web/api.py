@@ -207,14 +207,7 @@ def products(
     limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 50,
     cursor: str | None = None,
 ) -> dict[str, Any]:
-    try:
-        after = decode_cursor(cursor) if cursor else None
-    except ValueError as exc:
-        raise HTTPException(400, str(exc)) from None
-    query = ProductQuery(q or None, site or None, availability, limit, after)
-    items, following = _read(store, lambda: product_page(store, query))
-    link = str(request.url.include_query_params(cursor=following)) if following else None
-    return {"items": items, "next": link}
+    return _page(request, store, q, site, availability, limit, cursor)
 
 
 @router.get("/products/history", summary="A product's price history, oldest first")
@@ -235,11 +228,24 @@ def quotes(
     limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 50,
     cursor: str | None = None,
 ) -> dict[str, Any]:
+    return _page(request, store, q, site, None, limit, cursor)
+
+
+def _page(
+    request: Request,
+    store: Any,
+    q: str | None,
+    site: str | None,
+    availability: Availability | None,
+    limit: int,
+    cursor: str | None,
+) -> dict[str, Any]:
+    """One page of a store's rows by cursor (``/products`` and ``/quotes``)."""
     try:
         after = decode_cursor(cursor) if cursor else None
     except ValueError as exc:
         raise HTTPException(400, str(exc)) from None
-    query = ProductQuery(q or None, site or None, None, limit, after)
+    query = ProductQuery(q or None, site or None, availability, limit, after)
     items, following = _read(store, lambda: product_page(store, query))
     link = str(request.url.include_query_params(cursor=following)) if following else None
     return {"items": items, "next": link}
