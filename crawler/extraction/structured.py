@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from functools import cache
+from types import ModuleType
 from typing import Any
 
-import extruct
-from extruct.utils import parse_xmldom_html
 from lxml import etree
 from lxml.etree import _Element
 
@@ -24,9 +24,19 @@ from crawler.extraction.microdata import speed_up_microdata
 from crawler.extraction.xpath_log import bound_microdata_error_log
 
 logger = logging.getLogger(__name__)
-bound_microdata_error_log()  # extruct's microdata XPath would keep a log entry per item
-speed_up_microdata()  # the same items, properties and texts, found with less work
-plain_opengraph()  # extruct's OpenGraph on a tree of lxml's default elements (.tree)
+
+
+@cache
+def _extruct() -> ModuleType:
+    """extruct, imported and adapted on the first page that needs it: it brings
+    mf2py, BeautifulSoup, rdflib and pyRdfa (a fifth of a worker's imports), which a
+    crawl of shops that only use JSON-LD never needs."""
+    import extruct
+
+    bound_microdata_error_log()  # extruct's microdata XPath would keep a log entry per item
+    speed_up_microdata()  # the same items, properties and texts, found with less work
+    plain_opengraph()  # extruct's OpenGraph on a tree of lxml's default elements (.tree)
+    return extruct
 
 PRODUCT_TYPES = frozenset(
     {"Product", "ProductGroup", "IndividualProduct", "ProductModel", "SomeProducts", "Book"}
@@ -92,7 +102,7 @@ def read_structured_data(
     if syntaxes:
         source: Any = root if root is not None else html
         try:
-            extracted |= extruct.extract(
+            extracted |= _extruct().extract(
                 source, base_url=base_url, syntaxes=syntaxes, uniform=True, errors="log"
             )
         except Exception:  # a broken page must not break the crawl
@@ -101,6 +111,9 @@ def read_structured_data(
         try:
             # extruct's own DOM of the page, as it parses it, without the subtrees that
             # can give pyRdfa nothing (see _drop_inert)
+            extruct = _extruct()
+            from extruct.utils import parse_xmldom_html
+
             document = parse_xmldom_html(html, encoding="UTF-8")
             _drop_inert(document)
             rdfa = extruct.extract(document, base_url=base_url, syntaxes=["rdfa"], errors="log")
