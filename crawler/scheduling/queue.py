@@ -28,7 +28,9 @@ needs one. A worker that renders pops that queue first, while it holds fewer
 requests that need a browser than its share (``BROWSER_CONCURRENCY x
 BROWSER_HOLD_PER_SLOT``: in its downloader or popped), and counts it in its
 length; a pop that found it empty does not look again for ``BROWSER_RECHECK``
-seconds, or until work is announced (:meth:`work_announced`).
+seconds (``BROWSER_RECHECK_LISTENING`` while the worker listens for wake-ups: a
+push into the browser queue is announced as such), or until its earliest waiting
+retry is due, or work for a browser is announced (:meth:`work_announced`).
 """
 
 from __future__ import annotations
@@ -56,6 +58,9 @@ logger = logging.getLogger(__name__)
 DELAYED_RECHECK = 5.0
 LENGTH_TTL = 0.5  # seconds a cluster queue's summed length is reused
 BROWSER_RECHECK = 1.0  # seconds a browser queue found empty is not popped (unless woken)
+# the same while the worker listens for wake-ups: a push into the browser queue is
+# announced then (wakeup.BROWSER), this is a safety net only
+BROWSER_RECHECK_LISTENING = 10.0
 
 
 class ReliablePriorityQueue(PriorityQueue):
@@ -80,6 +85,8 @@ class ReliablePriorityQueue(PriorityQueue):
         # a worker that renders pops the browser queue too, and counts it as its work
         self.ledger.counts_browser = self.routing.can_render
         self._browser_due = 0.0  # (monotonic) when to pop the browser queue again
+        #: the scheduler's WakeUps, when it listens (see BROWSER_RECHECK_LISTENING)
+        self.wakeups: Any = None
         #: the last pop left the browser queue alone for want of room (not seen empty):
         #: the scheduler asks again when a page is done, not only when woken
         self.browser_full = False
@@ -176,9 +183,11 @@ class ReliablePriorityQueue(PriorityQueue):
             fingerprint, -request.priority, payload, lease, self.shard(request), browser
         )
 
-    def work_announced(self) -> None:
-        """A wake-up: work arrived somewhere; the browser queue is popped again at once."""
-        self._browser_due = 0.0
+    def work_announced(self, browser: bool = True) -> None:
+        """A wake-up: work arrived somewhere (``browser``: maybe in the browser queue,
+        which is then popped again at once)."""
+        if browser:
+            self._browser_due = 0.0
 
     def browser_held(self) -> int:
         """Requests that need a browser this worker holds: downloading, or popped."""
@@ -203,8 +212,12 @@ class ReliablePriorityQueue(PriorityQueue):
         if want <= 0:
             return -1
         taken, wait = self.ledger.pop(want, browser=True)
-        if len(taken) < want:
-            self._browser_due = time.monotonic() + BROWSER_RECHECK
+        if len(taken) < want:  # again in a while, or when its waiting retry is due
+            listening = self.wakeups is not None and self.wakeups.live
+            recheck = BROWSER_RECHECK_LISTENING if listening else BROWSER_RECHECK
+            if wait >= 0:
+                recheck = min(recheck, wait / 1000)
+            self._browser_due = time.monotonic() + recheck
         self._buffer_taken(taken)
         return wait
 

@@ -62,7 +62,7 @@ from crawler.leasing.meta import take_lease
 from crawler.politeness import SiteWaits
 from crawler.quietlog import EveryInterval
 from crawler.scheduling.bloom import BloomDupeFilter
-from crawler.scheduling.wakeup import WakeUps
+from crawler.scheduling.wakeup import ANY, Wake, WakeUps
 from crawler.sites import site_key
 
 logger = logging.getLogger(__name__)
@@ -169,8 +169,9 @@ class ReliableScheduler(Scheduler):
 
             woken = self._woken
             self.wakeups = WakeUps(
-                self.server, self.keys.wake, lambda: reactor.callFromThread(woken)
+                self.server, self.keys.wake, lambda wake: reactor.callFromThread(woken, wake)
             ).start()
+            self.queue.wakeups = self.wakeups  # the browser queue is popped when told
             if self.tracker.batch is not None and not self.keys.cluster:
                 self.tracker.batch.wakeups = self.wakeups  # pops skip the lane index then
 
@@ -298,10 +299,14 @@ class ReliableScheduler(Scheduler):
         batch = self.tracker.batch
         return batch.pending_links if batch is not None else 0
 
-    def _woken(self) -> None:
-        """Work arrived where there was none (a wake-up): a starved engine asks for it now."""
+    def _woken(self, wake: Wake = ANY) -> None:
+        """Work arrived where there was none (a wake-up): a starved engine asks for it
+        now; a worker that renders nothing lets work for a browser be."""
+        browser = wake.browser and self.queue.routing.can_render
+        if not (wake.plain or browser):
+            return
         self._seen_empty = False
-        self.queue.work_announced()
+        self.queue.work_announced(browser=browser)
         if self._starved and not self.flow.held and wake_engine(self.crawler):
             self._starved = False
             self._fed()
@@ -330,7 +335,7 @@ class ReliableScheduler(Scheduler):
             return
         if work and wake_engine(self.crawler):
             self._seen_empty = False
-            self.queue.work_announced()
+            self.queue.work_announced(browser=False)  # its own recheck, or a wake-up, pops that
             self._starved = False
             self._fed()
             return

@@ -29,7 +29,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 logger = logging.getLogger(__name__)
 
@@ -37,29 +37,52 @@ WAKE_SUFFIX = ":wake"
 READ_TIMEOUT = 1.0  # seconds a read waits before the thread looks whether it must stop
 RETRY_MAX = 10.0  # seconds at most between two attempts to listen again
 
+#: the message of a push into a browser queue (the plain queue's is empty): a worker
+#: that renders nothing has nothing to take then, and a lane hint of the plain queue
+#: stays good
+BROWSER_MESSAGE = "b"
+
 # Lua: wake(key) publishes on the channel of the crawl that ``key`` belongs to:
-# its spider name (the text before the first ':') and WAKE_SUFFIX.
+# its spider name (the text before the first ':') and WAKE_SUFFIX; the message says
+# whether ``key`` is a browser queue (``...:browser_requests``).
 WAKE_LUA = f"""
 local function wake(key)
-  redis.call('PUBLISH', string.match(key, '^[^:]*') .. '{WAKE_SUFFIX}', '')
+  local message = ''
+  if string.find(key, 'browser_requests$') then message = '{BROWSER_MESSAGE}' end
+  redis.call('PUBLISH', string.match(key, '^[^:]*') .. '{WAKE_SUFFIX}', message)
 end
 """
 
 
-class WakeUps:
-    """Listen on ``channel`` in a thread; call ``on_wake()`` (in that thread) on each
-    message, and once each time listening starts again after a lost connection
-    (a message may have been missed meanwhile)."""
+class Wake(NamedTuple):
+    """What a wake-up announces: work in the plain queue, in the browser queue, or
+    both (listening began again: a message of either kind may have been missed)."""
 
-    def __init__(self, server: Any, channel: str, on_wake: Callable[[], None]) -> None:
+    plain: bool
+    browser: bool
+
+
+PLAIN = Wake(plain=True, browser=False)
+BROWSER = Wake(plain=False, browser=True)
+ANY = Wake(plain=True, browser=True)
+
+
+class WakeUps:
+    """Listen on ``channel`` in a thread; call ``on_wake(wake)`` (in that thread) on
+    each message (:data:`PLAIN` or :data:`BROWSER`), and with :data:`ANY` each time
+    listening starts again after a lost connection (a message may have been missed
+    meanwhile)."""
+
+    def __init__(self, server: Any, channel: str, on_wake: Callable[[Wake], None]) -> None:
         self.server = server
         self.channel = channel
         self.on_wake = on_wake
         self._stop = threading.Event()
         self._live = threading.Event()
         self._thread: threading.Thread | None = None
-        #: messages heard (and times listening began again): what a pop's lane hint
-        #: is checked against (crawler/leasing/batch.py); written by the thread only
+        #: messages of the plain queue heard (and times listening began again): what a
+        #: pop's lane hint is checked against (crawler/leasing/batch.py); written by
+        #: the thread only
         self.heard = 0
 
     @property
@@ -91,13 +114,16 @@ class WakeUps:
                     if message is None:
                         continue
                     if message["type"] == "message":
-                        self.heard += 1
-                        self.on_wake()
+                        if _text(message["data"]) == BROWSER_MESSAGE:
+                            self.on_wake(BROWSER)
+                        else:
+                            self.heard += 1
+                            self.on_wake(PLAIN)
                     elif message["type"] == "subscribe":  # the server listens for us now
                         self.heard += 1
                         self._live.set()
                         if heard_before:  # pushes while deaf announced nothing to this worker
-                            self.on_wake()
+                            self.on_wake(ANY)
                         heard_before, retry = True, 1.0
             except Exception as exc:  # Redis away: the idle look covers until it is back
                 self._live.clear()
@@ -111,3 +137,7 @@ class WakeUps:
                         pubsub.close()
                     except Exception:  # noqa: BLE001 - closing a broken connection
                         pass
+
+
+def _text(data: Any) -> str:
+    return data.decode("utf-8", "replace") if isinstance(data, bytes) else str(data)

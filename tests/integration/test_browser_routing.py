@@ -5,6 +5,7 @@ lease by a worker that renders none, and put back where they came from when a wo
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -17,6 +18,7 @@ from crawler.keys import CrawlKeys
 from crawler.leasing.tracker import LeaseTracker
 from crawler.scheduling.lanes import push_requests, queued
 from crawler.scheduling.scheduler import ReliableScheduler
+from crawler.scheduling.wakeup import BROWSER, Wake, WakeUps
 from crawler.scope import Scope
 from tests.support.queue import queue_contents
 
@@ -150,6 +152,54 @@ def test_a_worker_that_renders_pops_the_browser_queue_within_its_share(make, red
     scheduler.queue._buffer.clear()
     assert scheduler.next_request().url == APP.format(2)
     assert scheduler.has_pending_requests()
+
+
+def _evals(client: Any) -> int:
+    stats = client.info("commandstats")
+    return sum(
+        int(stats.get(f"cmdstat_{name}", {}).get("calls", 0)) for name in ("eval", "evalsha")
+    )
+
+
+def test_work_for_a_browser_wakes_only_the_workers_that_render(make, redis_client) -> None:  # type: ignore[no-untyped-def]
+    """A push into the browser queue is announced as such: a listening worker that renders
+    pops it at once; one that renders none lets it be (not even a look at Redis)."""
+    schedulers = {"plain": make("w1", renders=False), "render": make("w2", renders=True)}
+    heard: dict[str, list[Wake]] = {name: [] for name in schedulers}
+
+    def listener(name: str, scheduler: ReliableScheduler) -> Callable[[Wake], None]:
+        def on_wake(wake: Wake) -> None:
+            scheduler._woken(wake)
+            heard[name].append(wake)
+
+        return on_wake
+
+    for name, scheduler in schedulers.items():
+        scheduler.wakeups = WakeUps(scheduler.server, KEYS.wake, listener(name, scheduler))
+        assert scheduler.wakeups.start().wait_live(30)
+    plain, render = schedulers["plain"], schedulers["render"]
+    try:
+        for scheduler in (plain, render):
+            assert scheduler.next_request() is None  # one look each: both queues empty
+            assert scheduler._seen_empty
+            scheduler._starved = False  # no engine here to wake
+        push_requests(redis_client, KEYS.browser_requests, {
+            payload(APP.format(1), playwright=True, render_reason="site"): 0
+        })
+        deadline = time.monotonic() + 30
+        while not (heard["plain"] and heard["render"]):
+            assert time.monotonic() < deadline, "no wake-up"
+            time.sleep(0.01)
+        assert heard == {"plain": [BROWSER], "render": [BROWSER]}
+        assert plain._seen_empty and not render._seen_empty
+        calls = _evals(redis_client)
+        assert plain.next_request() is None
+        assert _evals(redis_client) == calls  # it did not look
+        taken = render.next_request()
+        assert taken is not None and taken.url == APP.format(1)
+    finally:
+        for scheduler in schedulers.values():
+            scheduler.wakeups.stop()
 
 
 def test_a_worker_without_a_browser_hands_over_what_needs_one(make, redis_client) -> None:  # type: ignore[no-untyped-def]

@@ -18,7 +18,7 @@ import redis
 from crawler.keys import CrawlKeys
 from crawler.leasing.ledger import LeaseLedger
 from crawler.scheduling.lanes import keep_requests, push_requests
-from crawler.scheduling.wakeup import WAKE_SUFFIX, WakeUps
+from crawler.scheduling.wakeup import ANY, BROWSER, PLAIN, WAKE_SUFFIX, Wake, WakeUps
 from master.seeding import SEED_BATCH_LUA
 from tests.support.cluster import KEYS as CLUSTER_KEYS
 from tests.support.cluster import sites_in_distinct_shards
@@ -34,14 +34,16 @@ class Heard:
 
     def __init__(self, client: object, channel: str) -> None:
         self.count = 0
+        self.kinds: list[Wake] = []
         self._event = threading.Event()
         self._lock = threading.Lock()
         self.wakeups = WakeUps(client, channel, self._on_wake).start()
         assert self.wakeups.wait_live(WAIT), "not listening"
 
-    def _on_wake(self) -> None:
+    def _on_wake(self, wake: Wake) -> None:
         with self._lock:
             self.count += 1
+            self.kinds.append(wake)
         self._event.set()
 
     def wait(self) -> int:
@@ -90,6 +92,24 @@ def test_a_push_that_starts_a_lane_wakes_and_one_onto_a_busy_lane_does_not(clien
         push_requests(client, KEYS.requests, {b"d": -5})  # a new lane, of a better priority
         assert heard.wait() == 2
         assert _publishes(client) == 2
+        assert heard.kinds == [PLAIN, PLAIN]
+    finally:
+        heard.stop()
+
+
+def test_a_push_into_the_browser_queue_says_so(client) -> None:
+    """Work for a browser is announced as such: a worker that renders nothing lets it be,
+    and the plain queue's lane hint (the wake-ups heard) stays good."""
+    heard = Heard(client, KEYS.wake)
+    try:
+        push_requests(client, KEYS.browser_requests, {b"a": 0})
+        assert heard.wait() == 1
+        keep_requests(client, KEYS.browser_requests, {b"retry": 0})  # its sorted set
+        assert heard.wait() == 2
+        push_requests(client, KEYS.requests, {b"b": 0})
+        assert heard.wait() == 3
+        assert heard.kinds == [BROWSER, BROWSER, PLAIN]
+        assert heard.wakeups.heard == 2  # the subscription and the plain message
     finally:
         heard.stop()
 
@@ -124,6 +144,7 @@ def test_a_listener_listens_again_after_a_redis_restart_and_says_so(private_redi
         private_redis.restart()
         # listening again, it wakes its worker once: pushes meanwhile announced nothing
         assert heard.wait() == 1
+        assert heard.kinds == [ANY]  # of either queue
         assert heard.wakeups.wait_live(WAIT)
         push_requests(client, KEYS.requests, {b"a": 0})
         assert heard.wait() == 2
