@@ -61,11 +61,17 @@ _HISTORY_SQL = (
     "SELECT price, currency, availability, worker, seen_at FROM product_price_history "
     "WHERE url = {url} ORDER BY seen_at, id"
 )
-_PG_PAGE_SQL = re.sub(r":(\w+)", r"%(\1)s", _PAGE_SQL.format(like="ILIKE")).replace(
-    "%(after)s IS NULL", "%(after)s::text IS NULL"
-)
-for _name in ("q", "site", "availability"):
-    _PG_PAGE_SQL = _PG_PAGE_SQL.replace(f"%({_name})s IS NULL", f"%({_name})s::text IS NULL")
+
+
+def pg_page_sql(sql: str) -> str:
+    """A page query of named ``:parameters`` (SQLite's style) in psycopg2's, each
+    parameter tested for NULL typed as text (PostgreSQL cannot infer the type of a
+    parameter that is only compared with NULL)."""
+    named = re.sub(r":(\w+)", r"%(\1)s", sql)
+    return re.sub(r"%\((\w+)\)s IS NULL", r"%(\1)s::text IS NULL", named)
+
+
+_PG_PAGE_SQL = pg_page_sql(_PAGE_SQL.format(like="ILIKE"))
 
 
 def encode_cursor(url: str) -> str:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import json
 import os
 import re
 from collections.abc import Iterator
@@ -25,7 +24,7 @@ from typing import Any
 
 from crawler import defaults
 from crawler.itemkinds import QUOTE, ItemKind
-from master.catalog import ProductQuery
+from master.catalog import ProductQuery, pg_page_sql
 from master.stores import (
     EmbeddedStore,
     MongoStore,
@@ -33,7 +32,6 @@ from master.stores import (
     ProductStore,
     _plain,
     _utc,
-    _with_times,
     open_store,
 )
 
@@ -45,9 +43,7 @@ _PAGE = (
     "AND (:site IS NULL OR url LIKE :http ESCAPE '\\' OR url LIKE :https ESCAPE '\\') "
     "ORDER BY url LIMIT :limit"
 )
-_PG_PAGE = re.sub(r":(\w+)", r"%(\1)s", _PAGE.format(like="ILIKE"))
-for _name in ("after", "q", "site"):
-    _PG_PAGE = _PG_PAGE.replace(f"%({_name})s IS NULL", f"%({_name})s::text IS NULL")
+_HISTORY = f"SELECT {_OBSERVATIONS} FROM quote_history WHERE url = {{url}} ORDER BY as_of"
 
 
 def observation(row: tuple[Any, ...] | dict[str, Any]) -> dict[str, Any]:
@@ -74,37 +70,10 @@ def _as_of_text(quote: dict[str, Any]) -> dict[str, Any]:
 
 
 class PostgresQuoteStore(PostgresStore):
+    """The product store's reads on ``quotes``, and the observations of ``quote_history``."""
 
-    def _exists(self) -> bool:
-        with self.conn.cursor() as cur:
-            cur.execute("SELECT to_regclass('quotes') IS NOT NULL")
-            return bool(cur.fetchone()[0])
-
-    def _stream(self, sql: str, params: tuple[Any, ...], name: str) -> Iterator[tuple[Any, ...]]:
-        if not self._exists():
-            return
-        with self.conn, self.conn.cursor(name=name) as cur:
-            cur.itersize = self.batch_size
-            cur.execute(sql, params)
-            yield from cur
-
-    def count(self, since: dt.datetime | None = None) -> int:
-        if not self._exists():
-            return 0
-        with self.conn.cursor() as cur:
-            cur.execute(
-                "SELECT count(*) FROM quotes WHERE %s::timestamptz IS NULL OR last_seen >= %s",
-                (since, since),
-            )
-            return int(cur.fetchone()[0])
-
-    def products(self, since: dt.datetime | None = None) -> Iterator[dict[str, Any]]:
-        sql = (
-            "SELECT data, first_seen, last_seen FROM quotes "
-            "WHERE %s::timestamptz IS NULL OR last_seen >= %s ORDER BY url"
-        )
-        for data, first_seen, last_seen in self._stream(sql, (since, since), "export_quotes"):
-            yield _with_times(data, first_seen, last_seen)
+    table = "quotes"
+    page_sql = pg_page_sql(_PAGE.format(like="ILIKE"))
 
     def observations(self, since: dt.datetime | None = None) -> Iterator[dict[str, Any]]:
         sql = (
@@ -114,42 +83,26 @@ class PostgresQuoteStore(PostgresStore):
         for row in self._stream(sql, (since, since), "export_history"):
             yield observation(row)
 
-    def urls_seen_before(self, before: dt.datetime) -> Iterator[str]:
-        sql = "SELECT url FROM quotes WHERE last_seen < %s ORDER BY url"
-        for (url,) in self._stream(sql, (before,), "stale_quotes"):
-            yield url
-
-    def page(self, query: ProductQuery) -> list[dict[str, Any]]:
-        if not self._exists():
-            return []
-        with self.conn, self.conn.cursor() as cur:
-            cur.execute(_PG_PAGE, query.sql_params())
-            return [_with_times(*row) for row in cur.fetchall()]
-
     def history(self, url: str) -> list[dict[str, Any]]:
-        if not self._exists():
-            return []
-        with self.conn, self.conn.cursor() as cur:
-            cur.execute(
-                f"SELECT {_OBSERVATIONS} FROM quote_history WHERE url = %s ORDER BY as_of", (url,)
-            )
-            return [observation(row) for row in cur.fetchall()]
-
-    def last_seen(self) -> Iterator[tuple[str, dt.datetime]]:
-        sql = "SELECT url, last_seen FROM quotes ORDER BY url"
-        for url, last_seen in self._stream(sql, (), "quotes_last_seen"):
-            yield url, _utc(last_seen)
+        rows = self._stream(_HISTORY.format(url="%s"), (url,), "history")
+        return [observation(row) for row in rows]
 
 
 class MongoQuoteStore(MongoStore):
+    table = "quotes"
+
     def __init__(self, uri: str, database: str, batch_size: int) -> None:
         super().__init__(uri, database, batch_size)
-        self.collection = self.client[database]["quotes"]
         self.observed = self.client[database]["quote_history"]
 
-    def products(self, since: dt.datetime | None = None) -> Iterator[dict[str, Any]]:
-        for quote in super().products(since):
-            yield _as_of_text(quote)
+    def _item(self, document: dict[str, Any]) -> dict[str, Any]:
+        return _as_of_text(super()._item(document))
+
+    def _search(self, query: ProductQuery) -> list[dict[str, Any]]:
+        if not query.q:
+            return []
+        pattern = {"$regex": re.escape(query.q), "$options": "i"}
+        return [{"$or": [{"symbol": pattern}, {"name": pattern}]}]
 
     def observations(self, since: dt.datetime | None = None) -> Iterator[dict[str, Any]]:
         found = self.observed.find(self._filter_seen(since), {"_id": 0})
@@ -160,93 +113,26 @@ class MongoQuoteStore(MongoStore):
     def _filter_seen(since: dt.datetime | None) -> dict[str, Any]:
         return {} if since is None else {"seen_at": {"$gte": since}}
 
-    def page(self, query: ProductQuery) -> list[dict[str, Any]]:
-        conditions: list[dict[str, Any]] = []
-        if query.after is not None:
-            conditions.append({"url": {"$gt": query.after}})
-        if query.q:
-            pattern = {"$regex": re.escape(query.q), "$options": "i"}
-            conditions.append({"$or": [{"symbol": pattern}, {"name": pattern}]})
-        if query.site:
-            conditions.append({"url": {"$regex": f"^https?://{re.escape(query.site)}/"}})
-        found = self.collection.find({"$and": conditions} if conditions else {}, {"_id": 0})
-        quotes = []
-        for document in found.sort("url", 1).limit(query.limit):
-            data = _plain(document)
-            quotes.append(_with_times(data, data.pop("first_seen"), data.pop("last_seen")))
-        return [_as_of_text(quote) for quote in quotes]
-
     def history(self, url: str) -> list[dict[str, Any]]:
         found = self.observed.find({"url": url}, {"_id": 0}).sort("as_of", 1)
         return [observation(document) for document in found]
 
 
 class EmbeddedQuoteStore(EmbeddedStore):
-    def _exists(self) -> bool:
-        row = self.conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'quotes'"
-        ).fetchone()
-        return row is not None
-
-    def count(self, since: dt.datetime | None = None) -> int:
-        if not self._exists():
-            return 0
-        cutoff = self._since(since)
-        query = "SELECT count(*) FROM quotes WHERE ? IS NULL OR last_seen >= ?"
-        return int(self.conn.execute(query, (cutoff, cutoff)).fetchone()[0])
-
-    def products(self, since: dt.datetime | None = None) -> Iterator[dict[str, Any]]:
-        if not self._exists():
-            return
-        cutoff = self._since(since)
-        rows = self.conn.execute(
-            "SELECT data, first_seen, last_seen FROM quotes "
-            "WHERE ? IS NULL OR last_seen >= ? ORDER BY url",
-            (cutoff, cutoff),
-        )
-        for data, first_seen, last_seen in rows:
-            yield _with_times(json.loads(data), first_seen, last_seen)
+    table = "quotes"
+    page_sql = _PAGE.format(like="LIKE")
 
     def observations(self, since: dt.datetime | None = None) -> Iterator[dict[str, Any]]:
-        if not self._exists():
-            return
         cutoff = self._since(since)
-        rows = self.conn.execute(
+        sql = (
             f"SELECT {_OBSERVATIONS} FROM quote_history WHERE ? IS NULL OR seen_at >= ? "
-            "ORDER BY url, as_of",
-            (cutoff, cutoff),
+            "ORDER BY url, as_of"
         )
-        for row in rows:
+        for row in self._rows(sql, (cutoff, cutoff)):
             yield observation(tuple(row))
 
-    def urls_seen_before(self, before: dt.datetime) -> Iterator[str]:
-        if not self._exists():
-            return
-        rows = self.conn.execute(
-            "SELECT url FROM quotes WHERE last_seen < ? ORDER BY url", (self._since(before),)
-        )
-        for (url,) in rows:
-            yield url
-
-    def page(self, query: ProductQuery) -> list[dict[str, Any]]:
-        if not self._exists():
-            return []
-        rows = self.conn.execute(_PAGE.format(like="LIKE"), query.sql_params())
-        return [_with_times(json.loads(data), first, last) for data, first, last in rows]
-
     def history(self, url: str) -> list[dict[str, Any]]:
-        if not self._exists():
-            return []
-        rows = self.conn.execute(
-            f"SELECT {_OBSERVATIONS} FROM quote_history WHERE url = ? ORDER BY as_of", (url,)
-        )
-        return [observation(tuple(row)) for row in rows]
-
-    def last_seen(self) -> Iterator[tuple[str, dt.datetime]]:
-        if not self._exists():
-            return
-        for url, last_seen in self.conn.execute("SELECT url, last_seen FROM quotes ORDER BY url"):
-            yield url, _utc(last_seen)
+        return [observation(tuple(row)) for row in self._rows(_HISTORY.format(url="?"), (url,))]
 
 
 def open_quote_store(args: argparse.Namespace) -> ProductStore:

@@ -95,6 +95,12 @@ def _with_times(data: dict[str, Any], first_seen: Any, last_seen: Any) -> dict[s
 
 
 class PostgresStore:
+    """The items of one table (``table``: ``products``; :mod:`master.quotestore`'s
+    subclass reads ``quotes``), streamed through server-side cursors."""
+
+    table = "products"
+    page_sql = _PG_PAGE_SQL
+
     def __init__(self, dsn: str, batch_size: int = DEFAULT_BATCH_SIZE) -> None:
         self.location = redact_dsn(dsn)
         self.batch_size = batch_size
@@ -105,46 +111,48 @@ class PostgresStore:
 
     def _exists(self) -> bool:
         with self.conn.cursor() as cur:
-            cur.execute("SELECT to_regclass('products') IS NOT NULL")
+            cur.execute("SELECT to_regclass(%s) IS NOT NULL", (self.table,))
             return bool(cur.fetchone()[0])
+
+    def _stream(self, sql: str, params: tuple[Any, ...], name: str) -> Iterator[tuple[Any, ...]]:
+        """The rows of ``sql`` through a server-side cursor named ``name`` (none while
+        the table does not exist)."""
+        if not self._exists():
+            return
+        with self.conn, self.conn.cursor(name=name) as cur:
+            cur.itersize = self.batch_size
+            cur.execute(sql, params)
+            yield from cur
 
     def count(self, since: dt.datetime | None = None) -> int:
         if not self._exists():
             return 0
         with self.conn.cursor() as cur:
             cur.execute(
-                "SELECT count(*) FROM products WHERE %s::timestamptz IS NULL OR last_seen >= %s",
+                f"SELECT count(*) FROM {self.table} "
+                "WHERE %s::timestamptz IS NULL OR last_seen >= %s",
                 (since, since),
             )
             return int(cur.fetchone()[0])
 
     def products(self, since: dt.datetime | None = None) -> Iterator[dict[str, Any]]:
-        if not self._exists():
-            return
-        with self.conn, self.conn.cursor(name="export_products") as cur:
-            cur.itersize = self.batch_size
-            cur.execute(
-                "SELECT data, first_seen, last_seen FROM products "
-                "WHERE %s::timestamptz IS NULL OR last_seen >= %s ORDER BY url",
-                (since, since),
-            )
-            for data, first_seen, last_seen in cur:
-                yield _with_times(data, first_seen, last_seen)
+        sql = (
+            f"SELECT data, first_seen, last_seen FROM {self.table} "
+            "WHERE %s::timestamptz IS NULL OR last_seen >= %s ORDER BY url"
+        )
+        for data, first_seen, last_seen in self._stream(sql, (since, since), "export"):
+            yield _with_times(data, first_seen, last_seen)
 
     def urls_seen_before(self, before: dt.datetime) -> Iterator[str]:
-        if not self._exists():
-            return
-        with self.conn, self.conn.cursor(name="stale_products") as cur:
-            cur.itersize = self.batch_size
-            cur.execute("SELECT url FROM products WHERE last_seen < %s ORDER BY url", (before,))
-            for (url,) in cur:
-                yield url
+        sql = f"SELECT url FROM {self.table} WHERE last_seen < %s ORDER BY url"
+        for (url,) in self._stream(sql, (before,), "stale"):
+            yield url
 
     def page(self, query: ProductQuery) -> list[dict[str, Any]]:
         if not self._exists():
             return []
         with self.conn, self.conn.cursor() as cur:
-            cur.execute(_PG_PAGE_SQL, query.sql_params())
+            cur.execute(self.page_sql, query.sql_params())
             return [_with_times(*row) for row in cur.fetchall()]
 
     def history(self, url: str) -> list[dict[str, Any]]:
@@ -156,14 +164,10 @@ class PostgresStore:
             return [_history_row(*row) for row in cur.fetchall()]
 
     def last_seen(self) -> Iterator[tuple[str, dt.datetime]]:
-        """Every product's URL and ``last_seen`` (UTC), streamed."""
-        if not self._exists():
-            return
-        with self.conn, self.conn.cursor(name="last_seen") as cur:
-            cur.itersize = self.batch_size
-            cur.execute("SELECT url, last_seen FROM products ORDER BY url")
-            for url, last_seen in cur:
-                yield url, _utc(last_seen)
+        """Every item's URL and ``last_seen`` (UTC), streamed."""
+        sql = f"SELECT url, last_seen FROM {self.table} ORDER BY url"
+        for url, last_seen in self._stream(sql, (), "last_seen"):
+            yield url, _utc(last_seen)
 
     def close(self) -> None:
         self.conn.close()
@@ -183,17 +187,34 @@ def _plain(value: Any) -> Any:
 
 
 class MongoStore:
+    """The items of one collection (``table``: ``products``; see :class:`PostgresStore`)."""
+
     client_factory: Callable[[str], Any] = staticmethod(_connect_mongo)
+    table = "products"
 
     def __init__(self, uri: str, database: str, batch_size: int = DEFAULT_BATCH_SIZE) -> None:
         self.location = f"{redact_dsn(uri)} (database {database})"
         self.batch_size = batch_size
         self.client = type(self).client_factory(uri)
-        self.collection = self.client[database]["products"]
+        self.collection = self.client[database][self.table]
 
     @staticmethod
     def _filter(since: dt.datetime | None) -> dict[str, Any]:
         return {} if since is None else {"last_seen": {"$gte": since}}
+
+    def _item(self, document: dict[str, Any]) -> dict[str, Any]:
+        """A stored document as the item it was, with its times as ISO text."""
+        data = _plain(document)
+        return _with_times(data, data.pop("first_seen"), data.pop("last_seen"))
+
+    def _search(self, query: ProductQuery) -> list[dict[str, Any]]:
+        """The conditions of a page's query beyond its cursor and site."""
+        conditions: list[dict[str, Any]] = []
+        if query.q:
+            conditions.append({"name": {"$regex": re.escape(query.q), "$options": "i"}})
+        if query.availability:
+            conditions.append({"availability": query.availability})
+        return conditions
 
     def count(self, since: dt.datetime | None = None) -> int:
         return int(self.collection.count_documents(self._filter(since)))
@@ -201,8 +222,7 @@ class MongoStore:
     def products(self, since: dt.datetime | None = None) -> Iterator[dict[str, Any]]:
         cursor = self.collection.find(self._filter(since), {"_id": 0}).sort("url", 1)
         for document in cursor.batch_size(self.batch_size):
-            data = _plain(document)
-            yield _with_times(data, data.pop("first_seen"), data.pop("last_seen"))
+            yield self._item(document)
 
     def urls_seen_before(self, before: dt.datetime) -> Iterator[str]:
         cursor = self.collection.find({"last_seen": {"$lt": before}}, {"_id": 0, "url": 1})
@@ -213,18 +233,11 @@ class MongoStore:
         conditions: list[dict[str, Any]] = []
         if query.after is not None:
             conditions.append({"url": {"$gt": query.after}})
-        if query.q:
-            conditions.append({"name": {"$regex": re.escape(query.q), "$options": "i"}})
         if query.site:
             conditions.append({"url": {"$regex": f"^https?://{re.escape(query.site)}/"}})
-        if query.availability:
-            conditions.append({"availability": query.availability})
+        conditions += self._search(query)
         found = self.collection.find({"$and": conditions} if conditions else {}, {"_id": 0})
-        products = []
-        for document in found.sort("url", 1).limit(query.limit):
-            data = _plain(document)
-            products.append(_with_times(data, data.pop("first_seen"), data.pop("last_seen")))
-        return products
+        return [self._item(document) for document in found.sort("url", 1).limit(query.limit)]
 
     def history(self, url: str) -> list[dict[str, Any]]:
         history = self.collection.database["price_history"]
@@ -250,6 +263,11 @@ class MongoStore:
 
 
 class EmbeddedStore:
+    """The items of one table of the SQLite file (``table``: see :class:`PostgresStore`)."""
+
+    table = "products"
+    page_sql = _PAGE_SQL.format(like="LIKE")
+
     def __init__(self, path: str) -> None:
         self.path = Path(path).expanduser().resolve()
         self.location = f"sqlite:{self.path}"
@@ -260,11 +278,19 @@ class EmbeddedStore:
         uri = f"file:{self.path}?mode=ro"
         self.conn = sqlite3.connect(uri, uri=True, timeout=30, check_same_thread=False)
 
-    def _exists(self) -> bool:
+    def _has_table(self, name: str) -> bool:
         row = self.conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'products'"
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
         ).fetchone()
         return row is not None
+
+    def _exists(self) -> bool:
+        return self._has_table(self.table)
+
+    def _rows(self, sql: str, params: Any) -> Iterator[tuple[Any, ...]]:
+        """The rows of ``sql`` (none while the table does not exist)."""
+        if self._exists():
+            yield from self.conn.execute(sql, params)
 
     @staticmethod
     def _since(since: dt.datetime | None) -> str | None:
@@ -274,52 +300,37 @@ class EmbeddedStore:
         )
 
     def count(self, since: dt.datetime | None = None) -> int:
-        if not self._exists():
-            return 0
         cutoff = self._since(since)
-        query = "SELECT count(*) FROM products WHERE ? IS NULL OR last_seen >= ?"
-        return int(self.conn.execute(query, (cutoff, cutoff)).fetchone()[0])
+        sql = f"SELECT count(*) FROM {self.table} WHERE ? IS NULL OR last_seen >= ?"
+        return next((int(n) for (n,) in self._rows(sql, (cutoff, cutoff))), 0)
 
     def products(self, since: dt.datetime | None = None) -> Iterator[dict[str, Any]]:
-        if not self._exists():
-            return
         cutoff = self._since(since)
-        rows = self.conn.execute(
-            "SELECT data, first_seen, last_seen FROM products "
-            "WHERE ? IS NULL OR last_seen >= ? ORDER BY url",
-            (cutoff, cutoff),
+        sql = (
+            f"SELECT data, first_seen, last_seen FROM {self.table} "
+            "WHERE ? IS NULL OR last_seen >= ? ORDER BY url"
         )
-        for data, first_seen, last_seen in rows:
+        for data, first_seen, last_seen in self._rows(sql, (cutoff, cutoff)):
             yield _with_times(json.loads(data), first_seen, last_seen)
 
     def urls_seen_before(self, before: dt.datetime) -> Iterator[str]:
-        if not self._exists():
-            return
-        rows = self.conn.execute(
-            "SELECT url FROM products WHERE last_seen < ? ORDER BY url", (self._since(before),)
-        )
-        for (url,) in rows:
+        sql = f"SELECT url FROM {self.table} WHERE last_seen < ? ORDER BY url"
+        for (url,) in self._rows(sql, (self._since(before),)):
             yield url
 
     def page(self, query: ProductQuery) -> list[dict[str, Any]]:
-        if not self._exists():
-            return []
-        rows = self.conn.execute(_PAGE_SQL.format(like="LIKE"), query.sql_params())
+        rows = self._rows(self.page_sql, query.sql_params())
         return [_with_times(json.loads(data), first, last) for data, first, last in rows]
 
     def history(self, url: str) -> list[dict[str, Any]]:
-        found = self.conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'product_price_history'"
-        ).fetchone()
-        if found is None:
+        if not self._has_table("product_price_history"):
             return []
         rows = self.conn.execute(_HISTORY_SQL.format(url="?"), (url,))
         return [_history_row(*row) for row in rows]
 
     def last_seen(self) -> Iterator[tuple[str, dt.datetime]]:
-        if not self._exists():
-            return
-        for url, last_seen in self.conn.execute("SELECT url, last_seen FROM products ORDER BY url"):
+        sql = f"SELECT url, last_seen FROM {self.table} ORDER BY url"
+        for url, last_seen in self._rows(sql, ()):
             yield url, _utc(last_seen)
 
     def close(self) -> None:
