@@ -6,6 +6,8 @@ import datetime as dt
 import logging
 import sqlite3
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -77,6 +79,23 @@ def decimal_text(value: Decimal | None) -> str | None:
 def _sqlite_value(value: Any) -> Any:
     """A column's value as SQLite stores it: the price as exact decimal text."""
     return decimal_text(value) if isinstance(value, Decimal) else value
+
+
+@contextmanager
+def write_transaction(conn: sqlite3.Connection) -> Iterator[None]:
+    """One ``BEGIN IMMEDIATE`` transaction around the block (the file's write lock taken
+    first, see :class:`EmbeddedStorePipeline`): committed, or rolled back when it raises."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            try:
+                conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                logger.debug("ROLLBACK failed", exc_info=True)
+        raise
 
 
 class EmbeddedStorePipeline(BatchingStorePipeline):
@@ -191,8 +210,7 @@ class EmbeddedStorePipeline(BatchingStorePipeline):
         conn = self.conn
         assert conn is not None, "write_records() before connect()"
         now = dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with write_transaction(conn):
             for r in latest_by_url(records):
                 old = conn.execute(_SELECT_OFFER, (r.url,)).fetchone()
                 conn.execute(_UPSERT, (*map(_sqlite_value, r.row()), now, now))
@@ -201,12 +219,4 @@ class EmbeddedStorePipeline(BatchingStorePipeline):
                     seen_at = crawled.isoformat(timespec="milliseconds") if crawled else now
                     offer = map(_sqlite_value, r.offer())
                     conn.execute(_HISTORY, (r.url, *offer, r.worker, seen_at))
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                try:
-                    conn.execute("ROLLBACK")
-                except sqlite3.Error:
-                    logger.debug("ROLLBACK failed", exc_info=True)
-            raise
         return {}

@@ -188,14 +188,7 @@ class MongoUpsertPipeline(BatchingStorePipeline):
                         upsert=True,
                     )
                 )
-        errors: dict[int, dict[str, Any]] = {}
-        try:
-            self.products.bulk_write(operations, ordered=False)
-        except pymongo.errors.BulkWriteError as exc:
-            details = exc.details or {}
-            if details.get("writeConcernErrors"):
-                raise pymongo.errors.WriteConcernError(str(details["writeConcernErrors"])) from exc
-            errors = {error["index"]: error for error in details.get("writeErrors", [])}
+        errors = bulk_write_errors(self.products, operations)
         again: dict[str, ProductRecord] = {}
         for index, url in enumerate(urls):
             record, error = todo[url], errors.get(index)
@@ -206,7 +199,7 @@ class MongoUpsertPipeline(BatchingStorePipeline):
             elif error.get("code") in DUPLICATE_KEY_CODES:
                 again[url] = record
             else:
-                refused[url] = f"MongoDB refused the document: {error.get('errmsg', error)}"
+                refused[url] = refusal(error)
         return again
 
     def _send_history_backlog(self) -> None:
@@ -243,6 +236,25 @@ class MongoUpsertPipeline(BatchingStorePipeline):
             "worker": record.worker,
             "seen_at": record.crawled_at or now,
         }
+
+
+def bulk_write_errors(collection: Any, operations: list[Any]) -> dict[int, dict[str, Any]]:
+    """An unordered bulk write of ``operations``: the errors of the operations that
+    failed, by their index (a duplicate key: another worker inserted meanwhile; else a
+    refused document). A write concern error raises: an outage, the batch is retried."""
+    try:
+        collection.bulk_write(operations, ordered=False)
+    except pymongo.errors.BulkWriteError as exc:
+        details = exc.details or {}
+        if details.get("writeConcernErrors"):
+            raise pymongo.errors.WriteConcernError(str(details["writeConcernErrors"])) from exc
+        return {error["index"]: error for error in details.get("writeErrors", [])}
+    return {}
+
+
+def refusal(error: dict[str, Any]) -> str:
+    """The reason of a document MongoDB refused (a dead letter's)."""
+    return f"MongoDB refused the document: {error.get('errmsg', error)}"
 
 
 def _offer(document: dict[str, Any]) -> tuple[Any, ...]:

@@ -3,21 +3,17 @@
 from __future__ import annotations
 
 import datetime as dt
-import logging
-import sqlite3
 from decimal import Decimal
 from typing import Any, ClassVar
 
 from crawler.itemkinds import QUOTE
-from crawler.pipelines.embedded import EmbeddedStorePipeline, decimal_text
+from crawler.pipelines.embedded import EmbeddedStorePipeline, decimal_text, write_transaction
 from crawler.pipelines.quote_record import (
     HISTORY_COLUMNS,
     QUOTE_ROW_COLUMNS,
     QuoteRecord,
     batch_plan,
 )
-
-logger = logging.getLogger(__name__)
 
 SCHEMA_SQL = """
 CREATE TABLE IF NOT EXISTS quotes (
@@ -103,8 +99,7 @@ class EmbeddedQuotePipeline(EmbeddedStorePipeline):
         assert conn is not None, "write_records() before connect()"
         now = utc_text(dt.datetime.now(dt.UTC))
         plan = batch_plan(records)
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with write_transaction(conn):
             for record in plan.latest:
                 conn.execute(_UPSERT, (*map(_value, record.row()), now, now))
             for record in plan.observations:
@@ -115,12 +110,4 @@ class EmbeddedQuotePipeline(EmbeddedStorePipeline):
                 crawled = record.crawled_at
                 seen_at = utc_text(crawled) if crawled else now
                 conn.execute(_HISTORY, (*map(_value, record.observation()), seen_at))
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                try:
-                    conn.execute("ROLLBACK")
-                except sqlite3.Error:
-                    logger.debug("ROLLBACK failed", exc_info=True)
-            raise
         return {}

@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any, ClassVar
 
-import pymongo.errors
 from bson import Decimal128, ObjectId
 from pymongo import ASCENDING, DESCENDING, InsertOne, UpdateOne
 
@@ -15,6 +14,8 @@ from crawler.pipelines.mongo import (
     DUPLICATE_KEY_CODES,
     MongoUpsertPipeline,
     WriteConflict,
+    bulk_write_errors,
+    refusal,
     to_decimal128,
 )
 from crawler.pipelines.quote_record import QuoteRecord, batch_plan
@@ -133,14 +134,7 @@ class MongoQuotePipeline(MongoUpsertPipeline):
                     upsert=True,
                 )
             )
-        errors: dict[int, dict[str, Any]] = {}
-        try:
-            self.products.bulk_write(operations, ordered=False)
-        except pymongo.errors.BulkWriteError as exc:
-            details = exc.details or {}
-            if details.get("writeConcernErrors"):
-                raise pymongo.errors.WriteConcernError(str(details["writeConcernErrors"])) from exc
-            errors = {error["index"]: error for error in details.get("writeErrors", [])}
+        errors = bulk_write_errors(self.products, operations)
         again: dict[str, Any] = {}
         for index, url in enumerate(urls):
             error = errors.get(index)
@@ -149,7 +143,7 @@ class MongoQuotePipeline(MongoUpsertPipeline):
             if error.get("code") in DUPLICATE_KEY_CODES:
                 again[url] = todo[url]
             else:
-                refused[url] = f"MongoDB refused the document: {error.get('errmsg', error)}"
+                refused[url] = refusal(error)
         return again
 
     @staticmethod
