@@ -23,7 +23,9 @@ printed.
   few of them met a second time), while the earlier pages have warmed what any page warms
   (lazy imports, regexes compiled on first use, the interpreter's own caches).
   Medians over ``runs`` such processes per page. What the extractor does at import
-  (compiling its patterns...) is not counted: a worker pays it once, not per shop.
+  (compiling its patterns...) is not counted: a worker pays it once, not per shop;
+  nor is extruct's import, which a worker makes on its first page with microdata or
+  OpenGraph (:func:`crawler.extraction.structured.load_extruct`), once too.
 """
 
 from __future__ import annotations
@@ -173,7 +175,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--first-sight", type=Path, required=True, help="folder of saved pages")
     parser.add_argument("--part", default="all")
     args = parser.parse_args(argv)
+    from crawler.extraction.structured import load_extruct
+
     from .extraction_accuracy import load_folder  # pages only: nothing extracted yet
+
+    load_extruct()  # once a worker, as the extractor's own imports (see the module doc)
 
     logging.disable(logging.WARNING)  # a source's failure is counted by the accuracy run
     cases = load_folder(args.first_sight, args.part)

@@ -27,7 +27,7 @@ logger = logging.getLogger(__name__)
 
 
 @cache
-def _extruct() -> ModuleType:
+def load_extruct() -> ModuleType:
     """extruct, imported and adapted on the first page that needs it: it brings
     mf2py, BeautifulSoup, rdflib and pyRdfa (a fifth of a worker's imports), which a
     crawl of shops that only use JSON-LD never needs."""
@@ -102,7 +102,7 @@ def read_structured_data(
     if syntaxes:
         source: Any = root if root is not None else html
         try:
-            extracted |= _extruct().extract(
+            extracted |= load_extruct().extract(
                 source, base_url=base_url, syntaxes=syntaxes, uniform=True, errors="log"
             )
         except Exception:  # a broken page must not break the crawl
@@ -111,7 +111,7 @@ def read_structured_data(
         try:
             # extruct's own DOM of the page, as it parses it, without the subtrees that
             # can give pyRdfa nothing (see _drop_inert)
-            extruct = _extruct()
+            extruct = load_extruct()
             from extruct.utils import parse_xmldom_html
 
             document = parse_xmldom_html(html, encoding="UTF-8")
