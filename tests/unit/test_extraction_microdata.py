@@ -7,8 +7,10 @@ import pytest
 from extruct.w3cmicrodata import LxmlMicrodataExtractor
 from lxml import html
 
-import crawler.extraction.structured  # noqa: F401 -- installs the quicker extractor
 from crawler.extraction.microdata import OWN_PROPERTIES
+from crawler.extraction.structured import load_extruct
+
+load_extruct()  # installs the quicker extractor, as a worker's first page with microdata does
 
 PAGE = """<html><body itemscope itemtype="https://schema.org/WebPage">
 <span itemprop="name">Lamps</span>

@@ -5,7 +5,7 @@ from __future__ import annotations
 from extruct.w3cmicrodata import LxmlMicrodataExtractor
 from lxml import etree, html
 
-from crawler.extraction.structured import read_structured_data
+from crawler.extraction.structured import load_extruct, read_structured_data
 from crawler.extraction.xpath_log import EXSLT_SETS, RecycledXPath
 
 PAGE = """<html><body>
@@ -18,8 +18,9 @@ PAGE = """<html><body>
 
 
 def test_microdata_error_log_stays_bounded_over_many_pages():
+    load_extruct()  # as on a worker's first page with microdata
     recycled = LxmlMicrodataExtractor._xp_prop
-    assert isinstance(recycled, RecycledXPath)  # installed when structured data is imported
+    assert isinstance(recycled, RecycledXPath)  # installed when extruct is loaded
     for _ in range(3 * recycled.every + 7):
         data = read_structured_data(html.fromstring(PAGE), PAGE, "https://shop.example/p/1")
     assert data.products[0]["name"] == "Trail Lamp"
@@ -28,6 +29,7 @@ def test_microdata_error_log_stays_bounded_over_many_pages():
 
 
 def test_recycled_xpath_finds_what_the_compiled_one_finds():
+    load_extruct()
     path = LxmlMicrodataExtractor._xp_prop.path
     compiled = etree.XPath(path, namespaces=EXSLT_SETS)
     recycled = RecycledXPath(path, EXSLT_SETS, every=3)
