@@ -2,13 +2,36 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+import pytest
+import redis
+
 from crawler.keys import CrawlKeys
 from crawler.leasing.batch import DRAIN_WINDOW, OutputBatch
 from crawler.leasing.ledger import LeaseLedger
 from crawler.scheduling.lanes import INDEX_READ, keep_requests, queued
 from tests.support.queue import queue_contents
+from tools.redis_server import RedisServer
 
 KEYS = CrawlKeys("ecommerce")
+
+
+@pytest.fixture(scope="module")
+def _own_server() -> Iterator[RedisServer]:
+    """A redis-server of this module's own: a test counts the server-wide ``INFO
+    commandstats``, which the other test processes' use of a shared server would swell."""
+    server = RedisServer(appendonly=False).start()
+    yield server
+    server.cleanup()
+
+
+@pytest.fixture
+def redis_client(_own_server: RedisServer) -> Iterator[redis.Redis]:
+    client = redis.Redis.from_url(_own_server.url)
+    client.flushall()
+    yield client
+    client.close()
 
 
 def _batch(client, **kwargs):
