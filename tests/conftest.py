@@ -110,6 +110,16 @@ def redis_client(redis_url: str) -> Iterator[redis.Redis]:
     client.close()
 
 
+@pytest.fixture(scope="module")
+def module_redis() -> Iterator[RedisServer]:
+    """A redis-server of the test module's own, for tests that count commands in the
+    server-wide ``INFO commandstats``: the other test processes' use of the shared
+    server (``redis_url``) would swell the counts."""
+    server = RedisServer(appendonly=False).start()
+    yield server
+    server.cleanup()
+
+
 @pytest.fixture
 def private_redis(tmp_path) -> Iterator[RedisServer]:  # type: ignore[no-untyped-def]
     """A redis-server of the test's own, with append-only persistence, that it may kill."""

@@ -183,7 +183,7 @@ class ReliablePriorityQueue(PriorityQueue):
             fingerprint, -request.priority, payload, lease, self.shard(request), browser
         )
 
-    def work_announced(self, browser: bool = True) -> None:
+    def work_announced(self, browser: bool) -> None:
         """A wake-up: work arrived somewhere (``browser``: maybe in the browser queue,
         which is then popped again at once)."""
         if browser:

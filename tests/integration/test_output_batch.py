@@ -17,18 +17,9 @@ from tools.redis_server import RedisServer
 KEYS = CrawlKeys("ecommerce")
 
 
-@pytest.fixture(scope="module")
-def _own_server() -> Iterator[RedisServer]:
-    """A redis-server of this module's own: a test counts the server-wide ``INFO
-    commandstats``, which the other test processes' use of a shared server would swell."""
-    server = RedisServer(appendonly=False).start()
-    yield server
-    server.cleanup()
-
-
 @pytest.fixture
-def redis_client(_own_server: RedisServer) -> Iterator[redis.Redis]:
-    client = redis.Redis.from_url(_own_server.url)
+def redis_client(module_redis: RedisServer) -> Iterator[redis.Redis]:
+    client = redis.Redis.from_url(module_redis.url)
     client.flushall()
     yield client
     client.close()

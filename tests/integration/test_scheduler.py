@@ -16,7 +16,6 @@ from crawler.leasing.tracker import LeaseTracker
 from crawler.scheduling.lanes import KEYED, index_key, push_requests, queued
 from crawler.scheduling.scheduler import ReliableScheduler
 from tests.support.queue import queue_contents
-from tools.redis_server import RedisServer
 
 KEYS = CrawlKeys("ecommerce")
 
@@ -53,21 +52,12 @@ def scheduler(request, redis_url):
     scheduler.close("finished")
 
 
-@pytest.fixture(scope="module")
-def _own_server():
-    """A redis-server of this module's own: the tests that count commands read the
-    server-wide ``INFO commandstats``, which anything else using the server would swell."""
-    server = RedisServer(appendonly=False).start()
-    yield server
-    server.cleanup()
-
-
 @pytest.fixture
-def redis_url(_own_server):
-    client = redis.Redis.from_url(_own_server.url)
+def redis_url(module_redis):
+    client = redis.Redis.from_url(module_redis.url)
     client.flushall()
     client.close()
-    return _own_server.url
+    return module_redis.url
 
 
 def _calls(client, command="evalsha"):

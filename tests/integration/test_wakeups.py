@@ -55,17 +55,9 @@ class Heard:
         self.wakeups.stop()
 
 
-@pytest.fixture(scope="module")
-def _own_server() -> Iterator[RedisServer]:
-    """A server of this module's own: the tests count ``PUBLISH`` calls server-wide."""
-    server = RedisServer(appendonly=False).start()
-    yield server
-    server.cleanup()
-
-
 @pytest.fixture
-def client(_own_server: RedisServer) -> Iterator[redis.Redis]:
-    client = redis.Redis.from_url(_own_server.url)
+def client(module_redis: RedisServer) -> Iterator[redis.Redis]:
+    client = redis.Redis.from_url(module_redis.url)
     client.flushall()
     client.config_resetstat()
     yield client
