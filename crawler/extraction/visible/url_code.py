@@ -30,8 +30,14 @@ _TOKEN = re.compile(r"[A-Za-z0-9]*\d[A-Za-z0-9]*")
 _DIGITS = re.compile(r"\d{4,}")
 # Query parameters that name the product (not tracking, sessions or pages).
 _ID_PARAMS = re.compile(r"^(?:p?id|pid|product_?id|products_id|item_?id|sku|code|art)$", re.I)
-# The text of one element: the code alone, or a short label, a separator and the code.
-_SHOWN = r"^\s*(?:([^\d\n]{{1,30}}?)\s*[:：#]\s*)?[〈<(\[]?\s*{code}\s*[〉>)\]]?\s*$"
+# The text of one element: a code alone, or a short label, a separator and a code
+# (group 2: the code, compared with the address's afterwards). One pattern for every
+# code, not one compiled for each page's code (a new shop's page paid the compiling):
+# a code is letters and digits, and the text after a label's separator can hold one
+# token only, so the label found is the one a pattern naming the code would find.
+_SHOWN = re.compile(
+    r"^\s*(?:([^\d\n]{1,30}?)\s*[:：#]\s*)?[〈<(\[]?\s*([A-Za-z0-9]+)\s*[〉>)\]]?\s*$"
+)
 
 
 def url_codes(url: str) -> list[str]:
@@ -103,16 +109,18 @@ def shown_url_code(idx: PageIndex, url: str) -> str | None:
     if not idx.elements:
         return None
     for code in codes:  # the address's own order: the last path segment first
-        pattern = None  # compiled for the first text that may show the code
+        lowered = code.lower()  # shown in either case
         for text, owner in _texts_holding(idx, code):
             if len(text) > 60 or idx.is_excluded(owner):
                 continue
-            if pattern is None:
-                pattern = re.compile(_SHOWN.format(code=re.escape(code)), re.I)
-            match = pattern.match(text)
+            match = _SHOWN.match(text)
             # a label naming another kind of code ("UPC: 805...", "Model: ...") is not
             # the shop's item number
-            if match and label_kind(match.group(1) or "") not in _OTHER_KINDS:
+            if (
+                match
+                and match.group(2).lower() == lowered
+                and label_kind(match.group(1) or "") not in _OTHER_KINDS
+            ):
                 return code
     return None
 
