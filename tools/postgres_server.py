@@ -21,7 +21,6 @@ import os
 import pwd
 import shutil
 import signal
-import socket
 import stat
 import subprocess
 import tempfile
@@ -29,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tools.processes import own_session
+from tools.processes import ServerProcess, free_port, own_session
 
 UNPRIVILEGED_USER = "nobody"
 # Settings for a throwaway test server: speed over durability, room for the many
@@ -58,12 +57,6 @@ def find_postgres_install() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "pginstall"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _reachable_by_others(path: Path) -> bool:
     """Whether any user may reach ``path`` (run it, a file; enter it, a folder): it and
     every folder above it searchable by others."""
@@ -72,8 +65,12 @@ def _reachable_by_others(path: Path) -> bool:
     return all(parent.stat().st_mode & stat.S_IXOTH for parent in path.resolve().parents)
 
 
-class PostgresServer:
+class PostgresServer(ServerProcess):
     """One PostgreSQL server on 127.0.0.1 with its own port and data directory."""
+
+    #: a fast shutdown: clients disconnected, the server stopped cleanly
+    stop_signal = signal.SIGINT
+    stop_timeout = 30.0
 
     def __init__(self, data_dir: str | os.PathLike[str] | None = None) -> None:
         self._tmp = None if data_dir else tempfile.TemporaryDirectory(prefix="postgres-")
@@ -143,7 +140,7 @@ class PostgresServer:
         """True once it answers; False when another process took the port first."""
         import psycopg2
 
-        self.port = _free_port()
+        self.port = free_port()
         args = [str(self._bin / "postgres"), "-D", str(self.data_dir), "-p", str(self.port)]
         for name, value in SETTINGS.items():
             args += ["-c", f"{name}={value}"]
@@ -178,24 +175,3 @@ class PostgresServer:
                 raise TimeoutError(f"PostgreSQL did not answer on port {self.port}")
             time.sleep(0.05)
 
-    def stop(self, timeout: float = 30.0) -> None:
-        """A fast shutdown (SIGINT: clients disconnected, the server stopped cleanly)."""
-        if self.process and self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)
-            try:
-                self.process.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self.process = None
-
-    def cleanup(self) -> None:
-        self.stop()
-        if self._tmp is not None:
-            self._tmp.cleanup()
-
-    def __enter__(self) -> PostgresServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.cleanup()

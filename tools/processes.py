@@ -16,9 +16,12 @@ from __future__ import annotations
 import ctypes
 import os
 import signal
+import socket
+import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 _PR_SET_PDEATHSIG = 1
 
@@ -56,3 +59,52 @@ def own_session(death_signal: int = signal.SIGTERM) -> dict[str, Any]:
         "start_new_session": True,
         "preexec_fn": _die_with_parent(death_signal, os.getpid()),
     }
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+_Server = TypeVar("_Server", bound="ServerProcess")
+
+
+class ServerProcess:
+    """A server this process started (``process``), with its temporary folder
+    (``_tmp``, None when the caller gave one): stopped by :meth:`stop`, its folder
+    removed by :meth:`cleanup`, both at the end of a ``with`` block. A subclass
+    starts it (``start``, returning itself) and says how it stops cleanly
+    (``stop_signal``, waited for ``stop_timeout`` seconds before a SIGKILL)."""
+
+    stop_signal: int = signal.SIGTERM
+    stop_timeout: float = 10.0
+    process: subprocess.Popen[bytes] | None = None
+    _tmp: tempfile.TemporaryDirectory[str] | None = None
+
+    def start(self: _Server) -> _Server:
+        raise NotImplementedError
+
+    def stop(self, sig: int | None = None, timeout: float | None = None) -> None:
+        """``sig`` (the class's clean stop when None; SIGKILL: a crash), then SIGKILL
+        after ``timeout`` seconds."""
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(self.stop_signal if sig is None else sig)
+            try:
+                self.process.wait(self.stop_timeout if timeout is None else timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process = None
+
+    def cleanup(self) -> None:
+        self.stop()
+        if self._tmp is not None:
+            self._tmp.cleanup()
+
+    def __enter__(self: _Server) -> _Server:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.cleanup()

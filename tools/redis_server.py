@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import tempfile
@@ -18,7 +17,7 @@ from pathlib import Path
 
 import redis
 
-from tools.processes import own_session
+from tools.processes import ServerProcess, free_port, own_session
 
 
 def find_redis_server() -> str:
@@ -40,12 +39,6 @@ def find_redis_server() -> str:
     )
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def free_port_below(limit: int, start: int = 20000) -> int:
     """A free TCP port in [start, limit) whose port + 10000 is free too (a cluster
     node's bus port), drawn at random so that parallel runs rarely collide."""
@@ -63,7 +56,7 @@ def free_port_below(limit: int, start: int = 20000) -> int:
     raise RuntimeError(f"no free port pair below {limit}")
 
 
-class RedisServer:
+class RedisServer(ServerProcess):
     """One redis-server on 127.0.0.1, with its own port and data directory.
 
     ``appendonly=True`` gives the persistence a crawl needs to survive a Redis
@@ -84,7 +77,7 @@ class RedisServer:
     ) -> None:
         #: a port of our own choosing is chosen again when another process took it first
         self._chosen_port = port is None
-        self.port = port or _free_port()
+        self.port = port or free_port()
         self.extra_args = list(extra_args or [])
         self._tmp = None if data_dir else tempfile.TemporaryDirectory(prefix="redis-")
         self.data_dir = Path(data_dir or self._tmp.name)  # type: ignore[union-attr]
@@ -108,7 +101,7 @@ class RedisServer:
             if self._start_once(timeout):
                 self._chosen_port = False  # a restart keeps the port its clients know
                 return self
-            self.port = _free_port()
+            self.port = free_port()
         raise RuntimeError(f"redis-server found no free port (last tried {self.port})")
 
     def _start_once(self, timeout: float) -> bool:
@@ -162,28 +155,6 @@ class RedisServer:
                 raise TimeoutError(f"redis-server did not answer on port {self.port}")
             time.sleep(0.02)
 
-    def stop(self, sig: int = signal.SIGTERM, timeout: float = 10.0) -> None:
-        """SIGTERM: a clean shutdown (the append-only file is flushed); SIGKILL: a crash."""
-        if self.process and self.process.poll() is None:
-            self.process.send_signal(sig)
-            try:
-                self.process.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self.process = None
-
     def restart(self) -> RedisServer:
         self.stop()
         return self.start()
-
-    def cleanup(self) -> None:
-        self.stop()
-        if self._tmp is not None:
-            self._tmp.cleanup()
-
-    def __enter__(self) -> RedisServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.cleanup()

@@ -21,12 +21,7 @@ import time
 from collections import deque
 from types import TracebackType
 
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from tools.processes import free_port
 
 
 class TcpProxy:

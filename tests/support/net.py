@@ -3,12 +3,9 @@ from __future__ import annotations
 import socket
 import time
 
+from tools.processes import free_port
 
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+__all__ = ["free_port", "wait_for_port"]
 
 
 def wait_for_port(port: int, host: str = "127.0.0.1", timeout: float = 10.0) -> None:
