@@ -16,13 +16,11 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import os
 import re
 from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
-from crawler import defaults
 from crawler.itemkinds import QUOTE, ItemKind
 from master.catalog import ProductQuery, pg_page_sql
 from master.stores import (
@@ -137,17 +135,7 @@ class EmbeddedQuoteStore(EmbeddedStore):
 
 def open_quote_store(args: argparse.Namespace) -> ProductStore:
     """The quote store the options (or the environment, as for the workers) name."""
-    dsn = args.postgres_dsn or os.environ.get("POSTGRES_DSN")
-    if dsn:
-        return PostgresQuoteStore(dsn, args.batch_size)
-    uri = args.mongo_uri or os.environ.get("MONGO_URI")
-    if uri:
-        database = (
-            args.mongo_database or os.environ.get("MONGO_DATABASE") or defaults.MONGO_DATABASE
-        )
-        return MongoQuoteStore(uri, database, args.batch_size)
-    path = args.store_path or os.environ.get("EMBEDDED_STORE_PATH") or defaults.EMBEDDED_STORE_PATH
-    return EmbeddedQuoteStore(path)
+    return open_store(args, PostgresQuoteStore, MongoQuoteStore, EmbeddedQuoteStore)
 
 
 def open_item_store(args: argparse.Namespace, kind: ItemKind) -> ProductStore:

@@ -368,19 +368,25 @@ def add_store_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def open_store(args: argparse.Namespace) -> ProductStore:
-    """The store the options (or the environment, as for the workers) name."""
+def open_store(
+    args: argparse.Namespace,
+    postgres: type[PostgresStore] | None = None,
+    mongo: type[MongoStore] | None = None,
+    embedded: type[EmbeddedStore] | None = None,
+) -> ProductStore:
+    """The store the options (or the environment, as for the workers) name: of the
+    products, or of the classes given (the quotes' stores, :mod:`master.quotestore`)."""
     dsn = args.postgres_dsn or os.environ.get("POSTGRES_DSN")
     if dsn:
-        return PostgresStore(dsn, args.batch_size)
+        return (postgres or PostgresStore)(dsn, args.batch_size)
     uri = args.mongo_uri or os.environ.get("MONGO_URI")
     if uri:
         database = (
             args.mongo_database or os.environ.get("MONGO_DATABASE") or defaults.MONGO_DATABASE
         )
-        return MongoStore(uri, database, args.batch_size)
+        return (mongo or MongoStore)(uri, database, args.batch_size)
     path = args.store_path or os.environ.get("EMBEDDED_STORE_PATH") or defaults.EMBEDDED_STORE_PATH
-    return EmbeddedStore(path)
+    return (embedded or EmbeddedStore)(path)
 
 
 def json_default(value: Any) -> Any:
