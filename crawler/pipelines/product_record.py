@@ -60,6 +60,30 @@ def _text(value: Any) -> str | None:
     return value if value is None or isinstance(value, str) else str(value)
 
 
+def item_data(item: Any, key: str) -> tuple[dict[str, Any], Mapping[str, Any]]:
+    """(the item as plain JSON-ready data, the item as it is, for its exact numbers);
+    raises :class:`RowRejected` unless it is an item with a ``url`` and a ``key``
+    (a product's name, a quote's symbol), both non-empty text."""
+    try:
+        data = item_to_dict(item)
+    except Exception as exc:  # noqa: BLE001 - whatever it is, it cannot be stored
+        raise RowRejected(f"not an item: {describe_error(exc)}") from exc
+    raw = item if isinstance(item, Mapping) else ItemAdapter(item)
+    for name in ("url", key):
+        value = data.get(name)
+        if not isinstance(value, str) or not value:
+            raise RowRejected(f"no {name}")
+    return data, raw
+
+
+def data_as_json(data: dict[str, Any]) -> str:
+    """The ``data`` column's text; raises :class:`RowRejected` for values JSON cannot hold."""
+    try:
+        return json.dumps(data, ensure_ascii=False, allow_nan=False, default=str)
+    except ValueError as exc:
+        raise RowRejected(f"not JSON: {exc}") from exc
+
+
 @dataclass(frozen=True)
 class ProductRecord:
     """An item as the stores write it: the typed columns (:data:`crawler.items.COLUMNS`,
@@ -79,20 +103,8 @@ class ProductRecord:
     def of(cls, item: Any, worker: str) -> ProductRecord:
         """The record of one item (``worker``: when the item names none); raises
         :class:`RowRejected` for data no store accepts."""
-        try:
-            data = item_to_dict(item)
-        except Exception as exc:  # noqa: BLE001 - whatever it is, it cannot be stored
-            raise RowRejected(f"not an item: {describe_error(exc)}") from exc
-        raw = item if isinstance(item, Mapping) else ItemAdapter(item)
-        url, name = data.get("url"), data.get("name")
-        if not isinstance(url, str) or not url:
-            raise RowRejected("no url")
-        if not isinstance(name, str) or not name:
-            raise RowRejected("no name")
-        try:
-            data_json = json.dumps(data, ensure_ascii=False, allow_nan=False, default=str)
-        except ValueError as exc:
-            raise RowRejected(f"not JSON: {exc}") from exc
+        data, raw = item_data(item, "name")
+        data_json = data_as_json(data)
         columns: dict[str, Any] = {column: _text(data.get(column)) for column in COLUMNS}
         # the price is the one number: exact, from the item itself (data has it as a float)
         columns["price"] = exact_price(raw.get("price"))

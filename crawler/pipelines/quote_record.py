@@ -21,18 +21,14 @@ Two rules every quote store follows (:func:`batch_plan`):
 from __future__ import annotations
 
 import datetime as dt
-import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from itemadapter import ItemAdapter
-
 from crawler.items import QUOTE_COLUMNS, QUOTE_OBSERVATION
-from crawler.pipelines.errors import RowRejected, describe_error
-from crawler.pipelines.product_record import exact_price
-from crawler.schema import item_to_dict
+from crawler.pipelines.errors import RowRejected
+from crawler.pipelines.product_record import data_as_json, exact_price, item_data
 
 #: The columns a store writes for each quote, in this order.
 QUOTE_ROW_COLUMNS: tuple[str, ...] = (*QUOTE_COLUMNS, "data")
@@ -94,24 +90,13 @@ class QuoteRecord:
     def of(cls, item: Any, worker: str) -> QuoteRecord:
         """The record of one item (``worker``: kept in ``data`` when the item names none);
         raises :class:`RowRejected` for data no store accepts."""
-        try:
-            data = item_to_dict(item)
-        except Exception as exc:  # noqa: BLE001 - whatever it is, it cannot be stored
-            raise RowRejected(f"not an item: {describe_error(exc)}") from exc
-        raw = item if isinstance(item, Mapping) else ItemAdapter(item)
-        url, symbol = data.get("url"), data.get("symbol")
-        if not isinstance(url, str) or not url:
-            raise RowRejected("no url")
-        if not isinstance(symbol, str) or not symbol:
-            raise RowRejected("no symbol")
+        data, raw = item_data(item, "symbol")
+        url, symbol = data["url"], data["symbol"]
         as_of = parse_time(data.get("as_of"))
         if as_of is None:
             raise RowRejected(f"as_of is not a time: {data.get('as_of')!r}")
         data.setdefault("worker", worker)
-        try:
-            data_json = json.dumps(data, ensure_ascii=False, allow_nan=False, default=str)
-        except ValueError as exc:
-            raise RowRejected(f"not JSON: {exc}") from exc
+        data_json = data_as_json(data)
         price = exact_price(raw.get("price"))
         if price is None:
             raise RowRejected("no price")
