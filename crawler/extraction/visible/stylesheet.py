@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import NamedTuple
 
 from cssselect import SelectorError
 from lxml.cssselect import CSSSelector
@@ -52,14 +53,6 @@ def _rules(css: str) -> list[tuple[str, str]]:
     return out
 
 
-# The hidden ``.class`` names of each class attribute, per set of hidden selectors (a
-# shop serves the same stylesheet, read once by _display_rules, on every page): the
-# page walk asks it for every element that has a class; at most _NAMED_LIMIT class
-# attributes per set, 8 sets, then forgotten at once.
-_NAMED: dict[frozenset[str], dict[str, list[str]]] = {}
-_NAMED_LIMIT = 8192
-
-
 class StyleHiding:
     """Which elements a top-level ``#id``/``.class { display: none }`` rule of the
     page's ``<style>`` hides with no rule that shows them matching, asked element by
@@ -76,29 +69,19 @@ class StyleHiding:
             for s in root.iter("style")
             if (s.get("media") or "all").strip().lower() in ("all", "screen", "")
         )[:_MAX_CSS]
-        hiding, self._showing, self._showing_named = _display_rules(css)
+        rules = _display_rules(css)
         #: The ``#id``/``.class`` selectors a rule hides (empty: nothing is hidden).
-        self.hiding = hiding
+        self.hiding = rules.hiding
         #: the ids a rule hides (``None`` is none of them)
-        self.ids: frozenset[str | None] = frozenset(
-            simple[1:] for simple in self.hiding if simple.startswith("#")
+        self.ids: frozenset[str | None] = rules.ids
+        self._classes, self._showing, self._showing_named = (
+            rules.classes, rules.showing, rules.showing_named
         )
         self._shown: dict[str, set[_Element] | None] = {}
-        named = _NAMED.get(hiding)
-        if named is None or len(named) >= _NAMED_LIMIT:
-            if len(_NAMED) >= 8:
-                _NAMED.clear()
-            named = _NAMED[hiding] = {}
-        self._class_names = named
 
     def names_class(self, cls: str) -> bool:
-        """A class of the class attribute ``cls`` is one a rule hides (remembered)."""
-        named = self._class_names.get(cls)
-        if named is None:
-            named = self._class_names[cls] = [
-                "." + t for t in cls.split() if "." + t in self.hiding
-            ]
-        return bool(named)
+        """A class of the class attribute ``cls`` is one a rule hides."""
+        return not self._classes.isdisjoint(cls.split())
 
     def hides(self, el: _Element, cls: str | None, ident: str | None) -> bool:
         """``el`` (class attribute ``cls``, id ``ident``) is hidden by a rule."""
@@ -107,12 +90,7 @@ class StyleHiding:
         if ident is not None and "#" + ident in hiding:
             names.append("#" + ident)
         if cls:
-            named = self._class_names.get(cls)
-            if named is None:
-                named = self._class_names[cls] = [
-                    "." + t for t in cls.split() if "." + t in hiding
-                ]
-            names += named
+            names += ["." + name for name in cls.split() if name in self._classes]
         for simple in names:
             if simple not in self._shown:
                 showing = self._showing_named.get(simple)
@@ -127,17 +105,27 @@ class StyleHiding:
         return False
 
 
+class _DisplayRules(NamedTuple):
+    """The ``display`` rules of a page's style text (:func:`_display_rules`)."""
+
+    #: the ``#id``/``.class`` selectors a rule hides
+    hiding: frozenset[str]
+    #: the ids and the class names among them (``#a``: ``a``)
+    ids: frozenset[str | None]
+    classes: frozenset[str]
+    #: the selectors a rule shows
+    showing: tuple[str, ...]
+    #: the showing selectors that name each hidden one, filled by :meth:`StyleHiding.hides`
+    showing_named: dict[str, list[str]]
+
+
 @lru_cache(maxsize=8)  # keyed by whole stylesheets (up to 2 MB each)
-def _display_rules(
-    css: str,
-) -> tuple[frozenset[str], tuple[str, ...], dict[str, list[str]]]:
-    """(the ``#id``/``.class`` selectors a rule hides, the selectors a rule shows, an
-    empty dict for the showing selectors that name each hidden one, filled by
-    :meth:`StyleHiding.hides`) of the page's style text ``css``: a shop serves the
-    same stylesheet on every page, so it is read once."""
+def _display_rules(css: str) -> _DisplayRules:
+    """The ``display`` rules of the page's style text ``css``: a shop serves the same
+    stylesheet on every page, so it is read once."""
     css = _COMMENT.sub(" ", css)
     if "display" not in css:
-        return frozenset(), (), {}
+        return _DisplayRules(frozenset(), frozenset(), frozenset(), (), {})
     hiding: set[str] = set()
     showing: list[str] = []
     for selectors, body in _rules(css):
@@ -152,7 +140,13 @@ def _display_rules(
                     hiding.add(selector)
             else:
                 showing.append(selector)
-    return frozenset(hiding), tuple(showing), {}
+    return _DisplayRules(
+        frozenset(hiding),
+        frozenset(simple[1:] for simple in hiding if simple.startswith("#")),
+        frozenset(simple[1:] for simple in hiding if simple.startswith(".")),
+        tuple(showing),
+        {},
+    )
 
 
 def _names(selector: str, simple: str) -> bool:
