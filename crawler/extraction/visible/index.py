@@ -245,12 +245,12 @@ class PageIndex:
                 return False
             parent = parent.getparent()
         text = " ".join(text_of(el).split())
-        if len(text) > 80 or not any(ch.isdigit() for ch in text):
+        if len(text) > 80 or not any(map(str.isdigit, text)):
             return False
         if "%" in text and not MONEY_TEXT.search(text):
             return False  # a discount badge ("-25%"), not a price box that also shows one
         # a counter alone is no price; a price beside a counter ("30,000원 29개 구매") is
-        return any(ch.isdigit() for ch in _COUNT_TEXT.sub(" ", text))
+        return any(map(str.isdigit, _COUNT_TEXT.sub(" ", text)))
 
     def _mark_sections(self) -> None:
         """:attr:`section`: the elements that open an excluded block (by their class and
