@@ -133,7 +133,8 @@ class _DisplayRules(NamedTuple):
     #: the ids and the class names among them (``#a``: ``a``)
     ids: frozenset[str | None]
     classes: frozenset[str]
-    #: the selectors a rule shows
+    #: the selectors a rule shows, each once (a stylesheet repeats some, and each one
+    #: a hidden element's class or id names is matched against the whole page)
     showing: tuple[str, ...]
     #: the showing selectors that name each hidden one, filled by :meth:`StyleHiding.hides`
     showing_named: dict[str, list[str]]
@@ -162,7 +163,7 @@ def _display_rules(css: str) -> _DisplayRules:
         frozenset(hiding),
         frozenset(simple[1:] for simple in hiding if simple.startswith("#")),
         frozenset(simple[1:] for simple in hiding if simple.startswith(".")),
-        tuple(showing),
+        tuple(dict.fromkeys(showing)),
         {},
     )
 
