@@ -1,5 +1,6 @@
 """The stylesheet's top-level rules, read piece by piece between closing braces, are
-those a walk over every brace finds (nested blocks, ``@media``, stray braces)."""
+those a walk over every brace finds (nested blocks, ``@media``, stray braces), and
+those holding a word are those of them that hold it."""
 
 from __future__ import annotations
 
@@ -44,3 +45,11 @@ def test_rules_agree_with_a_brace_walk_on_odd_text() -> None:
     for _ in range(5000):
         css = "".join(rng.choice("ab {}}{@ ;:") for _ in range(rng.randint(0, 40)))
         assert _rules(css) == _brace_walk(css), css
+
+
+def test_rules_holding_a_word_are_those_of_the_brace_walk_that_hold_it() -> None:
+    rng = random.Random(31)
+    for _ in range(5000):
+        css = "".join(rng.choice("ab {}}{@ ;:d") for _ in range(rng.randint(0, 40)))
+        for word in ("a", "d", ";:"):
+            assert _rules(css, word) == [r for r in _brace_walk(css) if word in r[1]], (css, word)

@@ -61,18 +61,99 @@ def _prefilter() -> re.Pattern[str] | None:
     """The union of the tests' needs, or None when a test has none. It is searched in
     the lower-cased string, its letters lower-cased (escapes kept: ``\\S`` stays): a
     superset of every need's matches (a case-sensitive need matches more), several
-    times faster than a case-insensitive search."""
+    times faster than a case-insensitive search. Its alternatives are grouped by
+    their first letter (:func:`_by_first_letter`)."""
     if not _PREFILTER:
         needs = list(_NEEDS.values())
         union = None
         if needs and all(n is not None for n in needs):
-            union = re.compile("|".join(_lowered(n.pattern) for n in needs if n))
+            union = re.compile(_by_first_letter("|".join(_lowered(n.pattern) for n in needs if n)))
         _PREFILTER.append(union)
         _SCREENED[:] = [
-            (test, bit, re.compile(_lowered(need.pattern)) if need is not None else None)
+            (test, bit, _lowered_pattern(need) if need is not None else None)
             for (test, bit), need in zip(CLASS_TESTS.items(), _NEEDS.values(), strict=True)
         ]
     return _PREFILTER[0]
+
+
+def _lowered_pattern(need: re.Pattern[str]) -> re.Pattern[str]:
+    """A need to search in lower-cased strings (see :func:`_prefilter`)."""
+    return re.compile(_by_first_letter(_lowered(need.pattern)))
+
+
+def _by_first_letter(source: str) -> str:
+    """A pattern's source rewritten to find a match where it finds one, its top-level
+    alternatives grouped by the literal character they open with: ``price|prix|amount``
+    is ``p(?:rice|rix)|a(?:mount)``; a leading group is spread over its alternatives
+    first (``(?:item|art)-no`` is ``item-no|art-no``). The regex engine tries every
+    top-level alternative at every position of the string; grouped, it tries one per
+    opening character, and when every alternative opens with a literal one it skips,
+    at C speed, the positions where none of them can start. The union of the needs
+    (~60 alternatives) is then searched in a page's new class strings (most of a
+    first page's) 3.5 times as fast: 5.6 ms instead of 20.6 for the 8,500 distinct
+    class strings of the intl development set, 14 instead of 50 for the 16,800 of
+    the other one."""
+    groups: dict[str, list[str]] = {}
+    others: list[str] = []
+    for alternative in _spread(source):
+        first, rest = alternative[:1], alternative[1:2]
+        if first and (first.isalnum() or first in "-_") and rest not in ("?", "*", "+", "{"):
+            groups.setdefault(first, []).append(alternative[1:])
+        else:
+            others.append(alternative)
+    grouped = [first + "(?:" + "|".join(rests) + ")" for first, rests in groups.items()]
+    return "|".join(grouped + others)
+
+
+def _spread(source: str) -> list[str]:
+    """The top-level alternatives of a pattern's source, an alternative that opens
+    with a non-capturing group not repeated (``(?:a|b)c``) spread over the group's
+    own (``ac``, ``bc``)."""
+    out: list[str] = []
+    for alternative in _split(source, _syntax(source)):
+        if alternative.startswith("(?:"):
+            syntax = _syntax(alternative)
+            end = next(at for at, char, depth in syntax if char == ")" and depth == 0)
+            if alternative[end + 1 : end + 2] not in ("?", "*", "+", "{"):
+                inner = alternative[3:end]
+                out += [each + alternative[end + 1 :] for each in _spread(inner)]
+                continue
+        out.append(alternative)
+    return out
+
+
+def _split(source: str, syntax: list[tuple[int, str, int]]) -> list[str]:
+    """``source`` split at its top-level ``|``."""
+    cuts = [at for at, char, depth in syntax if char == "|" and depth == 0]
+    starts, ends = [-1, *cuts], [*cuts, len(source)]
+    return [source[start + 1 : end] for start, end in zip(starts, ends, strict=True)]
+
+
+def _syntax(source: str) -> list[tuple[int, str, int]]:
+    """(position, character, depth outside it) of each ``(``, ``)`` and ``|`` of a
+    pattern's source that is no escaped character nor in a set (``[...]``)."""
+    found: list[tuple[int, str, int]] = []
+    depth, at = 0, 0
+    while at < len(source):
+        char = source[at]
+        if char == "\\":
+            at += 1
+        elif char == "[":  # passed up to its closing "]"
+            at += 2 if source[at + 1 : at + 2] == "^" else 1
+            first = True  # a set's first character is one of its own, "]" too
+            while at < len(source) and (first or source[at] != "]"):
+                at += 2 if source[at] == "\\" else 1
+                first = False
+        elif char == "(":
+            found.append((at, char, depth))
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            found.append((at, char, depth))
+        elif char == "|":
+            found.append((at, char, depth))
+        at += 1
+    return found
 
 
 def _lowered(source: str) -> str:

@@ -167,7 +167,12 @@ def _hiding_style(style: str) -> bool:
 
 
 def _reads_hiding(style: str) -> bool:
-    return bool(_HIDING_STYLE.search(style.replace(" ", "").lower()))
+    style = style.replace(" ", "").lower()
+    # every match holds one of the two declarations: most styles are passed over by two
+    # substring scans, not a search that tries its anchors at every position
+    return ("display:none" in style or "visibility:hidden" in style) and bool(
+        _HIDING_STYLE.search(style)
+    )
 
 
 _short_hiding_style = lru_cache(maxsize=4096)(_reads_hiding)

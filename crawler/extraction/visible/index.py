@@ -75,6 +75,8 @@ _EXCLUDED_SECTION = CachedSearch(
     )
 )
 _EXCLUDED_TAGS = frozenset({"header", "footer", "nav", "aside"})
+# The attributes the page walk reads besides the class and the id (few elements have one)
+_NOTED_ATTRIBUTES = frozenset({"hidden", "style", "itemprop", "role", "aria-label"})
 register_class_test(_EXCLUDED_SECTION.search)
 
 
@@ -133,12 +135,13 @@ class PageIndex:
         role_buttons, aria_labelled, by_itemprop = (
             self.role_buttons, self.aria_labelled, self.by_itemprop
         )
-        # how an element's class attribute hides it: 0 not, 1 always, 2 if the
-        # stylesheet's rules hide that element (a class string repeats across a page)
-        class_hides: dict[str, int] = {}
+        # per class attribute (repeated across a page): how it hides its element (0 not,
+        # 1 always, 2 if the stylesheet's rules do), and the class-and-id string of an
+        # element without id (one object for all of them: its hash kept, found by identity)
+        class_hides: dict[str, tuple[int, str]] = {}
         # document order, elements only (a C-level walk); a hidden or non-content
         # element's subtree is skipped whole (its elements are only stepped over). An
-        # element's attribute names are listed once: most have none, or few.
+        # element's attribute names are listed once: most have none, or a class alone.
         walk = root.iter(etree.Element)
         pos = 0
         for el in walk:
@@ -149,41 +152,42 @@ class PageIndex:
                 continue
             names = el.keys()
             if names:
-                attr_class = el.get("class")
-                ident = el.get("id") if "id" in names else None
-                if "hidden" in names or ("style" in names and _hiding_style(el.get("style") or "")):
-                    if len(el):
-                        skip_subtree(walk, el)
-                    continue
-                if attr_class:
-                    verdict = class_hides.get(attr_class)
-                    if verdict is None:
-                        verdict = class_hides[attr_class] = (
+                if "class" in names:
+                    attr_class = el.get("class")
+                    known = class_hides.get(attr_class)
+                    if known is None:
+                        known = class_hides[attr_class] = (
                             1 if _hiding_class(attr_class)
                             else 2 if hiding and styled.names_class(attr_class)
-                            else 0
+                            else 0,
+                            attr_class + " ",
                         )
+                    verdict, key = known
                 else:
-                    verdict = 0
-                if verdict == 1 or (
-                    (verdict == 2 or (hiding and ident in hidden_ids))
+                    attr_class, verdict, key = None, 0, " "
+                if "id" in names:
+                    ident = el.get("id")
+                    key += ident
+                else:
+                    ident = None
+                noted = not _NOTED_ATTRIBUTES.isdisjoint(names)
+                if (
+                    noted
+                    and ("hidden" in names or "style" in names and _hiding_style(el.get("style")))
+                    or verdict == 1
+                    or (verdict == 2 or (hiding and ident in hidden_ids))
                     and styled.hides(el, attr_class, ident)
                 ):
                     if len(el):
                         skip_subtree(walk, el)
                     continue
-                if "itemprop" in names:
-                    itemprop = el.get("itemprop")
-                    found = by_itemprop.get(itemprop)
-                    if found is None:
-                        by_itemprop[itemprop] = [pos]
-                    else:
-                        found.append(pos)
-                if "role" in names and el.get("role") == "button":
-                    role_buttons.append(pos)
-                if "aria-label" in names:
-                    aria_labelled.append(pos)
-                key = (attr_class or "") + " " + (ident or "")
+                if noted:
+                    if "itemprop" in names:
+                        by_itemprop.setdefault(el.get("itemprop"), []).append(pos)
+                    if "role" in names and el.get("role") == "button":
+                        role_buttons.append(pos)
+                    if "aria-label" in names:
+                        aria_labelled.append(pos)
             else:
                 key = " "
             elements.append(el)
@@ -241,12 +245,12 @@ class PageIndex:
                 return False
             parent = parent.getparent()
         text = " ".join(text_of(el).split())
-        if len(text) > 80 or not any(ch.isdigit() for ch in text):
+        if len(text) > 80 or not any(map(str.isdigit, text)):
             return False
         if "%" in text and not MONEY_TEXT.search(text):
             return False  # a discount badge ("-25%"), not a price box that also shows one
         # a counter alone is no price; a price beside a counter ("30,000원 29개 구매") is
-        return any(ch.isdigit() for ch in _COUNT_TEXT.sub(" ", text))
+        return any(map(str.isdigit, _COUNT_TEXT.sub(" ", text)))
 
     def _mark_sections(self) -> None:
         """:attr:`section`: the elements that open an excluded block (by their class and
