@@ -8,13 +8,17 @@ import re
 from re import _constants as sre
 from re import _parser
 
+from crawler.extraction.normalize.availability import _OUT_OF_STOCK_STARTS, _STOCK_RULES
 from crawler.extraction.visible.buy import _ADD_TO_CART_TEXT, _CART_PHRASE_STARTS
 
+_WHITESPACE = [(sre.IN, [(sre.CATEGORY, sre.CATEGORY_SPACE)])]
 
-def _opening_chars(seq: _parser.SubPattern | list) -> set[int]:
-    """The code points a match of the parsed sequence can open with (literal openings
-    only: any other opening fails the test)."""
-    op, av = list(seq)[0]
+
+def _opening_chars(items: list) -> set[int]:
+    """The code points a match of the parsed sequence ``items`` can open with, after a
+    ``\\b`` (literal openings only: any other opening fails the test)."""
+    op, av = items[0]
+    rest = items[1:]
     if op is sre.LITERAL:
         return {av}
     if op is sre.IN:
@@ -24,21 +28,40 @@ def _opening_chars(seq: _parser.SubPattern | list) -> set[int]:
             chars.update({value} if item is sre.LITERAL else range(value[0], value[1] + 1))
         return chars
     if op is sre.SUBPATTERN:
-        return _opening_chars(av[3])
+        return _opening_chars(list(av[3]) + rest)
     if op is sre.BRANCH:
-        return set().union(*(_opening_chars(alt) for alt in av[1]))
-    if op in (sre.MAX_REPEAT, sre.MIN_REPEAT) and av[0] >= 1:
-        return _opening_chars(av[2])
+        return set().union(*(_opening_chars(list(alt) + rest) for alt in av[1]))
+    if op in (sre.MAX_REPEAT, sre.MIN_REPEAT):
+        chars = _opening_chars(list(av[2]) + rest)
+        return chars | _opening_chars(rest) if av[0] == 0 else chars
+    if op is sre.AT and av is sre.AT_BEGINNING:
+        # "^\s*sold": after a \b the text opens with a word character, so the
+        # spaces match none
+        ahead = rest[0]
+        if ahead[0] is sre.MAX_REPEAT and ahead[1][0] == 0 and list(ahead[1][2]) == _WHITESPACE:
+            rest = rest[1:]
+        return _opening_chars(rest)
     raise AssertionError(f"opening not literal: {op}")
 
 
-def test_cart_phrases_open_with_a_guarded_letter() -> None:
-    parsed = _parser.parse(_ADD_TO_CART_TEXT.pattern, _ADD_TO_CART_TEXT.flags)
-    items = list(parsed)
+def _uncovered(pattern: re.Pattern[str], starts: str) -> list[str]:
+    """The opening characters of the phrases after the guard (``\\b`` then a lookahead
+    of ``starts``, or the lookahead alone) that the guard does not let through."""
+    items = list(_parser.parse(pattern.pattern, pattern.flags))
+    if items[0] == (sre.AT, sre.AT_BOUNDARY):
+        items = items[1:]
     assert items[0][0] is sre.ASSERT  # the guard, then the phrases
-    guard = re.compile(f"[{_CART_PHRASE_STARTS}]", re.I)
-    missing = [chr(c) for c in _opening_chars(items[1:]) if not guard.fullmatch(chr(c))]
-    assert not missing
+    guard = re.compile(f"[{starts}]", pattern.flags)
+    return [chr(c) for c in _opening_chars(items[1:]) if not guard.fullmatch(chr(c))]
+
+
+def test_cart_phrases_open_with_a_guarded_letter() -> None:
+    assert not _uncovered(_ADD_TO_CART_TEXT, _CART_PHRASE_STARTS)
+
+
+def test_out_of_stock_phrases_open_with_a_guarded_letter() -> None:
+    (out_of_stock,) = [p for p, state in _STOCK_RULES if _OUT_OF_STOCK_STARTS in p.pattern]
+    assert not _uncovered(out_of_stock, _OUT_OF_STOCK_STARTS)
 
 
 def test_cart_phrases_found_in_any_case() -> None:

@@ -98,6 +98,12 @@ _PRICE_ALERT = (
     r"τιμή|السعر|سعر)"
 )
 
+# The characters the phrases of the out-of-stock rule below open with, after its \b
+# (tests/unit/test_extraction_phrase_starts.py checks it): its search tests them once
+# at the start of a word that opens none, instead of each of its ~200 phrases (a search
+# 2x faster; the stock wording of a page seen first is searched text by text).
+_OUT_OF_STOCK_STARTS = "(0abcefghijklmnoprstuvwéšδεμзинопрстуאלأغلن"
+
 # Ordered: the first matching rule wins, negatives before positives.
 _STOCK_RULES: list[tuple[re.Pattern[str], str]] = [
     (
@@ -136,7 +142,9 @@ _STOCK_RULES: list[tuple[re.Pattern[str], str]] = [
     ),
     (
         re.compile(
-            r"\b(?:out[\s-]+of[\s-]+stock|sold[\s-]*out|(?:not|no longer) (?:in stock|available)|"
+            # (a word's first character outside _OUT_OF_STOCK_STARTS fails at once)
+            r"\b(?=[" + _OUT_OF_STOCK_STARTS + r"])"
+            r"(?:out[\s-]+of[\s-]+stock|sold[\s-]*out|(?:not|no longer) (?:in stock|available)|"
             r"currently unavailable|unavailable|no stock|agotado|sin stock|sin existencias|"
             r"no disponible|ausverkauft|vergriffen|nicht vorrätig|"
             r"rupture de stock|épuisé|indisponible|esgotado|indisponível|"
