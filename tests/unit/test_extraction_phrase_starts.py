@@ -8,7 +8,12 @@ import re
 from re import _constants as sre
 from re import _parser
 
-from crawler.extraction.normalize.availability import _OUT_OF_STOCK_STARTS, _STOCK_RULES
+from crawler.extraction.normalize.availability import (
+    _IN_STOCK_STARTS,
+    _IN_STOCK_WORDS,
+    _OUT_OF_STOCK_STARTS,
+    _STOCK_RULES,
+)
 from crawler.extraction.visible.buy import _ADD_TO_CART_TEXT, _CART_PHRASE_STARTS
 
 _WHITESPACE = [(sre.IN, [(sre.CATEGORY, sre.CATEGORY_SPACE)])]
@@ -62,6 +67,10 @@ def test_cart_phrases_open_with_a_guarded_letter() -> None:
 def test_out_of_stock_phrases_open_with_a_guarded_letter() -> None:
     (out_of_stock,) = [p for p, state in _STOCK_RULES if _OUT_OF_STOCK_STARTS in p.pattern]
     assert not _uncovered(out_of_stock, _OUT_OF_STOCK_STARTS)
+
+
+def test_in_stock_words_open_with_a_guarded_letter() -> None:
+    assert not _uncovered(re.compile(_IN_STOCK_WORDS, re.I), _IN_STOCK_STARTS)
 
 
 def test_cart_phrases_found_in_any_case() -> None:
