@@ -15,23 +15,30 @@ from crawler.extraction.normalize.availability import (
     _STOCK_RULES,
 )
 from crawler.extraction.visible.buy import _ADD_TO_CART_TEXT, _CART_PHRASE_STARTS
+from crawler.extraction.visible.price_text import _MONEY_STARTS, MONEY_TEXT
 
 _WHITESPACE = [(sre.IN, [(sre.CATEGORY, sre.CATEGORY_SPACE)])]
 
 
-def _opening_chars(items: list) -> set[int]:
+def _opening_chars(items: list) -> set[int | str]:
     """The code points a match of the parsed sequence ``items`` can open with, after a
-    ``\\b`` (literal openings only: any other opening fails the test)."""
+    ``\\b``, and the classes (``\\d``) by their names (literal openings only: any other
+    opening fails the test)."""
     op, av = items[0]
     rest = items[1:]
     if op is sre.LITERAL:
         return {av}
     if op is sre.IN:
-        chars: set[int] = set()
+        chars: set[int | str] = set()
         for item, value in av:
+            if item is sre.CATEGORY:
+                chars.add(str(value))
+                continue
             assert item in (sre.LITERAL, sre.RANGE), f"opening not literal: {item}"
             chars.update({value} if item is sre.LITERAL else range(value[0], value[1] + 1))
         return chars
+    if op is sre.AT and av is sre.AT_BOUNDARY:
+        return _opening_chars(rest)
     if op is sre.SUBPATTERN:
         return _opening_chars(list(av[3]) + rest)
     if op is sre.BRANCH:
@@ -57,7 +64,13 @@ def _uncovered(pattern: re.Pattern[str], starts: str) -> list[str]:
         items = items[1:]
     assert items[0][0] is sre.ASSERT  # the guard, then the phrases
     guard = re.compile(f"[{starts}]", pattern.flags)
-    return [chr(c) for c in _opening_chars(items[1:]) if not guard.fullmatch(chr(c))]
+    _, (_, (guarded,)) = items[0]  # the lookahead's one item, the class of ``starts``
+    classes = {str(value) for item, value in guarded[1] if item is sre.CATEGORY}
+    return [
+        c if isinstance(c, str) else chr(c)
+        for c in _opening_chars(items[1:])
+        if not (c in classes if isinstance(c, str) else guard.fullmatch(chr(c)))
+    ]
 
 
 def test_cart_phrases_open_with_a_guarded_letter() -> None:
@@ -71,6 +84,10 @@ def test_out_of_stock_phrases_open_with_a_guarded_letter() -> None:
 
 def test_in_stock_words_open_with_a_guarded_letter() -> None:
     assert not _uncovered(re.compile(_IN_STOCK_WORDS, re.I), _IN_STOCK_STARTS)
+
+
+def test_amounts_open_with_a_guarded_character() -> None:
+    assert not _uncovered(MONEY_TEXT, _MONEY_STARTS)
 
 
 def test_cart_phrases_found_in_any_case() -> None:
