@@ -237,8 +237,6 @@ _CART_WORDS = (
 )
 
 
-
-
 def _any_word(words: tuple[str, ...]) -> re.Pattern[str]:
     """A pattern that finds any of ``words`` (literal, case kept), written as the tree
     of their common beginnings ("add(?:-to-(?:bag|basket|cart)|..."): a search tries
