@@ -266,16 +266,15 @@ def _shows(
         return None
     if not has_price and _DIGIT.search(text) and MONEY_TEXT.search(text):
         has_price = True  # (no digit, no amount: the cheap search first)
-    # the tag paths below the node (MDR compares records by their tag trees)
+    # the tag paths below the node (MDR compares records by their tag trees), in one
+    # walk of its subtree: each element's path is its parent's, walked before it, and
+    # its tag (one iterator, not one for each element's children)
     paths: set[str] = set()
-    stack: list[tuple[_Element, str]] = [(node, "")]
-    while stack:
-        el, path = stack.pop()
-        for child in el.iterchildren(etree.Element):
-            below = f"{path}/{child.tag}"
-            paths.add(below)
-            if len(child):
-                stack.append((child, below))
+    path_of: dict[_Element, str] = {node: ""}
+    for el in node.iterdescendants(etree.Element):
+        below = path_of[el.getparent()] + "/" + el.tag
+        paths.add(below)
+        path_of[el] = below
     return frozenset(paths), has_price, has_image
 
 
