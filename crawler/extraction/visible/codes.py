@@ -166,18 +166,20 @@ def _text_elements(idx: PageIndex, marked: set[int]) -> dict[int, tuple[str | No
     found: dict[int, tuple[str | None, bool]] = {}
     for pos in reversed(idx.positions(*(idx.by_tag.get(tag, []) for tag in _TEXT_TAGS))):
         el = elements[pos]
-        # more than 3 child nodes: count the elements among them (comments do not count);
+        # an excluded element (a header, a related product...) gives at most the value
+        # beside it when it is a childless label (every other way wants it not excluded):
+        # tested first, as most of a page's text elements are excluded, and such a one
+        # is passed over without its children counted
+        excluded = section[pos] or (in_card is not None and in_card(pos))  # idx.is_excluded(el)
+        if excluded and el.tag not in _LABEL_TAGS:
+            continue
         # the count of child nodes is read once (lxml counts them on every call)
         nodes = len(el)
-        if nodes > 3 and sum(1 for _ in el.iterchildren(etree.Element)) > 3:
-            continue
-        # an excluded element (a header, a related product...) gives at most the value
-        # beside it when it is a childless label (every other way wants it not excluded)
-        excluded = section[pos] or (in_card is not None and in_card(pos))  # idx.is_excluded(el)
-        if excluded and (
-            el.tag not in _LABEL_TAGS or (nodes and any(isinstance(c.tag, str) for c in el))
-        ):
-            continue
+        if excluded:
+            if nodes and next(el.iterchildren(etree.Element), None) is not None:
+                continue  # an element child (comments do not count)
+        elif nodes > 3 and sum(1 for _ in el.iterchildren(etree.Element)) > 3:
+            continue  # more than 3 element children
         raw: str | None
         if nodes:  # (only an element with children can be known to be long)
             raw = None if pos in long else text_of(el)
@@ -194,10 +196,12 @@ def _text_elements(idx: PageIndex, marked: set[int]) -> dict[int, tuple[str | No
                     break  # above the walk, or marked with its own ancestors
                 long.add(up)
                 parent = parent.getparent()
-        if raw is not None and not (
-            ":" in raw or "#" in raw or "：" in raw or _spaced_label_candidate(raw)
-        ):
-            raw = None
+        if raw is not None and not (":" in raw or "#" in raw or "：" in raw):
+            # a label written before the code with a space ("Item 3928", "REF. 8107 - x"),
+            # tested cheaply before the visible text is read
+            text = raw.strip()
+            if not (len(text) <= 120 and text[:1].isalpha() and _DIGIT.search(text)):
+                raw = None
         if raw is not None or (pos in marked and not excluded):
             found[pos] = (raw, excluded)
     return found
@@ -217,12 +221,6 @@ def _is_rank(el: _Element) -> bool:
         visible_text(x) for x in (previous, parent) if x is not None and len(text_of(x)) < 200
     )
     return bool(_RANK.search(around))
-
-
-def _spaced_label_candidate(raw: str) -> bool:
-    """Cheap test before reading the visible text: "Item 3928", "REF. 8107 - x"."""
-    text = raw.strip()
-    return len(text) <= 120 and text[:1].isalpha() and bool(_DIGIT.search(text))
 
 
 _TEXT_TAGS = frozenset(
