@@ -19,6 +19,10 @@ _NEEDS: dict[Callable[[str], object], re.Pattern[str] | None] = {}
 _PREFILTER: list[re.Pattern[str] | None] = []
 # each test with its bit and its own need, lower-cased (None: it has none)
 _SCREENED: list[tuple[Callable[[str], object], int, re.Pattern[str] | None]] = []
+# the tests' (bits, lower-cased needs) that can match where a string has a character,
+# by the character, and those that can match anywhere (see _openings)
+_OPENING: dict[str, list[tuple[int, re.Pattern[str]]]] = {}
+_ANYWHERE: list[tuple[int, re.Pattern[str]]] = []
 # A worker crawls many shops at once, ~300 distinct strings a page each: 4096 strings
 # were forgotten every dozen shops (a cold page costs several ms more); 32768 strings
 # are a few MB.
@@ -73,7 +77,60 @@ def _prefilter() -> re.Pattern[str] | None:
             (test, bit, _lowered_pattern(need) if need is not None else None)
             for (test, bit), need in zip(CLASS_TESTS.items(), _NEEDS.values(), strict=True)
         ]
+        opening, anywhere = _openings([(bit, need) for _, bit, need in _SCREENED if need])
+        _OPENING.clear()
+        _OPENING.update(opening)
+        _ANYWHERE[:] = anywhere
     return _PREFILTER[0]
+
+
+def _openings(
+    needs: list[tuple[int, re.Pattern[str]]],
+) -> tuple[dict[str, list[tuple[int, re.Pattern[str]]]], list[tuple[int, re.Pattern[str]]]]:
+    """The needs that can match at a place, by the character there (those whose every
+    alternative opens with a literal character, under each of these characters), and
+    those that can match anywhere (an alternative that opens otherwise, ``\\s``,
+    ``(?:^|...)``, ``a?``: these are also under every character)."""
+    opening: dict[str, list[tuple[int, re.Pattern[str]]]] = {}
+    anywhere: list[tuple[int, re.Pattern[str]]] = []
+    for bit, need in needs:
+        firsts = set()
+        for alternative in _spread(need.pattern):
+            first, rest = alternative[:1], alternative[1:2]
+            if not (first and (first.isalnum() or first in "-_")) or rest in ("?", "*", "+", "{"):
+                anywhere.append((bit, need))
+                break
+            firsts.add(first)
+        else:
+            for first in firsts:
+                opening.setdefault(first, []).append((bit, need))
+    for listed in opening.values():
+        listed += anywhere
+    return opening, anywhere
+
+
+def _needs_met(
+    union: re.Pattern[str],
+    text: str,
+    opening: dict[str, list[tuple[int, re.Pattern[str]]]],
+    anywhere: list[tuple[int, re.Pattern[str]]],
+) -> int:
+    """The bits of the needs (:func:`_openings`) that ``text`` matches, found where
+    their union matches: a need matches somewhere exactly when it matches at a place
+    where the union does, and there only if it can open with the character there.
+    Most strings that match the union match one need at one place: a search of the
+    union per place and a match or two at it, not a search per need (2.4x as fast
+    on the dev set's class strings that match the union)."""
+    met = 0
+    found = union.search(text)
+    while found is not None:
+        at = found.start()
+        for bit, need in opening.get(text[at : at + 1], anywhere):
+            if not met & bit and need.match(text, at):
+                met |= bit
+        # (a search from past the end would start at the end again)
+        found = union.search(text, at + 1) if at < len(text) else None
+    return met
 
 
 def _lowered_pattern(need: re.Pattern[str]) -> re.Pattern[str]:
@@ -173,12 +230,15 @@ def passed_tests(key: str) -> int:
         if len(_PASSED) >= _PASSED_LIMIT:
             _PASSED.clear()
         union, lowered = _prefilter(), key.lower()
-        if union is not None and not union.search(lowered):
-            bits = _PASSED[key] = 0
-        else:  # a test is asked only when its own need matches (fast: see the needs)
+        if union is None:  # a test without a need: each need searched, the test asked
             bits = _PASSED[key] = sum(
                 bit
                 for test, bit, need in _SCREENED
                 if (need is None or need.search(lowered)) and test(key)
+            )
+        else:  # a test is asked only when its own need matches (fast: see the needs)
+            met = _needs_met(union, lowered, _OPENING, _ANYWHERE)
+            bits = _PASSED[key] = (
+                sum(bit for test, bit, _ in _SCREENED if met & bit and test(key)) if met else 0
             )
     return bits
