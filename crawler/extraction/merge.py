@@ -46,6 +46,7 @@ from .offers import page_offer
 from .pagetype import og_says_product
 from .profiles import SiteProfile
 from .structured import StructuredData
+from .tree import utf8_body
 from .visible.buy import mentions_a_cart
 from .visible.dom import text_of
 from .visible.page import VisiblePage
@@ -202,7 +203,7 @@ def merge_sources(
         and visible.price_clear
         and visible.price == price
         and not visible.add_to_cart
-        and not mentions_a_cart(response.text)
+        and not mentions_a_cart(response.text, utf8_body(response, response.text))
     )
     availability = _judge_availability(availability, visible, anchored, prov, offered)
 
