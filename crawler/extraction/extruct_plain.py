@@ -23,6 +23,8 @@ from typing import Any
 import lxml.html
 from lxml.html import HtmlElement
 
+from .first_tags import tags_in_order
+
 #: the tags lxml.html's ``HtmlMixin.head`` looks for
 _HEADS = ("head", "{http://www.w3.org/1999/xhtml}head")
 
@@ -53,7 +55,7 @@ class _WithHead:
 
     @property
     def head(self) -> Any:
-        return next(self._document.getroottree().iter(*_HEADS), None)
+        return next(tags_in_order(self._document.getroottree(), *_HEADS), None)
 
 
 def plain_opengraph() -> None:

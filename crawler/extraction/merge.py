@@ -26,6 +26,7 @@ from typing import Any
 from scrapy.http import TextResponse
 from scrapy.utils.response import get_base_url
 
+from .first_tags import tags_in_order
 from .main_product import MainProduct
 from .nodes import (
     brand_of,
@@ -280,8 +281,8 @@ def merge_sources(
 
 
 def _meta_description(root: Any) -> str | None:
-    """``//meta[@name='description']/@content``, by lxml's search for the tag."""
-    for meta in root.iter("meta"):
+    """``//meta[@name='description']/@content``, by lxml's search (:mod:`.first_tags`)."""
+    for meta in tags_in_order(root, "meta"):
         if meta.get("name") == "description" and (content := meta.get("content")) is not None:
             return content
     return None
