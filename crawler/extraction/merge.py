@@ -26,6 +26,7 @@ from typing import Any
 from scrapy.http import TextResponse
 from scrapy.utils.response import get_base_url
 
+from .first_tags import tags_in_order
 from .main_product import MainProduct
 from .nodes import (
     brand_of,
@@ -46,6 +47,7 @@ from .offers import page_offer
 from .pagetype import og_says_product
 from .profiles import SiteProfile
 from .structured import StructuredData
+from .tree import utf8_body
 from .visible.buy import mentions_a_cart
 from .visible.dom import text_of
 from .visible.page import VisiblePage
@@ -202,7 +204,7 @@ def merge_sources(
         and visible.price_clear
         and visible.price == price
         and not visible.add_to_cart
-        and not mentions_a_cart(response.text)
+        and not mentions_a_cart(response.text, utf8_body(response, response.text))
     )
     availability = _judge_availability(availability, visible, anchored, prov, offered)
 
@@ -279,8 +281,8 @@ def merge_sources(
 
 
 def _meta_description(root: Any) -> str | None:
-    """``//meta[@name='description']/@content``, by lxml's search for the tag."""
-    for meta in root.iter("meta"):
+    """``//meta[@name='description']/@content``, by lxml's search (:mod:`.first_tags`)."""
+    for meta in tags_in_order(root, "meta"):
         if meta.get("name") == "description" and (content := meta.get("content")) is not None:
             return content
     return None

@@ -8,6 +8,7 @@ from scrapy.http import TextResponse
 from w3lib.url import canonicalize_url
 
 from ..sites import site_key
+from .first_tags import tags_in_order
 
 
 def same_page(a: object, b: object) -> bool:
@@ -54,8 +55,9 @@ def canonical_url(response: TextResponse) -> str | None:
 
 def _canonical_href(response: TextResponse) -> str | None:
     """The ``href`` of the first ``<link rel="canonical">`` that has one (XPath
-    ``//link[@rel='canonical']/@href``, by lxml's C-level search for the tag)."""
-    for link in response.selector.root.iter("link"):
+    ``//link[@rel='canonical']/@href``, by lxml's C-level search for the tag, not past
+    the head when it is there: :mod:`.first_tags`)."""
+    for link in tags_in_order(response.selector.root, "link"):
         if link.get("rel") == "canonical":
             href = link.get("href")
             if href is not None:

@@ -78,6 +78,27 @@ def is_product_node(node: Any) -> bool:
     return isinstance(node, dict) and bool(types_of(node) & PRODUCT_TYPES)
 
 
+#: How many "+" of a page :func:`holds_ld_json` reads, at most, before it searches
+#: the rest of the page for the whole word
+_PLUSES_READ = 64
+
+
+def holds_ld_json(html: str) -> bool:
+    """``"ld+json" in html``, found by its "+": a rare character of a page (a hundred
+    in a median page of 340k characters), each found at the speed of ``memchr`` (a
+    search for one character), where a search for the word reads every character up
+    to it (a page's JSON-LD is often near its end). After :data:`_PLUSES_READ` of them
+    (a script's text can hold thousands), the rest of the page is searched for the word."""
+    at = html.find("+")
+    for _ in range(_PLUSES_READ):
+        if at < 0:
+            return False
+        if at >= 2 and html.startswith("ld+json", at - 2):
+            return True
+        at = html.find("+", at + 1)
+    return at >= 0 and html.find("ld+json", max(at - 2, 0)) >= 0
+
+
 def read_structured_data(
     root: _Element | None, html: str, base_url: str
 ) -> StructuredData:
@@ -90,7 +111,7 @@ def read_structured_data(
     data = StructuredData()
     syntaxes = []
     extracted: dict[str, list[Any]] = {}
-    if "ld+json" in html:
+    if holds_ld_json(html):
         if root is not None:  # each block apart, leniently (see .jsonld)
             extracted["json-ld"] = jsonld_items(root, base_url)
         else:

@@ -30,6 +30,7 @@ from urllib.parse import urlsplit
 from lxml import etree
 from scrapy.http import TextResponse
 
+from .first_tags import tags_in_order
 from .normalize.currency import ISO_CURRENCIES, TLD_CURRENCIES
 from .normalize.text import normalize_text
 from .tree import utf8_body
@@ -317,8 +318,9 @@ def currency_signals(response: TextResponse) -> list[tuple[str, str]]:
 
 def page_title(response: TextResponse) -> str | None:
     """The first text node of a ``<title>`` (XPath ``//title/text()``), normalized:
-    lxml's C-level search for the tag, not a whole-tree XPath."""
-    for title in response.selector.root.iter("title"):
+    lxml's C-level search for the tag, not a whole-tree XPath (nor its look-ahead past
+    the head: :mod:`.first_tags`)."""
+    for title in tags_in_order(response.selector.root, "title"):
         if title.text is not None:
             return normalize_text(title.text)
         for child in title:  # a text node after a comment

@@ -156,11 +156,13 @@ def titled_heading(idx: PageIndex, title: str) -> _Element | None:
     if len(first) < 1:
         return None
     best: tuple[int, _Element] | None = None
-    for el, cls in zip(idx.elements, idx.classes, strict=True):
-        if el.tag not in _TITLE_TAGS:
-            continue
-        if el.tag not in ("h1", "h2", "h3") and not _TITLE_CLASS.search(cls):
-            continue
+    # the headings, and the other title tags whose class says title (a class string
+    # tested once, not once per element), in document order
+    elements, classes = idx.elements, idx.classes
+    titled = [p for p in idx.with_class(_TITLE_CLASS.search) if elements[p].tag in _TITLE_TAGS]
+    headings = (idx.by_tag.get(tag, []) for tag in ("h1", "h2", "h3"))
+    for pos in idx.positions(titled, *headings):
+        el, cls = elements[pos], classes[pos]
         if _NOT_TITLE_CLASS.search(cls) or _WIDGET.search(cls) or idx.is_excluded(el):
             continue
         text = visible_text(el)

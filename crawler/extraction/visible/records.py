@@ -203,9 +203,9 @@ def _region(
             too_big.update(node.iterancestors())  # its ancestors are bigger still
             too_big.add(node)
             continue
-        paths, has_price, has_image = what
-        if has_price or has_image:
-            shown.append((node, paths, has_price))
+        has_price, has_image = what
+        if has_price or has_image:  # (most candidates show neither: no paths read)
+            shown.append((node, _tag_paths(node), has_price))
     best: list[_Element] = []
     run: list[_Element] = []
     seen: set[str] = set()
@@ -250,10 +250,9 @@ def _opens_with_name(item: _Element) -> bool:
 
 def _shows(
     idx: PageIndex, node: _Element, marks: tuple[list[int], list[int]]
-) -> tuple[frozenset[str], bool, bool] | None:
-    """(the tag paths of the subtree below ``node``, it shows a price, an image), or
-    None when the subtree is too big for a record (its size, prices and images found
-    from the walk's positions)."""
+) -> tuple[bool, bool] | None:
+    """(the subtree below ``node`` shows a price, an image), or None when it is too
+    big for a record (its size, prices and images found from the walk's positions)."""
     pos = idx.order[node]
     end = idx.subtree_end(pos)
     if end - pos > _MAX_ELEMENTS:
@@ -266,16 +265,20 @@ def _shows(
         return None
     if not has_price and _DIGIT.search(text) and MONEY_TEXT.search(text):
         has_price = True  # (no digit, no amount: the cheap search first)
-    # the tag paths below the node (MDR compares records by their tag trees), in one
-    # walk of its subtree: each element's path is its parent's, walked before it, and
-    # its tag (one iterator, not one for each element's children)
+    return has_price, has_image
+
+
+def _tag_paths(node: _Element) -> frozenset[str]:
+    """The tag paths below ``node`` (MDR compares records by their tag trees), in one
+    walk of its subtree: each element's path is its parent's, walked before it, and
+    its tag (one iterator, not one for each element's children)."""
     paths: set[str] = set()
     path_of: dict[_Element, str] = {node: ""}
     for el in node.iterdescendants(etree.Element):
         below = path_of[el.getparent()] + "/" + el.tag
         paths.add(below)
         path_of[el] = below
-    return frozenset(paths), has_price, has_image
+    return frozenset(paths)
 
 
 def _shows_any(
