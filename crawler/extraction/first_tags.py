@@ -15,9 +15,26 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from lxml import etree
+
 
 def tags_in_order(root: Any, *tags: str) -> Iterator[Any]:
     """``root.iter(*tags)``, the look-ahead for the next match ending at a ``<body>``."""
     for element in root.iter(*tags, "body"):
         if element.tag in tags:
             yield element
+
+
+def first_descendant(root: Any, tag: str) -> Any:
+    """``next(root.iterdescendants(tag), None)``, its look-ahead kept inside the child of
+    ``root`` that holds the match (the ``<head>`` for a ``<title>``; none for the
+    ``<body>``, a child of the root itself): the first match in document order, each
+    child of the root coming before its descendants and after the subtrees of the
+    children before it."""
+    for child in root.iterchildren(etree.Element):
+        if child.tag == tag:
+            return child
+        found = next(child.iterdescendants(tag), None)
+        if found is not None:
+            return found
+    return None

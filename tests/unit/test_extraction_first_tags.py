@@ -9,7 +9,7 @@ from itertools import islice
 
 from lxml import etree
 
-from crawler.extraction.first_tags import tags_in_order
+from crawler.extraction.first_tags import first_descendant, tags_in_order
 
 _HTML = [
     "<html><head><title>a</title><link rel=canonical href=/x></head><body><p>x</p></body></html>",
@@ -43,3 +43,16 @@ def test_same_elements_as_lxml_iter() -> None:
                 assert list(islice(tags_in_order(start, *tags), 1)) == expected[:1]
                 found += len(expected)
     assert found > 50
+
+
+def test_first_descendant_is_the_first_that_iterdescendants_gives() -> None:
+    roots = [etree.fromstring(text, etree.HTMLParser()) for text in _HTML]
+    roots += [etree.fromstring(text) for text in _XML]
+    checked = 0
+    for root in roots:
+        for start in (root, *root.iter(etree.Element)):
+            for tag in ("body", "title", "head", "meta", "{http://www.w3.org/1999/xhtml}title"):
+                expected = next(start.iterdescendants(tag), None)
+                assert first_descendant(start, tag) is expected
+                checked += expected is not None
+    assert checked > 20

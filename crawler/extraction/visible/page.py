@@ -8,6 +8,7 @@ from decimal import Decimal
 from lxml.etree import _Element
 
 from ..evidence import FIELDS, SiteEvidence
+from ..first_tags import first_descendant
 from .availability import not_sold_online, read_availability
 from .buy import find_buy_control
 from .codes import brand_block, read_code_row, read_codes
@@ -78,9 +79,10 @@ def read_visible_page(
     where the site shows them."""
     page = VisiblePage()
     # root.find(".//body") (the first descendant so named), without the path's parsing
-    body = next(root.iterdescendants("body"), None)
+    # nor a look-ahead through the whole page (.first_tags)
+    body = first_descendant(root, "body")
     idx = PageIndex(body if body is not None else root)
-    title_el = next(root.iterdescendants("title"), None)
+    title_el = first_descendant(root, "title")
     h1 = select_h1(idx, text_of(title_el) if title_el is not None else "")
     page.grid_cards = idx.find_grids(h1)
     records = find_records(idx, h1, url)
