@@ -96,8 +96,8 @@ def _openings(
     for bit, need in needs:
         firsts = set()
         for alternative in _spread(need.pattern):
-            first, rest = alternative[:1], alternative[1:2]
-            if not (first and (first.isalnum() or first in "-_")) or rest in ("?", "*", "+", "{"):
+            first = _literal_opening(alternative)
+            if not first:
                 anywhere.append((bit, need))
                 break
             firsts.add(first)
@@ -153,13 +153,27 @@ def _by_first_letter(source: str) -> str:
     groups: dict[str, list[str]] = {}
     others: list[str] = []
     for alternative in _spread(source):
-        first, rest = alternative[:1], alternative[1:2]
-        if first and (first.isalnum() or first in "-_") and rest not in ("?", "*", "+", "{"):
+        first = _literal_opening(alternative)
+        if first:
             groups.setdefault(first, []).append(alternative[1:])
         else:
             others.append(alternative)
     grouped = [first + "(?:" + "|".join(rests) + ")" for first, rests in groups.items()]
     return "|".join(grouped + others)
+
+
+# what repeats the character or group before it in a pattern's source
+_QUANTIFIERS = ("?", "*", "+", "{")
+
+
+def _literal_opening(alternative: str) -> str:
+    """The literal character an alternative of a pattern's source opens with (a
+    letter, a digit, "-" or "_" not repeated: every match of it starts with that
+    character), or "" when it opens otherwise (an escape, a set, a group, an anchor)."""
+    first = alternative[:1]
+    if first and (first.isalnum() or first in "-_") and alternative[1:2] not in _QUANTIFIERS:
+        return first
+    return ""
 
 
 def _spread(source: str) -> list[str]:
@@ -171,7 +185,7 @@ def _spread(source: str) -> list[str]:
         if alternative.startswith("(?:"):
             syntax = _syntax(alternative)
             end = next(at for at, char, depth in syntax if char == ")" and depth == 0)
-            if alternative[end + 1 : end + 2] not in ("?", "*", "+", "{"):
+            if alternative[end + 1 : end + 2] not in _QUANTIFIERS:
                 inner = alternative[3:end]
                 out += [each + alternative[end + 1 :] for each in _spread(inner)]
                 continue
