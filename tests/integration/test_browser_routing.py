@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+import redis
 from scrapy import Request, Spider
 from scrapy.utils.test import get_crawler
 
@@ -21,6 +22,7 @@ from crawler.scheduling.scheduler import ReliableScheduler
 from crawler.scheduling.wakeup import BROWSER, Wake, WakeUps
 from crawler.scope import Scope
 from tests.support.queue import queue_contents
+from tools.redis_server import RedisServer
 
 KEYS = CrawlKeys("ecommerce")
 APP = "http://shop.test/app/p/{}"
@@ -37,6 +39,18 @@ class _Spider(Spider):
 
 
 Make = Callable[..., ReliableScheduler]
+
+
+@pytest.fixture
+def redis_url(module_redis: RedisServer) -> str:
+    """The module's own redis-server, emptied before each test: wake-ups are Pub/Sub
+    messages, which a server sends to every database's subscribers, so another test
+    process pushing into ``ecommerce:requests`` of the shared server (another database)
+    would be heard here as a plain wake-up."""
+    client = redis.Redis.from_url(module_redis.url)
+    client.flushall()
+    client.close()
+    return module_redis.url
 
 
 @pytest.fixture
