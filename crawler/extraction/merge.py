@@ -38,7 +38,7 @@ from .nodes import (
     rating_of,
 )
 from .normalize.availability import normalize_availability
-from .normalize.currency import DOLLAR_CURRENCIES, currency_from_text, parse_currency
+from .normalize.currency import currency_from_text, parse_currency
 from .normalize.identifiers import normalize_identifier
 from .normalize.price import parse_price
 from .normalize.text import normalize_html_text, normalize_text
@@ -52,7 +52,7 @@ from .visible.buy import mentions_a_cart
 from .visible.dom import text_of
 from .visible.page import VisiblePage
 from .visible.url_code import address_item_number
-from .weigh import currency_signals, site_names, strip_site_name, weigh_name
+from .weigh import currency_hint, site_names, strip_site_name, weigh_name
 
 
 def merge_sources(
@@ -127,9 +127,8 @@ def merge_sources(
         (profile.currency if profile else None, "profile"),
         (offer.currency if offer else None, offer.source if offer else ""),
         (og_currency, "opengraph"),
-        *currency_signals(response),
     ]
-    hint, hint_source = _hint(hints, visible.price_text)
+    hint, hint_source = currency_hint(hints, visible.price_text, response)
     price = offer.price if offer else None
     currency = offer.currency if offer and price is not None else None
     if price is not None and offer is not None:
@@ -390,11 +389,3 @@ def _range_end(price: Any, source: str | None, offer: Any, visible: VisiblePage)
         and price == offer.price
         and not (visible.price is not None and visible.price_clear)
     )
-
-
-def _hint(hints: list[tuple[str | None, str]], text: str | None) -> tuple[str | None, str]:
-    """The strongest currency signal; for a ``$`` price the strongest dollar currency."""
-    found = [(c, s) for c, s in hints if c]
-    if text and "$" in text:
-        found = [(c, s) for c, s in found if c in DOLLAR_CURRENCIES]
-    return found[0] if found else (None, "")

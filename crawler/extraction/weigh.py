@@ -31,7 +31,7 @@ from lxml import etree
 from scrapy.http import TextResponse
 
 from .first_tags import tags_in_order
-from .normalize.currency import ISO_CURRENCIES, TLD_CURRENCIES
+from .normalize.currency import DOLLAR_CURRENCIES, ISO_CURRENCIES, TLD_CURRENCIES
 from .normalize.text import normalize_text
 from .tree import utf8_body
 from .visible.codes import is_code_row
@@ -314,6 +314,20 @@ def currency_signals(response: TextResponse) -> list[tuple[str, str]]:
         if not lang or lang.startswith("en"):
             out.append(("USD", "url"))
     return out
+
+
+def currency_hint(
+    hints: list[tuple[str | None, str]], text: str | None, response: TextResponse
+) -> tuple[str | None, str]:
+    """The strongest currency signal of ``hints`` (the profile's, the markup's...), then
+    of the page's own (:func:`currency_signals`, read only when none of ``hints``
+    serves: it searches the whole page); for a ``$`` price the strongest dollar one."""
+    dollar = bool(text and "$" in text)
+    for signals in (hints, None):
+        for code, source in signals if signals is not None else currency_signals(response):
+            if code and (not dollar or code in DOLLAR_CURRENCIES):
+                return code, source
+    return None, ""
 
 
 def page_title(response: TextResponse) -> str | None:

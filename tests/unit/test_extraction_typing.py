@@ -9,7 +9,8 @@ from scrapy.http import HtmlResponse
 
 from crawler.extraction import extract_product
 from crawler.extraction.normalize.availability import availability_from_text
-from crawler.extraction.weigh import currency_signals, weigh_name
+from crawler.extraction.normalize.currency import DOLLAR_CURRENCIES
+from crawler.extraction.weigh import currency_hint, currency_signals, weigh_name
 
 
 def page(body: str, head: str = "", url: str = "https://shop.example/p/widget",
@@ -233,3 +234,23 @@ def test_a_heading_in_the_site_header_is_still_not_the_product() -> None:
         "<div><p class='price'>$49.00</p></div>"
     )
     assert extract_product(page(body)) is None
+
+
+@pytest.mark.parametrize(("hints", "text"), [
+    ([("EUR", "json-ld"), (None, "opengraph")], "12,00 €"),
+    ([(None, "profile"), ("EUR", "json-ld")], "$12.00"),  # no dollar: the page's
+    ([(None, "profile"), ("AUD", "json-ld")], "$12.00"),
+    ([(None, "profile"), (None, ""), (None, "opengraph")], "12,00"),
+    ([], None),
+])
+def test_the_currency_hint_is_the_first_signal_that_serves_the_pages_last(
+    hints: list[tuple[str | None, str]], text: str | None
+) -> None:
+    """The page's own signals (read only when no other serves) come after the others:
+    the same hint as one list of every signal, first the fitting one."""
+    head = '<script>var shop = {"currencyCode": "CAD"};</script>'
+    response = page(PRODUCT, head=head, url="http://127.0.0.1:8000/p/1")
+    every = [(c, s) for c, s in [*hints, *currency_signals(response)] if c]
+    if text and "$" in text:
+        every = [(c, s) for c, s in every if c in DOLLAR_CURRENCIES]
+    assert currency_hint(hints, text, response) == (every[0] if every else (None, ""))
