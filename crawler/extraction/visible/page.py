@@ -1,9 +1,11 @@
-"""The visible page: every product field a shopper sees, read in one pass."""
+"""The visible page: every product field a shopper sees, read in one pass (the
+details the structured data mostly gives, when first asked for)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import cached_property
 
 from lxml.etree import _Element
 
@@ -37,10 +39,6 @@ class VisiblePage:
     #: True when a dedicated stock element (``.stock``, ``.availability``) said it.
     availability_clear: bool = False
     codes: dict[str, str] = field(default_factory=dict)
-    breadcrumbs: list[str] = field(default_factory=list)
-    images: list[str] = field(default_factory=list)
-    description: str | None = None
-    rating: dict[str, float | int] | None = None
     add_to_cart: bool = False
     #: One of the buy controls is enabled (not ``disabled``).
     buy_enabled: bool = False
@@ -57,6 +55,28 @@ class VisiblePage:
     #: The page's walk and its heading's position in it (for the site's evidence).
     index: PageIndex | None = field(default=None, repr=False, compare=False)
     h1_pos: int = -1
+
+    # The details below are read when first asked for (each read of the index only):
+    # the merge asks for one only when the structured data lacks it, as it mostly does
+    # not (a third of a parse's time spared on such a page).
+    @cached_property
+    def breadcrumbs(self) -> list[str]:
+        return read_breadcrumbs(self.index) if self.index is not None else []
+
+    @cached_property
+    def images(self) -> list[str]:
+        idx = self.index
+        if idx is None:
+            return []
+        return read_images(idx, idx.elements[self.h1_pos] if self.h1_pos >= 0 else None)
+
+    @cached_property
+    def description(self) -> str | None:
+        return read_description(self.index) if self.index is not None else None
+
+    @cached_property
+    def rating(self) -> dict[str, float | int] | None:
+        return read_rating(self.index) if self.index is not None else None
 
     @property
     def product_signals(self) -> int:
@@ -118,10 +138,6 @@ def read_visible_page(
         brand = brand_block(idx, h1_pos)
         if brand:
             page.codes["brand"] = brand
-    page.breadcrumbs = read_breadcrumbs(idx)
-    page.images = read_images(idx, h1)
-    page.description = read_description(idx)
-    page.rating = read_rating(idx)
     page.not_sold_online = not_sold_online(idx, h1_pos)
     return page
 
