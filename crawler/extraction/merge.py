@@ -20,6 +20,7 @@ Each field's provenance is kept (``json-ld``, ``microdata``, ``rdfa``,
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from itertools import islice
 from typing import Any
 
@@ -195,16 +196,20 @@ def merge_sources(
     # an offer with no stock concept: markup types the page as one product offer, the
     # page itself shows its price clearly, and it has no shopping cart anywhere
     # (classified ads, auction lots, tickets: see _judge_availability); or several
-    # sellers' offers counted by the markup (price comparison), whose cheapest is the price
-    offered = sellers or bool(
-        price is not None
-        and (has_structured or og_product)
-        and visible.price is not None
-        and visible.price_clear
-        and visible.price == price
-        and not visible.add_to_cart
-        and not mentions_a_cart(response.text, utf8_body(response, response.text))
-    )
+    # sellers' offers counted by the markup (price comparison), whose cheapest is the
+    # price. Asked only when neither the markup nor the page states the stock (the cart
+    # is searched for in the whole page).
+    def offered() -> bool:
+        return sellers or bool(
+            price is not None
+            and (has_structured or og_product)
+            and visible.price is not None
+            and visible.price_clear
+            and visible.price == price
+            and not visible.add_to_cart
+            and not mentions_a_cart(response.text, utf8_body(response, response.text))
+        )
+
     availability = _judge_availability(availability, visible, anchored, prov, offered)
 
     # identifiers: the code the page shows beats internal ids of the markup: the
@@ -326,13 +331,13 @@ def _judge_availability(
     visible: VisiblePage,
     anchored: bool,
     prov: dict[str, str],
-    offered: bool = False,
+    offered: Callable[[], bool] = bool,
 ) -> str | None:
     """The stock state a careful reader of the page would give, from the markup's state
     and the visible page; ``None`` where the page does not say or contradicts itself.
 
     ``anchored``: the page's heading is the product, so its buy button is the product's.
-    ``offered``: the markup types the page as one product offer and the page shows its
+    ``offered()``: the markup types the page as one product offer and the page shows its
     price clearly, or it counts several sellers' offers (see :func:`merge_sources`)."""
     if visible.not_sold_online:
         # "This item cannot be purchased online": no online stock state is true
@@ -365,7 +370,7 @@ def _judge_availability(
         # markup alone says "limited" while the page sells it and shows no
         # limited-stock wording of its own
         return "InStock"
-    if marked is None and visible.availability is None and offered:
+    if marked is None and visible.availability is None and offered():
         # Class: offers with no stock concept (classified ads, auction lots, tickets):
         # one product offered at the price the page shows, no shopping cart anywhere in
         # the page and no stock wording against it; being offered is being available.
