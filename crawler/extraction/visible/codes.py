@@ -14,7 +14,7 @@ from ..normalize.currency import is_amount
 from ..normalize.identifiers import normalize_gtin, normalize_identifier
 from ..normalize.text import normalize_text
 from .code_labels import label_kind
-from .dom import CachedSearch, text_of, visible_text
+from .dom import CachedSearch, text_at, text_of, visible_text
 from .index import PageIndex, register_class_test
 
 # A block that names the product's maker: "product-manufacturer", "brand-logo"...
@@ -182,7 +182,7 @@ def _text_elements(idx: PageIndex, marked: set[int]) -> dict[int, tuple[str | No
             continue  # more than 3 element children
         raw: str | None
         if nodes:  # (only an element with children can be known to be long)
-            raw = None if pos in long else text_of(el)
+            raw = None if pos in long else text_at(idx.texts, pos, el)
         else:  # a leaf's text is its text node
             raw = el.text
             if not raw or raw.isspace():

@@ -60,6 +60,16 @@ def text_of(el: _Element) -> str:
     return etree.tostring(el, method="text", encoding=str, with_tail=False)
 
 
+def text_at(texts: dict[int, str], pos: int, el: _Element) -> str:
+    """:func:`text_of` of ``el``, the element at ``pos`` of a page's walk, read once for
+    the page (``texts``: the walk's, :attr:`.index.PageIndex.texts`): the data records
+    and the code rows read the text of many of the same blocks."""
+    found = texts.get(pos)
+    if found is None:
+        found = texts[pos] = text_of(el)
+    return found
+
+
 def skip_subtree(walk: Iterator[_Element], el: _Element) -> None:
     """Advance ``walk``, an ``iter(etree.Element)`` that has just given ``el``, past
     the elements of ``el``'s subtree: up to its last element in document order (the

@@ -123,11 +123,11 @@ class PageIndex:
         self.in_grid: dict[_Element, int] = {}
         self.cards: set[_Element] = set()
         self._excluded: dict[_Element, bool] = {}
-        #: each element is a grid card or inside one (:meth:`in_card`; none until
-        #: :meth:`find_grids` finds cards)
+        #: each element is a grid card or inside one (:meth:`in_card`, set by :meth:`add_cards`)
         self._carded: list[bool] = []
-        #: each element is in a site header/footer, a nav/aside or a related-products
-        #: block (:meth:`is_excluded` without the grid cards)
+        #: ``dom.text_of`` of walked elements, by position, once read (:func:`.dom.text_at`)
+        self.texts: dict[int, str] = {}
+        #: each element is in a site header/footer, a nav/aside or a related-products block
         self.section: list[bool] = []
         elements, classes, order, by_class, by_tag = (
             self.elements, self.classes, self.order, self.by_class, self.by_tag

@@ -50,7 +50,7 @@ from urllib.parse import urlsplit
 from lxml import etree
 from lxml.etree import _Element
 
-from .dom import text_of
+from .dom import text_at, text_of
 from .index import PageIndex
 from .price_text import MONEY_TEXT
 
@@ -260,7 +260,7 @@ def _shows(
     prices, images = marks
     has_image = _within(images, pos, end)
     has_price = _within(prices, pos, end)
-    text = text_of(node)
+    text = text_at(idx.texts, pos, node)
     if len(text) > _MAX_TEXT:
         return None
     if not has_price and _DIGIT.search(text) and MONEY_TEXT.search(text):
@@ -292,8 +292,14 @@ def _shows_any(
     end = idx.subtree_end(pos)
     if _within(marks[0], pos, end) or _within(marks[1], pos, end):
         return True
-    texts = (text_of(node)[:_MAX_TEXT] for node in nodes[:4])
+    texts = (_text(idx, node)[:_MAX_TEXT] for node in nodes[:4])
     return any(_DIGIT.search(t) and MONEY_TEXT.search(t) for t in texts)
+
+
+def _text(idx: PageIndex, node: _Element) -> str:
+    """:func:`.dom.text_of` of a candidate, read once for the page when it was walked."""
+    pos = idx.order.get(node)
+    return text_of(node) if pos is None else text_at(idx.texts, pos, node)
 
 
 _SCHEMES = ("#", "javascript:", "mailto:", "tel:", "data:")
