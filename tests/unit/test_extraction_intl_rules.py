@@ -202,7 +202,7 @@ def test_code_labels_of_many_languages() -> None:
 
 def test_a_price_in_the_products_image_slider_is_a_price() -> None:
     # class: a product image slider carrying the price; a price-range filter slider is not
-    from crawler.extraction.visible.index import _NOT_PRICE_CLASS
+    from crawler.extraction.visible.price_marks import _NOT_PRICE_CLASS
 
     assert not _NOT_PRICE_CLASS.search("ek-slider-pricenew")
     assert _NOT_PRICE_CLASS.search("price-slider") and _NOT_PRICE_CLASS.search("ui-slider")

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from functools import lru_cache
 
 from lxml import etree
 from lxml.etree import _Element
@@ -21,52 +20,10 @@ from .dom import (
     excluded_by_tag,
     links_away,
     skip_subtree,
-    text_of,
 )
-from .price_text import MONEY_TEXT
+from .price_marks import is_price_element, names_price
 from .stylesheet import StyleHiding
 
-_PRICE_CLASS = re.compile(
-    r"price|amount|precio|preço|preco|preis|prix|prezzo|"
-    r"(?:^|[\s_-])(?:cena|cijena|pris|hinta|hind|pret|preț|cost|kaina|prijs)(?:$|[\s_-])",
-    re.I,
-)
-# Parts of a split price ("<span class=price-whole>1,099</span><span class=price-fraction>99")
-# are not prices of their own: the element around them is.
-_PRICE_PART = re.compile(
-    r"(?:^|[-_\s])(?:whole|fraction|decimals?|integer|cents|symbol|currency|entero|decimales|"
-    r"ganzzahl|entier|intero)(?:$|\s)",
-    re.I,
-)
-_NOT_PRICE_CLASS = re.compile(
-    r"label|unit|per-?(?:kg|item|100|l\b)|excl|excluding|installment|instalment|klarna|"
-    r"afterpay|saving|save|discount|percent|off\b|range|filter|(?:price|range|ui)-?slider|slider-?range|currency-?code|"
-    r"tax-?info|points|shipping|grundpreis|precio-?unit|prix-?unit",
-    re.I,
-)
-_NOT_PRICE_CONTEXT = CachedSearch(
-    re.compile(
-        r"excl|excluding|installment|instalment|klarna|afterpay|saving|unit-?price|price-?per",
-        re.I,
-    )
-)
-# Counters in a price box -- units sold, purchase limits, reviews -- are no amounts:
-# "29개 구매", "957 sold", "max 999 per person", "12 reviews", "3 szt." (class: deal and
-# marketplace pages that print a sales counter inside their price block).
-_COUNT_TEXT = re.compile(
-    r"\d[\d.,]*\s*(?:개|件|個|点|명|人|인당|pcs\b|pieces\b|items?\b|sold\b|bought\b|purchased\b|"
-    r"reviews?\b|ratings?\b|szt\b|шт\b|stk\b|unidades\b|units?\b|per person\b)|"
-    r"\b(?:sold|bought|purchased|max(?:imum)?|limit)\b[^\d]{0,12}\d[\d.,]*",
-    re.I,
-)
-# A sale price's class: marks a price element here, and the selling price of a price box
-# in :mod:`.price`.
-SALE_CLASS = re.compile(
-    r"special-?price|sale-?price|price--?sale|price-item--sale|final-?price|current-?price|"
-    r"price--?current|price-?new|new-?price|\bnow\b|price-?now|offer-?price|our-?price|"
-    r"precio-?(?:oferta|final|ahora)|angebots-?preis|aktions-?preis|prix-?promo",
-    re.I,
-)
 _EXCLUDED_SECTION = CachedSearch(
     re.compile(
         r"related|upsell|up-sell|cross-?sell|recommend|recently|similar|also-(?:bought|viewed|like)|"
@@ -78,26 +35,6 @@ _EXCLUDED_TAGS = frozenset({"header", "footer", "nav", "aside"})
 # The attributes the page walk reads besides the class and the id (few elements have one)
 _NOTED_ATTRIBUTES = frozenset({"hidden", "style", "itemprop", "role", "aria-label"})
 register_class_test(_EXCLUDED_SECTION.search)
-
-
-# Pure functions of one class attribute, which repeats across a page and a shop's pages
-# (these searches were most of the page walk's time).
-# every string either pattern finds holds one of these words (the need: see
-# register_class_test)
-@register_class_test(
-    need=re.compile(
-        r"price|amount|precio|preço|preco|preis|prix|prezzo|cena|cijena|pris|hinta|hind|pret|"
-        r"preț|cost|kaina|prijs|now"
-    )
-)
-@lru_cache(maxsize=4096)
-def _names_price(cls: str) -> bool:
-    return bool(_PRICE_CLASS.search(cls) or SALE_CLASS.search(cls))
-
-
-@lru_cache(maxsize=4096)
-def _rules_out_price(cls: str) -> bool:
-    return bool(_NOT_PRICE_CLASS.search(cls) or _PRICE_PART.search(cls))
 
 
 class PageIndex:
@@ -144,9 +81,13 @@ class PageIndex:
         # element's attribute names are listed once: most have none, or a class alone.
         walk = root.iter(etree.Element)
         pos = 0
+        append_element, append_class, class_at, tag_at = (
+            elements.append, classes.append, by_class.get, by_tag.get
+        )
+        hides_of, none_noted, skipped = class_hides.get, _NOTED_ATTRIBUTES.isdisjoint, SKIPPED_TAGS
         for el in walk:
             tag = el.tag
-            if tag in SKIPPED_TAGS:
+            if tag in skipped:
                 if len(el):
                     skip_subtree(walk, el)
                 continue
@@ -154,7 +95,7 @@ class PageIndex:
             if names:
                 if "class" in names:
                     attr_class = el.get("class")
-                    known = class_hides.get(attr_class)
+                    known = hides_of(attr_class)
                     if known is None:
                         known = class_hides[attr_class] = (
                             1 if _hiding_class(attr_class)
@@ -170,7 +111,7 @@ class PageIndex:
                     key += ident
                 else:
                     ident = None
-                noted = not _NOTED_ATTRIBUTES.isdisjoint(names)
+                noted = not none_noted(names)
                 if (
                     noted
                     and ("hidden" in names or "style" in names and _hiding_style(el.get("style")))
@@ -190,14 +131,14 @@ class PageIndex:
                         aria_labelled.append(pos)
             else:
                 key = " "
-            elements.append(el)
-            classes.append(key)
-            found = by_class.get(key)
+            append_element(el)
+            append_class(key)
+            found = class_at(key)
             if found is None:
                 by_class[key] = [pos]
             else:
                 found.append(pos)
-            found = by_tag.get(tag)
+            found = tag_at(tag)
             if found is None:
                 by_tag[tag] = [pos]
             else:
@@ -214,43 +155,16 @@ class PageIndex:
         self._mark_sections()
         # the price elements: marked by itemprop, tag or class (a price class in the class
         # attribute is also one in the class-and-id string, tested once per string)
-        marked = self.with_class(_names_price)
+        marked = self.with_class(names_price)
         struck = (by_tag.get(t, []) for t in ("ins", "del", "s"))
         for pos in self.positions(self.by_itemprop.get("price", []), *struck, marked):
             el = elements[pos]
-            if el.tag != "h1" and self._is_price(el, el.tag, el.get("class") or ""):
+            if el.tag != "h1" and is_price_element(el, el.tag, el.get("class") or ""):
                 self.prices.append(el)
         # innermost price elements only
         price_set = set(self.prices)
         outer = {a for p in self.prices for a in p.iterancestors() if a in price_set}
         self.prices = [p for p in self.prices if p not in outer]
-
-    @staticmethod
-    def _is_price(el: _Element, tag: str, cls: str) -> bool:
-        if tag in ("meta", "link", "input", "form", "img", "body", "html", "table", "ul"):
-            return False
-        if (
-            el.get("itemprop") != "price"
-            and not _names_price(cls)
-            and tag not in ("ins", "del", "s")
-        ):
-            return False
-        if _rules_out_price(cls):
-            return False
-        parent = el.getparent()
-        for _ in range(3):  # "<span class=price-excluding-tax><span class=price>"
-            if parent is None:
-                break
-            if _NOT_PRICE_CONTEXT.search(parent.get("class") or ""):
-                return False
-            parent = parent.getparent()
-        text = " ".join(text_of(el).split())
-        if len(text) > 80 or not any(map(str.isdigit, text)):
-            return False
-        if "%" in text and not MONEY_TEXT.search(text):
-            return False  # a discount badge ("-25%"), not a price box that also shows one
-        # a counter alone is no price; a price beside a counter ("30,000원 29개 구매") is
-        return any(map(str.isdigit, _COUNT_TEXT.sub(" ", text)))
 
     def _mark_sections(self) -> None:
         """:attr:`section`: the elements that open an excluded block (by their class and

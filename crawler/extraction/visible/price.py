@@ -17,9 +17,10 @@ from lxml.etree import _Element
 from ..normalize.price import parse_price
 from ..normalize.text import normalize_text
 from .dom import is_inside, visible_text
-from .index import SALE_CLASS, PageIndex
+from .index import PageIndex
 from .price_blocks import in_card as _in_card
 from .price_blocks import in_titled_block as _in_titled_block
+from .price_marks import SALE_CLASS
 from .price_paid import discounted, element_tax, not_paid, tax_of, taxed_amount
 from .price_parts import NOT_PAID, sale_part
 from .price_text import (
