@@ -7,8 +7,8 @@ lxml.html's element classes:
   ``HtmlMixin.head``: the first ``<head>`` of the document): :func:`plain_opengraph`
   makes ``extruct.extract`` use a subclass that gives it the same element, found the
   same way (and its XPath ``//head``, a walk of every node of the tree, the same
-  elements by lxml's C-level search for the tag, in half the time: a tag without a
-  namespace is matched in none, as XPath's name test does);
+  elements among the root's children, where libxml2's HTML parser puts every
+  ``<head>``: :func:`heads`);
 * the text of a microdata property element with children goes through
   lxml.html's ``Cleaner``, which drops elements with lxml.html's ``drop_tree``:
   :func:`html_copy` gives it a copy of the element as lxml.html's class (the same
@@ -21,6 +21,7 @@ import copy
 from typing import Any
 
 import lxml.html
+from lxml import etree
 from lxml.html import HtmlElement
 
 from .first_tags import tags_in_order
@@ -40,6 +41,24 @@ def html_copy(node: Any) -> Any:
     return holder[0]  # a new element object, made by the holder's document
 
 
+def heads(document: Any) -> list[Any]:
+    """The ``<head>`` elements of the document, in document order (XPath ``//head``).
+    libxml2's HTML parser keeps a ``<head>`` only where it opens with one element open
+    (it drops one met deeper, and makes none in ``<svg>``, ``<template>``...): a
+    top-level element of the document or a child of one. In a tree it parsed, they
+    are looked for there, not in a walk of the whole page."""
+    tree = document.getroottree()
+    root = tree.getroot()
+    if root is None or not isinstance(tree.parser, etree.HTMLParser):
+        return list(tree.iter("head"))
+    found = []
+    for top in (*reversed(list(root.itersiblings(preceding=True))), root, *root.itersiblings()):
+        if top.tag == "head":
+            found.append(top)
+        found += top.iterchildren("head")
+    return found
+
+
 class _WithHead:
     """A document as extruct's OpenGraph extractor reads it: ``xpath`` and ``head``."""
 
@@ -50,7 +69,7 @@ class _WithHead:
 
     def xpath(self, *args: Any, **kwargs: Any) -> Any:
         if args == ("//head",) and not kwargs:  # the heads, by lxml's search for the tag
-            return list(self._document.getroottree().iter("head"))
+            return heads(self._document)
         return self._document.xpath(*args, **kwargs)
 
     @property
