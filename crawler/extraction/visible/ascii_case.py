@@ -1,0 +1,54 @@
+"""Case-insensitive searches of ASCII text, made case-sensitive.
+
+A pattern compiled with ``re.IGNORECASE`` tries every alternative of a long list of
+phrases at each position of a text (the engine's quick test of a phrase's first
+character is skipped when case is ignored): on a short ASCII label (most of a
+page's link and button labels), searching the label lowered with the same phrases
+case-sensitively is three to four times as fast. It finds the same: in ASCII text,
+a letter of the pattern matches only its two cases, but for the few non-ASCII letters
+that ignoring case lets match ASCII ones (the dotless "ı" of Turkish matches "i"
+and "I"), which are given those letters (:func:`for_lowered_ascii`).
+"""
+
+from __future__ import annotations
+
+import re
+import string
+
+
+def for_lowered_ascii(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    """``pattern`` (compiled with ``re.IGNORECASE``) as a case-sensitive pattern that
+    finds, in an ASCII text lowered (``str.lower``), what ``pattern`` finds in the text:
+    its ASCII letters lowered (escapes such as ``\\S`` kept), each non-ASCII character
+    that ignoring case lets match ASCII letters written with those letters. Raises
+    ``ValueError`` for such a character inside a set (``[...]``), which this does
+    not rewrite."""
+    if not pattern.flags & re.IGNORECASE:
+        raise ValueError("the pattern does not ignore case")
+    source, out, at, in_set = pattern.pattern, [], 0, False
+    while at < len(source):
+        char = source[at]
+        if char == "\\":  # an escape, kept as written (``\S`` is no ``\s``)
+            out.append(source[at : at + 2])
+            at += 2
+            continue
+        if in_set:
+            in_set = char != "]" or source[at - 1] == "["
+        elif char == "[":
+            in_set = True
+        also = _ascii_twins(char)
+        if also and in_set:
+            raise ValueError(f"{char!r} in a set matches {also!r} when case is ignored")
+        out.append(f"[{char}{also}]" if also else char.lower() if char.isascii() else char)
+        at += 1
+    return re.compile("".join(out), pattern.flags & ~re.IGNORECASE)
+
+
+def _ascii_twins(char: str) -> str:
+    """The lower-case ASCII letters a non-ASCII ``char`` matches when case is ignored."""
+    if char.isascii():
+        return ""
+    return "".join(
+        letter for letter in string.ascii_lowercase
+        if re.fullmatch(re.escape(char), letter, re.IGNORECASE)
+    )

@@ -1,0 +1,52 @@
+"""A case-insensitive pattern made case-sensitive for lowered ASCII text
+(:mod:`crawler.extraction.visible.ascii_case`) finds what the pattern finds."""
+
+from __future__ import annotations
+
+import random
+import re
+import string
+
+import pytest
+
+from crawler.extraction.visible.ascii_case import for_lowered_ascii
+from crawler.extraction.visible.buy import _ADD_TO_CART_TEXT, _BUY_VERB, _says_buy
+
+
+def _agree(pattern: re.Pattern[str], texts: list[str]) -> None:
+    lowered = for_lowered_ascii(pattern)
+    for text in texts:
+        assert text.isascii()
+        expected = [m.span() for m in pattern.finditer(text)]
+        assert [m.span() for m in lowered.finditer(text.lower())] == expected, text
+
+
+def test_buy_labels_are_found_alike() -> None:
+    labels = ["Add to Cart", "ADD TO BAG", "add 2 to basket", "Buy it now", "Home", "Sign in",
+              "SATIN AL", "Satin Al", "satin al", "Hemen Al", "KUP TERAZ", "Comprar", " Buy ",
+              "Buy!", "Kaufen", "View all products", "Pre-order now", "In den Warenkorb"]
+    rng = random.Random(53)
+    words = ["add", "to", "cart", "buy", "now", "it", "satin", "al", "SATIN", "AL", "Kup",
+             "teraz", " ", "  ", "bag", "basket", "x", "1", "!"]
+    for _ in range(3000):
+        labels.append("".join(rng.choice(words) + " " for _ in range(rng.randint(1, 6))))
+    _agree(_ADD_TO_CART_TEXT, labels)
+    _agree(_BUY_VERB, labels)
+    # the dotless i of "satın al" matches both cases of "i" when case is ignored
+    assert _says_buy("SATIN AL") and _says_buy("satin al")
+
+
+def test_sets_escapes_and_letters_of_both_cases() -> None:
+    pattern = re.compile(r"\bAb[c-e]\S+|[^a-z]Z\d|x\W?y", re.I)
+    rng = random.Random(59)
+    texts = ["".join(rng.choice(string.ascii_letters + "0123 -_!") for _ in range(12))
+             for _ in range(3000)]
+    _agree(pattern, texts)
+
+
+def test_a_character_matching_ascii_inside_a_set_is_refused() -> None:
+    with pytest.raises(ValueError):
+        for_lowered_ascii(re.compile("[ıx]y", re.I))
+    with pytest.raises(ValueError):
+        for_lowered_ascii(re.compile("abc"))
+    assert for_lowered_ascii(re.compile("satın", re.I)).search("satin")
