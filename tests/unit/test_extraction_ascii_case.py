@@ -50,3 +50,19 @@ def test_a_character_matching_ascii_inside_a_set_is_refused() -> None:
     with pytest.raises(ValueError):
         for_lowered_ascii(re.compile("abc"))
     assert for_lowered_ascii(re.compile("satın", re.I)).search("satin")
+
+
+def test_headings_of_other_products_and_counters_are_found_alike() -> None:
+    from crawler.extraction.visible.price_marks import _COUNT_TEXT
+    from crawler.extraction.visible.records import _OTHERS_HEADING
+
+    rng = random.Random(61)
+    words = ["Customers", "also", "BOUGHT", "you", "may", "like", "Sponsored", "similar",
+             "products", "Best", "Sellers", "12", "sold", "3", "pcs", "Max", "per", "person",
+             "reviews", "$9.99", "1,299", "units", "limit", "x", " "]
+    texts = ["Customers also bought", "Product details", "YOU MAY ALSO LIKE", "957 sold",
+             "$12.99 12 reviews", "max 999 per person", "3 PCS", "Bestsellers"]
+    for _ in range(3000):
+        texts.append(" ".join(rng.choice(words) for _ in range(rng.randint(1, 7))))
+    _agree(_OTHERS_HEADING, texts)
+    _agree(_COUNT_TEXT, texts)

@@ -236,12 +236,18 @@ _TOO_VAGUE_WITHOUT_COLON = frozenset({"code", "kood", "kod", "kód", "cod", "ref
 _PROMOTION = re.compile(r"promo|coupon|voucher|use-?code|offer-?code|discount|banner", re.I)
 
 
+@lru_cache(maxsize=4096)
+def _promotional(cls: str) -> bool:
+    """A class or id of a coupon banner (remembered: a page's ancestors' repeat)."""
+    return _PROMOTION.search(cls) is not None
+
+
 def _in_promotion(el: _Element) -> bool:
     node: _Element | None = el
     for _ in range(4):  # the element and its three nearest ancestors
         if node is None:
             return False
-        if _PROMOTION.search(node.get("class") or "") or _PROMOTION.search(node.get("id") or ""):
+        if _promotional(node.get("class") or "") or _promotional(node.get("id") or ""):
             return True
         node = node.getparent()
     return False
