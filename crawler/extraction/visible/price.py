@@ -132,26 +132,27 @@ def _price_box(first: _Element) -> _Element:
 def select_price(
     idx: PageIndex, h1: _Element, h1_pos: int
 ) -> tuple[Decimal | None, str | None, bool]:
-    usable = [
-        p
-        for p in idx.prices
-        if p not in idx.in_grid and not idx.is_excluded(p) and not _in_card(p, h1)
-    ]
+    def usable(p: _Element) -> bool:
+        # not another product's: asked of the prices near the heading only (a card's
+        # test reads the text of the blocks around the price)
+        return p not in idx.in_grid and not idx.is_excluded(p) and not _in_card(p, h1)
+
     # the distance from the heading counts the product's own content only: strips of
     # other products between (sponsored, "also bought") do not push its price away
     near = set(idx.content_after(h1_pos, _MAX_H1_TO_PRICE))
     candidates = [
-        p for p in usable if idx.order[p] in near and not _in_titled_block(p, h1)
+        p for p in idx.prices if idx.order[p] in near and usable(p) and not _in_titled_block(p, h1)
     ]
     if not candidates:
         # Some themes put the price above the heading, in the same small block.
-        near = h1.getparent()
+        parent = h1.getparent()
         before = [
             p
-            for p in usable
+            for p in idx.prices
             if 0 < h1_pos - idx.order[p] <= 30
-            and near is not None
-            and is_inside(p, near)
+            and parent is not None
+            and is_inside(p, parent)
+            and usable(p)
             and not _in_titled_block(p, h1)
         ]
         candidates = before[-1:]
@@ -234,7 +235,7 @@ def select_price(
                         return lower[0], lower[1], True
                 return value, shown or el.get("content"), len(values) == 1
         return None, None, False
-    if usable:
+    if any(map(usable, idx.prices)):
         # the site marks prices up, and none follows the heading (prices marked up only
         # in other products' cards say nothing of how the page marks its own)
         return None, None, False
