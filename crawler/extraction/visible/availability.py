@@ -120,6 +120,8 @@ def read_availability(
                 continue
             if template is not None and template(el, text):
                 continue
+            if not names_state and _STOCK_LABEL.match(own) is None:
+                continue  # no stock wording, nor a stock row's label (its table not read)
             in_rows = _in_table_row(el)
             stated = _stock_row(el, own, in_rows)
             if stated is not None:
