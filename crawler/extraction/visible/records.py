@@ -91,8 +91,9 @@ def find_records(idx: PageIndex, h1: _Element | None, url: str | None) -> Record
     """The data records of the page (see the module doc)."""
     own = _own_paths(url)
     h1_line = set(h1.iterancestors()) | {h1} if h1 is not None else set()
-    # candidate record -> the page its first link goes to
+    # candidate record -> the page its first link goes to, and its (parent, tag)
     targets: dict[_Element, str] = {}
+    group_of: dict[_Element, tuple[_Element, str]] = {}
     elements, section = idx.elements, idx.section
     for pos in idx.by_tag.get("a", ()):
         if section[pos]:
@@ -104,23 +105,23 @@ def find_records(idx: PageIndex, h1: _Element | None, url: str | None) -> Record
         target = href.split("#", 1)[0].strip()
         if target in own:
             continue  # this page itself
-        node = link
+        node, tag = link, "a"
         for _ in range(_MAX_DEPTH):
             if node in targets:
                 break  # met by an earlier link: it and its ancestors have their first page
             parent = node.getparent()
-            if parent is None or parent.tag in ("body", "html") or parent in h1_line:
+            if parent is None:
                 break
-            if node in h1_line:
+            above = parent.tag
+            if above in ("body", "html") or parent in h1_line or node in h1_line:
                 break
             targets[node] = target
-            node = parent
+            group_of[node] = (parent, tag)
+            node, tag = parent, above
     # candidates by (parent, tag), in document order
     siblings: dict[tuple[_Element, str], list[_Element]] = {}
-    for node in targets:
-        parent = node.getparent()
-        if parent is not None:
-            siblings.setdefault((parent, node.tag), []).append(node)
+    for node, group in group_of.items():
+        siblings.setdefault(group, []).append(node)
     marks = (sorted(idx.order[p] for p in idx.prices), idx.by_tag.get("img", []))
     records = Records()
     too_big: set[_Element] = set()
