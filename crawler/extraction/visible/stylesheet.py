@@ -20,10 +20,15 @@ from cssselect import SelectorError
 from lxml.cssselect import CSSSelector
 from lxml.etree import XPathError, _Element
 
+from .css_match import element_test
+
 _COMMENT = re.compile(r"/\*.*?\*/", re.S)
 _DISPLAY = re.compile(r"(?<![\w-])display\s*:\s*([\w-]+)", re.I)
 _SIMPLE = re.compile(r"^[#.]-?[_a-zA-Z][\w-]*$")
 _MAX_CSS = 2_000_000
+# Elements carrying one hidden #id/.class asked the showing rules one by one (about
+# 10 us a rule each; matching a rule in the whole page costs 0.5-1.3 ms on a large one)
+_ASKED_ALONE = 32
 
 
 def _rules(css: str, word: str = "") -> list[tuple[str, str]]:
@@ -78,9 +83,8 @@ class StyleHiding:
     page's ``<style>`` hides with no rule that shows them matching, asked element by
     element during the page walk (:meth:`hides`), so that no element gets a Python
     object before the walk makes it (making one costs time, and with lxml.html's
-    parser a class lookup in Python). The elements each showing rule matches are
-    found once per hidden ``#id``/``.class``, the first time a walked element
-    carries it."""
+    parser a class lookup in Python). Whether a rule that shows elements again
+    matches a hidden one is asked of the element (:meth:`_shown_again`)."""
 
     def __init__(self, root: _Element) -> None:
         self._root = root
@@ -98,6 +102,7 @@ class StyleHiding:
             rules.classes, rules.showing, rules.showing_named
         )
         self._shown: dict[str, set[_Element] | None] = {}
+        self._asked: dict[str, int] = {}
 
     def names_class(self, cls: str) -> bool:
         """A class of the class attribute ``cls`` is one a rule hides."""
@@ -111,18 +116,28 @@ class StyleHiding:
             names.append("#" + ident)
         if cls:
             names += ["." + name for name in cls.split() if name in self._classes]
-        for simple in names:
-            if simple not in self._shown:
-                showing = self._showing_named.get(simple)
-                if showing is None:
-                    showing = self._showing_named[simple] = [
-                        s for s in self._showing if _names(s, simple)
-                    ]
-                self._shown[simple] = _matching(showing, self._root)
-            shown = self._shown[simple]
-            if shown is not None and el not in shown:
-                return True
-        return False
+        return any(not self._shown_again(el, simple) for simple in names)
+
+    def _shown_again(self, el: _Element, simple: str) -> bool:
+        """A rule that shows ``el`` again matches it, or one cannot be evaluated (it
+        may): the rule of ``simple`` that hides ``el`` does not hide it. Each showing
+        rule is asked of ``el`` alone (:mod:`.css_match`) for the first few elements
+        that carry ``simple``; then, or when a rule cannot be asked so, the elements
+        each rule matches are found in the whole page, once."""
+        showing = self._showing_named.get(simple)
+        if showing is None:
+            showing = self._showing_named[simple] = [
+                s for s in self._showing if _names(s, simple)
+            ]
+        asked = self._asked[simple] = self._asked.get(simple, 0) + 1
+        if simple not in self._shown and asked <= _ASKED_ALONE:
+            tests = [test for s in showing if (test := element_test(s)) is not None]
+            if len(tests) == len(showing):
+                return any(test(el) for test in tests)
+        if simple not in self._shown:
+            self._shown[simple] = _matching(showing, self._root)
+        shown = self._shown[simple]
+        return shown is None or el in shown
 
 
 class _DisplayRules(NamedTuple):
