@@ -1,5 +1,5 @@
 """A case-insensitive pattern made case-sensitive for lowered ASCII text
-(:mod:`crawler.extraction.visible.ascii_case`) finds what the pattern finds."""
+(:mod:`crawler.extraction.ascii_case`) finds what the pattern finds."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import string
 
 import pytest
 
-from crawler.extraction.visible.ascii_case import for_lowered_ascii
+from crawler.extraction.ascii_case import for_lowered_ascii
 from crawler.extraction.visible.buy import _ADD_TO_CART_TEXT, _BUY_VERB, _says_buy
 
 
@@ -66,3 +66,19 @@ def test_headings_of_other_products_and_counters_are_found_alike() -> None:
         texts.append(" ".join(rng.choice(words) for _ in range(rng.randint(1, 7))))
     _agree(_OTHERS_HEADING, texts)
     _agree(_COUNT_TEXT, texts)
+
+
+def test_stock_wording_is_found_alike() -> None:
+    from crawler.extraction.normalize.availability import _STOCK_RULES
+
+    rng = random.Random(71)
+    words = ["In", "stock", "OUT", "of", "Sold", "out", "only", "3", "left", "Pre-order",
+             "backorder", "available", "Discontinued", "ships", "today", "Agotado", "x",
+             "(0 available)", "not", "currently", "unavailable", "En", "Stock", "  "]
+    texts = ["In stock", "OUT OF STOCK", "Only 2 left!", "Pre-Order now", "Sold Out",
+             "Available on backorder", "Currently unavailable", "Ships today", "Disponible"]
+    for _ in range(3000):
+        texts.append(" ".join(rng.choice(words) for _ in range(rng.randint(1, 6))))
+    for pattern, _ in _STOCK_RULES:
+        if pattern.flags & re.IGNORECASE:
+            _agree(pattern, texts)

@@ -10,7 +10,7 @@ from itertools import product
 
 from lxml.etree import _Element
 
-from .ascii_case import for_lowered_ascii
+from ..ascii_case import for_lowered_ascii
 from .dom import CachedSearch, visible_text
 from .index import PageIndex, register_class_test
 

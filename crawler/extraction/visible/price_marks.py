@@ -11,7 +11,7 @@ from functools import lru_cache
 
 from lxml.etree import _Element
 
-from .ascii_case import for_lowered_ascii
+from ..ascii_case import for_lowered_ascii
 from .classtests import register_class_test
 from .dom import CachedSearch, text_of
 from .price_text import MONEY_TEXT

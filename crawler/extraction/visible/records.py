@@ -50,7 +50,7 @@ from urllib.parse import urlsplit
 from lxml import etree
 from lxml.etree import _Element
 
-from .ascii_case import for_lowered_ascii
+from ..ascii_case import for_lowered_ascii
 from .dom import text_at, text_of
 from .index import PageIndex
 from .price_text import MONEY_TEXT
