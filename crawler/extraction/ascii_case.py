@@ -4,10 +4,10 @@ A pattern compiled with ``re.IGNORECASE`` tries every alternative of a long list
 phrases at each position of a text (the engine's quick test of a phrase's first
 character is skipped when case is ignored): on a short ASCII text (most of a page's
 link and button labels, headings and stock lines), searching the text lowered with
-the same phrases case-sensitively is three to five times as fast. It finds the same: in ASCII text,
-a letter of the pattern matches only its two cases, but for the few non-ASCII letters
-that ignoring case lets match ASCII ones (the dotless "ı" of Turkish matches "i"
-and "I"), which are given those letters (:func:`for_lowered_ascii`).
+the same phrases case-sensitively is three to five times as fast. It finds the same:
+in ASCII text, a letter of the pattern matches only its two cases, but for the few
+non-ASCII letters that ignoring case lets match ASCII ones (the dotless "ı" of
+Turkish matches "i" and "I"), which are given those letters (:func:`for_lowered_ascii`).
 """
 
 from __future__ import annotations

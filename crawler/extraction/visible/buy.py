@@ -184,7 +184,7 @@ def is_buy_control(el: _Element) -> bool:
     return bool(_BUY_SCRIPT.search(script))
 
 
-# the same, for ASCII labels lowered (.ascii_case: most labels, searched 3-4x as fast)
+# the same, for ASCII labels lowered (..ascii_case: most labels, searched 3-4x as fast)
 _ADD_TO_CART_ASCII = for_lowered_ascii(_ADD_TO_CART_TEXT)
 _BUY_VERB_ASCII = for_lowered_ascii(_BUY_VERB)
 

@@ -112,7 +112,7 @@ def is_price_element(el: _Element, tag: str, cls: str) -> bool:
 
 
 def _without_counts(text: str) -> str:
-    """``_COUNT_TEXT.sub(" ", text)``; an ASCII text lowered first (:mod:`.ascii_case`:
+    """``_COUNT_TEXT.sub(" ", text)``; an ASCII text lowered first (:mod:`..ascii_case`:
     the same spans, and lowering changes no digit)."""
     if text.isascii():
         return _COUNT_TEXT_ASCII.sub(" ", text.lower())

@@ -164,7 +164,7 @@ _OTHERS_HEADING_ASCII = for_lowered_ascii(_OTHERS_HEADING)
 
 def _names_others(heading: str) -> bool:
     """The heading names a block of other products (an ASCII one searched lowered:
-    :mod:`.ascii_case`)."""
+    :mod:`..ascii_case`)."""
     if heading.isascii():
         return _OTHERS_HEADING_ASCII.search(heading.lower()) is not None
     return _OTHERS_HEADING.search(heading) is not None
