@@ -59,7 +59,8 @@ class VisiblePage:
     # The details below are read when first asked for (each read of the index only):
     # the merge asks for one only when the structured data lacks it, as it mostly does
     # not (about a tenth of a parse's time spared on such a page). A reader that raises
-    # then fails the merge (``errors``: "merge"), whose next attempts leave it out.
+    # then fails the merge (``errors``: "merge", not "visible"), and the product is read
+    # from the structured data alone, as when the visible page fails.
     @cached_property
     def breadcrumbs(self) -> list[str]:
         return read_breadcrumbs(self.index) if self.index is not None else []
