@@ -45,6 +45,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
+from functools import lru_cache
 from urllib.parse import urlsplit
 
 from lxml import etree
@@ -100,11 +101,9 @@ def find_records(idx: PageIndex, h1: _Element | None, url: str | None) -> Record
             continue
         link = elements[pos]
         href = link.get("href")
-        if not href or _not_a_page(href):
-            continue
-        target = href.split("#", 1)[0].strip()
-        if target in own:
-            continue  # this page itself
+        target = _link_target(href) if href else None
+        if target is None or target in own:
+            continue  # no page, or this page itself
         node, tag = link, "a"
         for _ in range(_MAX_DEPTH):
             if node in targets:
@@ -316,6 +315,14 @@ def _text(idx: PageIndex, node: _Element) -> str:
 _SCHEMES = ("#", "javascript:", "mailto:", "tel:", "data:")
 _DIGIT = re.compile(r"\d")
 _IMAGE_FILES = frozenset({"jpg", "jpeg", "png", "gif", "webp", "svg", "avif"})
+
+
+@lru_cache(maxsize=4096)
+def _link_target(href: str) -> str | None:
+    """The page a link's ``href`` goes to, without its fragment; None when it goes to
+    none (:func:`_not_a_page`). Remembered: a page links to most of its addresses twice,
+    a shop to its menu's on every page."""
+    return None if _not_a_page(href) else href.split("#", 1)[0].strip()
 
 
 def _not_a_page(href: str) -> bool:
