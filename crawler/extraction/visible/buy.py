@@ -99,17 +99,20 @@ def find_buy_control(idx: PageIndex) -> tuple[bool, int]:
     # buy class in the class attribute is also one in the class-and-id string)
     blocks = [p for p in idx.with_class(_BUY_CLASS.search) if idx.elements[p].tag in _BLOCKS]
     controls = [idx.by_tag.get(tag, []) for tag in _CONTROL_TAGS]
+    elements, section, in_card = idx.elements, idx.section, idx.in_card
     for pos in idx.positions(blocks, idx.role_buttons, *controls):
-        el = idx.elements[pos]
+        # the exclusion first (idx.is_excluded of a walked element): it spares reading
+        # the label of every menu link (both are pure tests: the order changes no answer)
+        if section[pos] or in_card(pos):
+            continue
+        el = elements[pos]
         tag = el.tag
         if tag in ("div", "span"):  # most elements: a cheap test of class and role first
             if el.get("role") != "button" and not _BUY_CLASS.search(el.get("class") or ""):
                 continue
         elif tag not in _CONTROL_TAGS:
             continue
-        # the exclusion first: remembered per element, it spares reading the label of
-        # every menu link (both are pure tests, so the order changes no answer)
-        if idx.is_excluded(el) or not is_buy_control(el):
+        if not is_buy_control(el, tag):
             continue
         found = True
         if not _is_disabled(el):
@@ -144,8 +147,9 @@ def _is_disabled(el: _Element) -> bool:
     )
 
 
-def is_buy_control(el: _Element) -> bool:
-    tag = el.tag
+def is_buy_control(el: _Element, tag: str | None = None) -> bool:
+    """``el`` is a buy control (``tag``: its tag, when read already)."""
+    tag = el.tag if tag is None else tag
     if tag == "form":
         return bool(_CART_FORM_ACTION.search(el.get("action") or ""))
     if tag in ("div", "span"):
