@@ -372,7 +372,7 @@ def not_sold_online(idx: PageIndex, h1_pos: int) -> bool:
         if in_section:
             continue  # in an excluded block (see below): never read
         if len(el):
-            own = " ".join([el.text or ""] + [c.tail for c in el if c.tail])
+            own = " ".join([el.text or ""] + [tail for c in el if (tail := c.tail)])
         else:  # no child: its own text alone (the same string, without the list)
             own = el.text
             if not own:
