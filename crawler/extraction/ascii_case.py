@@ -25,7 +25,7 @@ def for_lowered_ascii(pattern: re.Pattern[str]) -> re.Pattern[str]:
     not rewrite."""
     if not pattern.flags & re.IGNORECASE:
         raise ValueError("the pattern does not ignore case")
-    source, out, at, in_set = pattern.pattern, [], 0, False
+    source, out, at, in_set = lowered_letters(pattern.pattern), [], 0, False
     while at < len(source):
         char = source[at]
         if char == "\\":  # an escape, kept as written (``\S`` is no ``\s``)
@@ -39,9 +39,20 @@ def for_lowered_ascii(pattern: re.Pattern[str]) -> re.Pattern[str]:
         also = _ascii_twins(char)
         if also and in_set:
             raise ValueError(f"{char!r} in a set matches {also!r} when case is ignored")
-        out.append(f"[{char}{also}]" if also else char.lower() if char.isascii() else char)
+        out.append(f"[{char}{also}]" if also else char)
         at += 1
     return re.compile("".join(out), pattern.flags & ~re.IGNORECASE)
+
+
+def lowered_letters(source: str) -> str:
+    """A pattern's source with its ASCII letters lower-cased, its escapes (``\\S``,
+    ``\\W``) kept."""
+    return re.sub(r"\\.|[A-Z]", _lower_letter, source)
+
+
+def _lower_letter(match: re.Match[str]) -> str:
+    found = match.group(0)
+    return found if len(found) > 1 else found.lower()
 
 
 def _ascii_twins(char: str) -> str:

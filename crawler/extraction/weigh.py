@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -323,11 +324,20 @@ def currency_hint(
     of the page's own (:func:`currency_signals`, read only when none of ``hints``
     serves: it searches the whole page); for a ``$`` price the strongest dollar one."""
     dollar = bool(text and "$" in text)
-    for signals in (hints, None):
-        for code, source in signals if signals is not None else currency_signals(response):
-            if code and (not dollar or code in DOLLAR_CURRENCIES):
-                return code, source
-    return None, ""
+    return (
+        _strongest(hints, dollar) or _strongest(currency_signals(response), dollar) or (None, "")
+    )
+
+
+def _strongest(
+    signals: Iterable[tuple[str | None, str]], dollar: bool
+) -> tuple[str, str] | None:
+    """The first signal that names a currency (a dollar one, for a ``$`` price)."""
+    return next(
+        ((code, source) for code, source in signals
+         if code and (not dollar or code in DOLLAR_CURRENCIES)),
+        None,
+    )
 
 
 def page_title(response: TextResponse) -> str | None:

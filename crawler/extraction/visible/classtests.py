@@ -7,6 +7,8 @@ import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from ..ascii_case import lowered_letters
+
 # The tests of class-and-id strings that readers find elements by (PageIndex.with_class),
 # each a pure function of the string, registered at import (register_class_test). A
 # page's distinct strings are asked all of them at once, the answers kept as bits per
@@ -71,7 +73,8 @@ def _prefilter() -> re.Pattern[str] | None:
         needs = list(_NEEDS.values())
         union = None
         if needs and all(n is not None for n in needs):
-            union = re.compile(_by_first_letter("|".join(_lowered(n.pattern) for n in needs if n)))
+            joined = "|".join(lowered_letters(n.pattern) for n in needs if n)
+            union = re.compile(_by_first_letter(joined))
         _PREFILTER.append(union)
         _SCREENED[:] = [
             (test, bit, _lowered_pattern(need) if need is not None else None)
@@ -135,7 +138,7 @@ def _needs_met(
 
 def _lowered_pattern(need: re.Pattern[str]) -> re.Pattern[str]:
     """A need to search in lower-cased strings (see :func:`_prefilter`)."""
-    return re.compile(_by_first_letter(_lowered(need.pattern)))
+    return re.compile(_by_first_letter(lowered_letters(need.pattern)))
 
 
 def _by_first_letter(source: str) -> str:
@@ -225,16 +228,6 @@ def _syntax(source: str) -> list[tuple[int, str, int]]:
             found.append((at, char, depth))
         at += 1
     return found
-
-
-def _lowered(source: str) -> str:
-    """A pattern's source with its letters lower-cased, its escapes (``\\S``, ``\\W``) kept."""
-    return re.sub(r"\\.|[A-Z]", _lower_letter, source)
-
-
-def _lower_letter(match: re.Match[str]) -> str:
-    found = match.group(0)
-    return found if len(found) > 1 else found.lower()
 
 
 def passed_tests(key: str) -> int:

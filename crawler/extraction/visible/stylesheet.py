@@ -149,7 +149,7 @@ class _DisplayRules(NamedTuple):
     ids: frozenset[str | None]
     classes: frozenset[str]
     #: the selectors a rule shows, each once (a stylesheet repeats some, and each one
-    #: a hidden element's class or id names is matched against the whole page)
+    #: a hidden element's class or id names is matched against it: :meth:`StyleHiding._shown_again`)
     showing: tuple[str, ...]
     #: the showing selectors that name each hidden one, filled by :meth:`StyleHiding.hides`
     showing_named: dict[str, list[str]]
