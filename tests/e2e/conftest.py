@@ -42,9 +42,6 @@ FAST_SETTINGS = {
     "WORKERSTATS_INTERVAL": 1,
     "PAUSE_POLL_INTERVAL": 0.2,
     "LOG_LEVEL": "INFO",
-    # 20 agents drawn at start-up, not 100 (6 ms of CPU each: half a second a worker,
-    # over a minute of the suite's CPU); they still rotate per request
-    "USERAGENT_POOL_SIZE": 20,
 }
 
 

@@ -51,7 +51,7 @@ def test_workers_killed_again_and_again(private_redis, postgres_dsn, shop_factor
         workers=3,
         kill_every=KILL_EVERY,
         kill_for=KILL_FOR,
-        settings={"CONCURRENT_REQUESTS": 1, "USERAGENT_POOL_SIZE": 20},
+        settings={"CONCURRENT_REQUESTS": 1},
         min_kills=MIN_KILLS,  # on a busy machine, past the minute: workers start slowly
     )
     # the kills were real, went on for the whole minute and hit workers at work
