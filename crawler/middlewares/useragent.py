@@ -12,8 +12,8 @@ than parsing a page), so the middleware draws ``USERAGENT_POOL_SIZE`` agents
 once at start-up and picks one of them at random for each request (0 draws from
 the provider for every request). From fake-useragent's own provider (its ``random``
 agents), the pool is drawn from the database filtered once, as each of its draws
-picks from the same filtered list: 100 draws had cost 0.6-1.2 s of CPU at every
-worker's start, a third of it.
+picks from the same filtered list: 100 draws had cost 0.6-1.0 s of CPU at every
+worker's start, up to a third of it.
 
 
 A retried request drops its agent, so this middleware gives it a new one (see
