@@ -44,6 +44,31 @@ def for_lowered_ascii(pattern: re.Pattern[str]) -> re.Pattern[str]:
     return re.compile("".join(out), pattern.flags & ~re.IGNORECASE)
 
 
+class CaseFolded:
+    """A case-insensitive pattern, asked of an ASCII text as :func:`for_lowered_ascii`
+    of it in the text lowered (the same matches and spans), of any other text as it
+    is: the search that most of a page's short texts take."""
+
+    __slots__ = ("pattern", "lowered")
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern = pattern
+        self.lowered = for_lowered_ascii(pattern)
+
+    def found(self, text: str) -> bool:
+        """The pattern matches somewhere in ``text``."""
+        if text.isascii():
+            return self.lowered.search(text.lower()) is not None
+        return self.pattern.search(text) is not None
+
+    def sub(self, repl: str, text: str) -> str:
+        """``pattern.sub(repl, text)``, an ASCII text lowered first (the rest of it is
+        then in lower case: for callers that read what is left, not its letters)."""
+        if text.isascii():
+            return self.lowered.sub(repl, text.lower())
+        return self.pattern.sub(repl, text)
+
+
 def lowered_letters(source: str) -> str:
     """A pattern's source with its ASCII letters lower-cased, its escapes (``\\S``,
     ``\\W``) kept."""

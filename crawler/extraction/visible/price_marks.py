@@ -11,7 +11,7 @@ from functools import lru_cache
 
 from lxml.etree import _Element
 
-from ..ascii_case import for_lowered_ascii
+from ..ascii_case import CaseFolded
 from .classtests import register_class_test
 from .dom import CachedSearch, text_of
 from .price_text import MONEY_TEXT
@@ -49,7 +49,7 @@ _COUNT_TEXT = re.compile(
     r"\b(?:sold|bought|purchased|max(?:imum)?|limit)\b[^\d]{0,12}\d[\d.,]*",
     re.I,
 )
-_COUNT_TEXT_ASCII = for_lowered_ascii(_COUNT_TEXT)
+_COUNTS = CaseFolded(_COUNT_TEXT)  # (an ASCII text searched lowered: ..ascii_case)
 # A sale price's class: marks a price element here, and the selling price of a price box
 # in :mod:`.price`.
 SALE_CLASS = re.compile(
@@ -108,12 +108,5 @@ def is_price_element(el: _Element, tag: str, cls: str) -> bool:
     if "%" in text and not MONEY_TEXT.search(text):
         return False  # a discount badge ("-25%"), not a price box that also shows one
     # a counter alone is no price; a price beside a counter ("30,000원 29개 구매") is
-    return any(map(str.isdigit, _without_counts(text)))
-
-
-def _without_counts(text: str) -> str:
-    """``_COUNT_TEXT.sub(" ", text)``; an ASCII text lowered first (:mod:`..ascii_case`:
-    the same spans, and lowering changes no digit)."""
-    if text.isascii():
-        return _COUNT_TEXT_ASCII.sub(" ", text.lower())
-    return _COUNT_TEXT.sub(" ", text)
+    # (lowering an ASCII text first changes no digit)
+    return any(map(str.isdigit, _COUNTS.sub(" ", text)))

@@ -51,7 +51,7 @@ from urllib.parse import urlsplit
 from lxml import etree
 from lxml.etree import _Element
 
-from ..ascii_case import for_lowered_ascii
+from ..ascii_case import CaseFolded
 from .dom import text_at, text_of
 from .index import PageIndex
 from .price_text import MONEY_TEXT
@@ -158,15 +158,8 @@ _OTHERS_HEADING = re.compile(
     re.I,
 )
 _HEADINGS = ("h2", "h3", "h4", "h5", "h6")
-_OTHERS_HEADING_ASCII = for_lowered_ascii(_OTHERS_HEADING)
-
-
-def _names_others(heading: str) -> bool:
-    """The heading names a block of other products (an ASCII one searched lowered:
-    :mod:`..ascii_case`)."""
-    if heading.isascii():
-        return _OTHERS_HEADING_ASCII.search(heading.lower()) is not None
-    return _OTHERS_HEADING.search(heading) is not None
+# (an ASCII heading searched lowered: ..ascii_case)
+_NAMES_OTHERS = CaseFolded(_OTHERS_HEADING)
 
 
 def headed_strips(idx: PageIndex, h1_line: set[_Element]) -> list[_Element]:
@@ -179,7 +172,7 @@ def headed_strips(idx: PageIndex, h1_line: set[_Element]) -> list[_Element]:
     for pos in idx.positions(*(idx.by_tag.get(tag, []) for tag in _HEADINGS)):
         heading = idx.elements[pos]
         text = text_of(heading)
-        if len(text) > 80 or not _names_others(text):
+        if len(text) > 80 or not _NAMES_OTHERS.found(text):
             continue
         parent = heading.getparent()
         if parent is None:
