@@ -56,12 +56,11 @@ class RedisCluster:
 
     def start(self, timeout: float = 60.0) -> RedisCluster:
         count = self.primaries * (1 + self.replicas)
-        ports: set[int] = set()
-        while len(ports) < count:
-            ports.add(free_port_below(55536 - BUS_OFFSET))
-        for index, port in enumerate(sorted(ports)):
+        for index in range(count):
             node = RedisServer(
-                port=port,
+                # a node whose port or bus port another process took first is
+                # started again on another pair (the nodes started so far hold theirs)
+                choose_port=lambda: free_port_below(55536 - BUS_OFFSET),
                 data_dir=self.data_dir / f"node-{index}",
                 appendonly=True,
                 extra_args=[

@@ -13,6 +13,7 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import redis
@@ -39,11 +40,28 @@ def find_redis_server() -> str:
     )
 
 
-def free_port_below(limit: int, start: int = 20000) -> int:
+def _ephemeral_ports() -> tuple[int, int]:
+    """The range the kernel draws the local port of an outgoing connection from."""
+    try:
+        low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+        return int(low), int(high)
+    except (OSError, ValueError):
+        return 32768, 60999  # Linux's default
+
+
+def free_port_below(limit: int, start: int = 10000) -> int:
     """A free TCP port in [start, limit) whose port + 10000 is free too (a cluster
-    node's bus port), drawn at random so that parallel runs rarely collide."""
+    node's bus port), drawn at random so that parallel runs rarely collide.
+
+    Both ports are taken below the ephemeral range when there is room: a port in
+    it can be taken at any moment by a client connection's local end (one did, a
+    cluster bus port, between this check and the node's start), a port below it
+    only by a server that binds it by number."""
     import random
 
+    ephemeral_low, _ = _ephemeral_ports()
+    if ephemeral_low - 10000 - start >= 1000:
+        limit = min(limit, ephemeral_low - 10000)
     for _ in range(1000):
         port = random.randrange(start, limit)
         try:
@@ -74,10 +92,12 @@ class RedisServer(ServerProcess):
         password: str | None = None,
         extra_args: list[str] | None = None,
         own_session: bool = False,
+        choose_port: Callable[[], int] = free_port,
     ) -> None:
         #: a port of our own choosing is chosen again when another process took it first
         self._chosen_port = port is None
-        self.port = port or free_port()
+        self._choose_port = choose_port
+        self.port = port or choose_port()
         self.extra_args = list(extra_args or [])
         self._tmp = None if data_dir else tempfile.TemporaryDirectory(prefix="redis-")
         self.data_dir = Path(data_dir or self._tmp.name)  # type: ignore[union-attr]
@@ -101,7 +121,7 @@ class RedisServer(ServerProcess):
             if self._start_once(timeout):
                 self._chosen_port = False  # a restart keeps the port its clients know
                 return self
-            self.port = free_port()
+            self.port = self._choose_port()
         raise RuntimeError(f"redis-server found no free port (last tried {self.port})")
 
     def _start_once(self, timeout: float) -> bool:
