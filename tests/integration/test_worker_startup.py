@@ -42,3 +42,27 @@ def test_scrapy_crawl_exits_1_with_the_reason_in_one_line():
     assert "REDIS_URL" in errors[0]
     assert "Traceback" not in result.stderr, result.stderr[-3000:]
     assert "never retrieved" not in result.stderr, result.stderr[-3000:]
+
+
+def test_a_worker_imports_no_extension_it_never_runs():
+    """Scrapy imports every extension its lists name, enabled or not: the remote control
+    (disabled on the workers) is left out of the list, so its aiohttp server is never
+    imported; every other extension of Scrapy's and the project's stays."""
+    code = (
+        "import sys\n"
+        "from scrapy.extension import ExtensionManager\n"
+        "from scrapy.utils.project import get_project_settings\n"
+        "names = ExtensionManager._get_mwlist_from_settings(get_project_settings())\n"
+        "print(' '.join(map(str, names)))\n"
+        "print('scrapy.extensions.remote_control' in sys.modules, 'aiohttp' in sys.modules)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=240
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    names, imported = result.stdout.splitlines()
+    assert imported == "False False"
+    for kept in ("corestats.CoreStats", "logstats.LogStats", "closespider.CloseSpider"):
+        assert f"scrapy.extensions.{kept}" in names.split()
+    assert "crawler.extensions.workerstats.WorkerStats" in names.split()
+    assert "RemoteControl" not in names
