@@ -45,6 +45,7 @@ Settings: ``METRICS_PORT``, ``METRICS_ADDRESS``, ``METRICS_LATENCY_BUCKETS``,
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -189,6 +190,9 @@ class PrometheusMetrics:
         self._server: Any = None
         self._thread: Any = None
         self._redis: Any = None  # redis.Redis, or a RedisCluster
+        #: held by a scrape while it uses :attr:`_redis`, and by the close that ends it:
+        #: the client is never closed under a scrape (the server's threads run scrapes)
+        self._redis_lock = threading.Lock()
         self._engine: Any = None  # the crawler's engine, once the spider is open
 
     @classmethod
@@ -243,9 +247,10 @@ class PrometheusMetrics:
             self._server.server_close()
             self._thread.join(timeout=5)
             self._server = self._thread = None
-        if self._redis is not None:
-            self._redis.close()
-            self._redis = None
+        with self._redis_lock:  # a scrape still running ends first; later ones see None
+            client, self._redis = self._redis, None
+        if client is not None:
+            client.close()
 
     def response_received(self, response: Any, request: Any, spider: Any) -> None:
         latency = request.meta.get("download_latency")
@@ -261,16 +266,18 @@ class PrometheusMetrics:
         return len(getattr(downloader, "active", ()))
 
     def leases_held(self) -> int | None:
-        if self._redis is None:
-            return None
-        try:
-            if not self.keys.cluster:
-                return int(self._redis.hlen(self.keys.inflight(self.worker)))
-            # every shard's lease hash of this worker and its seeds' (one trip per node)
-            with self._redis.pipeline(transaction=False) as pipe:
-                for shard in self.keys.all_shards():
-                    pipe.hlen(shard.inflight(self.worker))
-                pipe.hlen(self.keys.seed_inflight(self.worker))
-                return sum(int(count) for count in pipe.execute())
-        except redis.RedisError:
-            return None  # Redis away: the gauge is missing from this scrape
+        with self._redis_lock:
+            client = self._redis
+            if client is None:
+                return None
+            try:
+                if not self.keys.cluster:
+                    return int(client.hlen(self.keys.inflight(self.worker)))
+                # every shard's lease hash of this worker and its seeds' (one trip per node)
+                with client.pipeline(transaction=False) as pipe:
+                    for shard in self.keys.all_shards():
+                        pipe.hlen(shard.inflight(self.worker))
+                    pipe.hlen(self.keys.seed_inflight(self.worker))
+                    return sum(int(count) for count in pipe.execute())
+            except redis.RedisError:
+                return None  # Redis away: the gauge is missing from this scrape

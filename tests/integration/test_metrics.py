@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 
@@ -164,3 +165,36 @@ def test_round_trips_are_counted_per_command_and_per_pipeline(redis_url):
         assert ROUND_TRIPS.value - before >= 4
     finally:
         client.close()
+
+
+def test_a_scrape_during_the_workers_close_never_raises(redis_url):
+    """Scrapes run in the metrics server's threads; the spider's close ends the server
+    and closes its Redis client. A scrape still reading the leases gauge at that moment
+    (a Prometheus scrape as a worker stops) must not have the connection closed under it
+    (it raised ``TypeError`` in redis-py, logged as a traceback by the server)."""
+    crawler = get_crawler(EcommerceSpider, {"METRICS_PORT": free_port(), "REDIS_URL": redis_url})
+    ext = PrometheusMetrics.from_crawler(crawler)
+    failures: list[BaseException] = []
+    for _ in range(60):
+        ext._redis = redis.Redis.from_url(redis_url, socket_connect_timeout=2, socket_timeout=2)
+        running = threading.Event()
+        running.set()
+
+        def scrape(running: threading.Event = running) -> None:
+            while running.is_set():
+                try:
+                    ext.leases_held()
+                except BaseException as exc:  # noqa: BLE001 -- what the server would log
+                    failures.append(exc)
+                    return
+
+        threads = [threading.Thread(target=scrape) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        time.sleep(0.005)
+        ext.spider_closed(None)
+        running.clear()
+        for thread in threads:
+            thread.join(timeout=10)
+        assert not failures, repr(failures[0])
+    assert ext._redis is None and ext.leases_held() is None
