@@ -32,6 +32,8 @@ class TcpProxy:
         self.port = port or free_port()
         self.delay = delay
         self.connections_accepted = 0
+        #: chunks of data received from either side (traffic is flowing when it grows)
+        self.chunks_received = 0
         self._lock = threading.Lock()
         self._pairs: set[tuple[socket.socket, socket.socket]] = set()
         self._listener: socket.socket | None = None
@@ -153,6 +155,7 @@ class TcpProxy:
                     data = sock.recv(65536)
                     if not data:
                         return
+                    self.chunks_received += 1
                     if self.delay > 0:
                         held[peers[sock]].append((time.monotonic() + self.delay, data))
                     else:

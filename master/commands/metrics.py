@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import signal
+import socketserver
 import sys
 import threading
 from collections.abc import Iterator
@@ -183,6 +184,10 @@ def cmd_metrics(ctx: Context, args: argparse.Namespace) -> int:
         sys.stdout.write(generate_latest(registry).decode())
         return 0
     server, thread = start_http_server(args.port, addr=args.address, registry=registry)
+    # a scrape still running at Ctrl-C is answered before the Redis client closes:
+    # server_close() joins the scrapes' threads when they are not daemons
+    if isinstance(server, socketserver.ThreadingMixIn):
+        server.daemon_threads = False
     stop = threading.Event()
     previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
     print(

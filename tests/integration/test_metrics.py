@@ -23,6 +23,7 @@ from crawler.redis_client import ROUND_TRIPS, CountingRedis
 from crawler.spiders.ecommerce import EcommerceSpider
 from master.cli import main
 from tests.support.net import free_port, wait_for_port
+from tools.tcpproxy import TcpProxy
 from tools.workers import ROOT
 
 KEYS = CrawlKeys()
@@ -198,3 +199,53 @@ def test_a_scrape_during_the_workers_close_never_raises(redis_url):
             thread.join(timeout=10)
         assert not failures, repr(failures[0])
     assert ext._redis is None and ext.leases_held() is None
+
+
+def test_master_metrics_stopped_mid_scrape_answers_it_first(redis_url, redis_client):
+    """Ctrl-C while Prometheus scrapes: the scrape running is answered in full before
+    the Redis client closes (it was cut, a traceback printed, as the process ended)."""
+    crawl_state(redis_client)
+    kwargs = redis_client.connection_pool.connection_kwargs
+    host, port, db = kwargs["host"], kwargs["port"], kwargs.get("db", 0)
+    with TcpProxy(host, port, delay=0.01) as slow:  # a scrape's reads take a second or so
+        metrics_port = free_port()
+        process = subprocess.Popen(
+            [sys.executable, "-m", "master", "metrics", "--port", str(metrics_port),
+             "--address", "127.0.0.1"],
+            cwd=ROOT,
+            env={**os.environ, "REDIS_URL": f"redis://127.0.0.1:{slow.port}/{db}"},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        answers: list[str] = []
+
+        def scrape_once() -> None:
+            url = f"http://127.0.0.1:{metrics_port}/metrics"
+            try:
+                with urllib.request.urlopen(url, timeout=60) as response:
+                    answers.append(response.read().decode())
+            except OSError as exc:  # the answer cut short
+                answers.append(f"cut: {exc!r}")
+
+        try:
+            assert process.stdout is not None
+            serving = process.stdout.readline()  # its loop is running (Ctrl-C stops it)
+            assert serving.startswith("serving crawl metrics"), serving
+            before = slow.chunks_received
+            scrape = threading.Thread(target=scrape_once)
+            scrape.start()
+            # Ctrl-C once the scrape is reading Redis (through the slow proxy)
+            deadline = time.monotonic() + 60
+            while slow.chunks_received < before + 4 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            process.send_signal(signal.SIGINT)
+            scrape.join(timeout=60)
+        finally:
+            if process.poll() is None and not answers:  # (one Ctrl-C, unless not sent)
+                process.send_signal(signal.SIGINT)
+            output, _ = process.communicate(timeout=120)
+    assert len(answers) == 1 and not answers[0].startswith("cut: "), (answers, output)
+    assert samples(answers[0])[("crawl_queued_requests", ())] == 3
+    assert "stopped" in output and "Traceback" not in output, output
+    assert process.returncode == 0, output
