@@ -40,13 +40,13 @@ def find_redis_server() -> str:
     )
 
 
-def _ephemeral_ports() -> tuple[int, int]:
-    """The range the kernel draws the local port of an outgoing connection from."""
+def _ephemeral_low() -> int:
+    """The first port of the range the kernel draws an outgoing connection's local
+    port from."""
     try:
-        low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
-        return int(low), int(high)
-    except (OSError, ValueError):
-        return 32768, 60999  # Linux's default
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768  # Linux's default
 
 
 def free_port_below(limit: int, start: int = 10000) -> int:
@@ -59,7 +59,7 @@ def free_port_below(limit: int, start: int = 10000) -> int:
     only by a server that binds it by number."""
     import random
 
-    ephemeral_low, _ = _ephemeral_ports()
+    ephemeral_low = _ephemeral_low()
     if ephemeral_low - 10000 - start >= 1000:
         limit = min(limit, ephemeral_low - 10000)
     for _ in range(1000):
