@@ -338,12 +338,18 @@ class PageRenderer(ScrapyPlaywrightDownloadHandler):
             await self._restart()
 
     def _driver_pid(self) -> int | None:
+        """The process id of Playwright's driver (the browser's parent), None before it
+        starts. Its transport is the client's in the Playwright pinned here (1.65),
+        under the connection in earlier ones (looked for there only, it was never found:
+        no memory figure, no last-resort kill)."""
         provider = getattr(self, "browser_provider", None)
-        try:
-            pid: int = provider.playwright_context_manager._connection._transport._proc.pid  # type: ignore[union-attr]
-        except AttributeError:
-            return None
-        return pid
+        manager = getattr(provider, "playwright_context_manager", None)
+        for owner in (getattr(manager, "_client", None), getattr(manager, "_connection", None)):
+            process = getattr(getattr(owner, "_transport", None), "_proc", None)
+            if process is not None:
+                pid: int = process.pid
+                return pid
+        return None
 
     async def _restart(self) -> None:
         """Close the browser and its driver (killed when they do not close in time); the

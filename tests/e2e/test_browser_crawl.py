@@ -58,9 +58,13 @@ def test_embedded_state_shop_needs_no_browser(crawl, shop_factory) -> None:  # t
 def test_client_rendered_shop_renders_each_page_once(crawl, shop_factory) -> None:  # type: ignore[no-untyped-def]
     chromium_or_skip()
     shop = shop_factory(products=30, browser_products=SECTION)
-    # a browser restarted every 4 pages (its leaks bounded), between two pages; a budget
-    # per page no busy machine reaches (each page is to be rendered once)
-    stats = crawl_section(crawl, shop, "app", BROWSER_RESTART_PAGES=4, BROWSER_PAGE_TIMEOUT=120)
+    # a browser restarted every 4 pages (its leaks bounded), and when its memory, looked
+    # at every 10 pages, is over 1 MiB (always), between two pages; a budget per page no
+    # busy machine reaches (each page is to be rendered once)
+    stats = crawl_section(
+        crawl, shop, "app",
+        BROWSER_RESTART_PAGES=4, BROWSER_MAX_MEMORY_MB=1, BROWSER_PAGE_TIMEOUT=120,
+    )
     assert stored(crawl) == shop.browser.expected_products("app", shop.url)
     pages = shop.browser.page_paths("app")
     # the home page was fetched plainly, found a shell, and rendered; the site was then
@@ -77,3 +81,5 @@ def test_client_rendered_shop_renders_each_page_once(crawl, shop_factory) -> Non
     assert not stats.get("browser/errors/timeout") and not crawl.client.llen(KEYS.dead)
     restarts = stats["browser/restarts/pages"]
     assert restarts >= len(pages) // 4 and stats["browser/launches"] >= restarts, stats
+    # its memory read at the 10th page (not a 4th: the restart for pages comes first)
+    assert len(pages) >= 10 and stats.get("browser/restarts/memory") == 1, stats
