@@ -3,13 +3,16 @@
 Playwright runs a driver process, which launches Chromium, which forks its
 renderers, GPU and utility processes. :func:`tree` lists a process and its
 descendants; :func:`rss_mib` adds up their memory (proportional set size); :func:`kill_tree`
-ends them all (SIGKILL) when a browser no longer answers. Linux only: elsewhere the
-tree is empty (no memory figure, no kill).
+ends them all (SIGKILL) when a browser no longer answers; :func:`profiles` finds the
+temporary profiles their browsers use, which :func:`remove_profile` deletes once their
+browser is gone. Linux only: elsewhere the tree is empty (no memory figure, no kill, no
+profile found).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 from pathlib import Path
 
@@ -76,3 +79,50 @@ def kill_tree(pid: int) -> int:
         except OSError:
             continue
     return killed
+
+
+#: The name Playwright gives the temporary profile of a browser it launches (a
+#: persistent context's profile is the user's own: never looked for, never deleted).
+PROFILE_PREFIX = "playwright_chromiumdev_profile-"
+_USER_DATA_DIR = b"--user-data-dir="
+#: Chromium's process singleton: a link in the profile to a directory of its own in the
+#: temporary directory (``org.chromium.Chromium.XXXXXX``), removed by a browser that exits.
+_SINGLETON_LINK = "SingletonSocket"
+_SINGLETON_PREFIX = "org.chromium."
+
+
+def profiles(pids: list[int]) -> set[str]:
+    """The temporary profiles (:data:`PROFILE_PREFIX`) these processes were started with
+    (their ``--user-data-dir``)."""
+    found: set[str] = set()
+    for pid in pids:
+        try:
+            args = (_PROC / str(pid) / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        for arg in args:
+            if arg.startswith(_USER_DATA_DIR):
+                path = os.fsdecode(arg[len(_USER_DATA_DIR) :])
+                if Path(path).name.startswith(PROFILE_PREFIX):
+                    found.add(path)
+    return found
+
+
+def singleton_dir(profile: str) -> str | None:
+    """The directory of the process singleton of the browser that uses ``profile``
+    (read while it runs: the link goes with a browser that exits)."""
+    try:
+        target = Path(os.readlink(Path(profile) / _SINGLETON_LINK)).parent
+    except OSError:
+        return None
+    return str(target) if target.name.startswith(_SINGLETON_PREFIX) else None
+
+
+def remove_profile(profile: str, singleton: str | None = None) -> None:
+    """Delete what a dead browser left: its temporary profile (Playwright's driver
+    deletes it when the browser exits, unless the driver was killed too: 1.2 MB) and
+    its process singleton's directory (never deleted by Playwright). Nothing but such
+    directories is ever deleted."""
+    for path, prefix in ((profile, PROFILE_PREFIX), (singleton, _SINGLETON_PREFIX)):
+        if path and Path(path).name.startswith(prefix):
+            shutil.rmtree(path, ignore_errors=True)

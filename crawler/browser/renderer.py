@@ -114,6 +114,9 @@ class PageRenderer(ScrapyPlaywrightDownloadHandler):
         self._restart_due: str | None = None
         self._restarted = asyncio.Event()
         self._counted_browser: Any = None
+        #: the temporary profile of each browser launched and not known gone, with its
+        #: process singleton's directory (:meth:`_tidy_profiles`)
+        self._profiles: dict[str, str | None] = {}
 
     # -- scrapy-playwright's start-up, made lazy ------------------------------------------
     async def _maybe_launch_in_thread(self) -> None:
@@ -141,6 +144,7 @@ class PageRenderer(ScrapyPlaywrightDownloadHandler):
         if browser is not None and browser is not self._counted_browser:
             self._counted_browser = browser
             self.stats.inc_value("browser/launches")
+            self._tidy_profiles()
 
     # -- pages -------------------------------------------------------------------------
     async def render(self, request: Request) -> Response:
@@ -367,6 +371,7 @@ class PageRenderer(ScrapyPlaywrightDownloadHandler):
         self.context_wrappers.clear()
         self._context_used.clear()
         self.__dict__.pop("browser", None)
+        self._tidy_profiles()
         self.browser_provider = None  # type: ignore[assignment]
         self._restart_due = None
         self._restarted.set()
@@ -378,9 +383,26 @@ class PageRenderer(ScrapyPlaywrightDownloadHandler):
         self.context_wrappers.clear()
         self._context_used.clear()
         self.__dict__.pop("browser", None)
+        self._tidy_profiles()
+
+    def _tidy_profiles(self) -> None:
+        """Note the temporary profile of each browser the driver runs, and delete what
+        the browsers gone left of theirs (:func:`.processes.remove_profile`: the process
+        singleton's directory of a browser killed or crashed, the profile when the
+        driver was killed with it). A browser still exiting keeps them until the next
+        launch, restart or close."""
+        pid = self._driver_pid()
+        live = processes.profiles(processes.tree(pid)) if pid else set()
+        for profile in live - self._profiles.keys():
+            self._profiles[profile] = processes.singleton_dir(profile)
+        for profile in [p for p in self._profiles if p not in live]:
+            processes.remove_profile(profile, self._profiles.pop(profile))
 
     async def close(self) -> None:
-        await super().close()
+        try:
+            await super().close()
+        finally:
+            self._tidy_profiles()  # the driver is gone: every profile left is a dead one's
         if self._dead_proxy is not None:
             self._dead_proxy.close()
             self._dead_proxy = None

@@ -4,6 +4,8 @@ shop's section built in the browser (its state pages read from the HTML)."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from decimal import Decimal
 from pathlib import Path
 
@@ -92,6 +94,37 @@ def test_the_memory_of_a_process_tree() -> None:
     mine = processes.tree(os.getpid())
     assert mine[0] == os.getpid() and processes.rss_mib(mine) > 1
     assert processes.tree(2**22 + 7) == []  # no such process
+
+
+def test_the_temporary_profiles_of_browsers_and_their_removal(tmp_path: Path) -> None:
+    """A browser's temporary profile is read from its command line, and deleted with its
+    process singleton's directory; a profile of another name (a user's own) never is."""
+    from crawler.browser import processes
+
+    profile = tmp_path / f"{processes.PROFILE_PREFIX}abc"
+    singleton = tmp_path / "org.chromium.Chromium.xyz"
+    own = tmp_path / "my-profile"
+    for folder in (profile / "Default", singleton, own):
+        folder.mkdir(parents=True)
+    (singleton / "SingletonSocket").touch()
+    (profile / "SingletonSocket").symlink_to(singleton / "SingletonSocket")
+    sleeper = "import time; time.sleep(60)"
+    started = [
+        subprocess.Popen([sys.executable, "-c", sleeper, f"--user-data-dir={folder}"])
+        for folder in (profile, own)
+    ]
+    try:
+        assert processes.profiles([p.pid for p in started]) == {str(profile)}
+    finally:
+        for process in started:
+            process.kill()
+            process.wait()
+    assert processes.singleton_dir(str(profile)) == str(singleton)
+    assert processes.singleton_dir(str(own)) is None
+    processes.remove_profile(str(own), str(own))
+    assert own.exists()  # not a temporary profile, nor a singleton's directory
+    processes.remove_profile(str(profile), processes.singleton_dir(str(profile)))
+    assert not profile.exists() and not singleton.exists()
 
 
 def test_environment_sets_the_browser_settings() -> None:
