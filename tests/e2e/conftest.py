@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -53,12 +55,17 @@ class Crawl:
         self.workdir = workdir
         self.client = redis.Redis.from_url(redis_url)
         self.workers: list[WorkerProcess] = []
+        #: the temporary directory of the crawl's processes (their browsers' too), deleted
+        #: with the crawl: what a worker killed outright leaves there goes with it. A short
+        #: path: Chromium refuses a process singleton's socket path of ~100 characters.
+        self.tmpdir = Path(tempfile.mkdtemp(prefix="e2e-"))
         self.env = {
             "REDIS_URL": redis_url,
             "ALLOW_PRIVATE_NETWORKS": "127.0.0.1",
             "MAX_IDLE_TIME_BEFORE_CLOSE": "2",
             "SITE_MAX_RPS": "0",  # the politeness tests set their own budget
             "EMBEDDED_STORE_PATH": str(workdir / "products.sqlite3"),
+            "TMPDIR": str(self.tmpdir),
         }
 
     def master(self, *args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -151,6 +158,7 @@ class Crawl:
             if worker.running:
                 worker.kill()
         self.client.close()
+        shutil.rmtree(self.tmpdir, ignore_errors=True)
 
 
 @pytest.hookimpl(wrapper=True)

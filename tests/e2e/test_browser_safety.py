@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import sqlite3
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -76,19 +74,8 @@ def test_hostile_pages_reach_nothing_and_end_within_their_budget(crawl) -> None:
     page: both stored, the canary never reached; the worker stops cleanly when asked,
     and nothing of the killed browser is left in the temporary directory."""
     chromium_or_skip()
-    # the worker's temporary directory, its browser's too (Playwright's and Chromium's):
-    # a short path (Chromium refuses a process singleton's socket path of ~100 characters)
-    temporary = Path(tempfile.mkdtemp(prefix="browser-tmp-"))
-    try:
-        _hostile_pages(crawl, temporary)
-    finally:
-        shutil.rmtree(temporary, ignore_errors=True)
-
-
-def _hostile_pages(crawl, temporary: Path) -> None:  # type: ignore[no-untyped-def]
     with Canary() as canary, BrowserSite(forbidden=canary.url) as site:
         crawl.env["MAX_IDLE_TIME_BEFORE_CLOSE"] = "0"
-        crawl.env["TMPDIR"] = str(temporary)
         seed_rendered(crawl, site, "hang", "endless")
         worker = crawl.start_worker(
             "w1",
@@ -113,7 +100,7 @@ def _hostile_pages(crawl, temporary: Path) -> None:  # type: ignore[no-untyped-d
         assert canary.hits == []
     # the killed browser's profile (deleted by Playwright's driver) and its process
     # singleton's directory (by the worker: Playwright leaves it) are gone
-    left = sorted(p.name for p in temporary.iterdir())
+    left = sorted(p.name for p in crawl.tmpdir.iterdir())  # the worker's TMPDIR
     assert not [n for n in left if n.startswith((processes.PROFILE_PREFIX, "org.chromium."))], left
     dead = {json.loads(raw)["url"]: json.loads(raw)["reason"]
             for raw in crawl.client.lrange(KEYS.dead, 0, -1)}

@@ -502,13 +502,15 @@ def test_sitemaps_list_every_product_with_its_lastmod(tmp_path) -> None:
             assert not any(h.encode() in page for h in hidden), path
 
 
-def test_a_shop_in_its_own_session_ends_with_the_process_that_started_it() -> None:
+def test_a_shop_in_its_own_session_ends_with_the_process_that_started_it(tmp_path: Path) -> None:
     # the demo runs its shop in a session of its own (a terminal's Ctrl-C must not
     # reach it); a demo killed outright must not leave the shop behind (seen: a test
     # that killed a stuck demo left its shop serving for 45 minutes)
     code = (
         "from demoshop.process import ShopProcess\n"
-        "shop = ShopProcess(products=3, own_session=True).start()\n"
+        # its access log here: the starter, killed outright, cleans up nothing
+        f"shop = ShopProcess(products=3, own_session=True, access_log={str(tmp_path / 'a.log')!r})"
+        ".start()\n"
         "print(shop.process.pid, flush=True)\n"
         "import time; time.sleep(120)\n"
     )
