@@ -3,10 +3,9 @@
 Playwright runs a driver process, which launches Chromium, which forks its
 renderers, GPU and utility processes. :func:`tree` lists a process and its
 descendants; :func:`rss_mib` adds up their memory (proportional set size); :func:`kill_tree`
-ends them all (SIGKILL) when a browser no longer answers; :func:`profiles` finds the
-temporary profiles their browsers use, which :func:`remove_profile` deletes once their
-browser is gone. Linux only: elsewhere the tree is empty (no memory figure, no kill, no
-profile found).
+ends them all (SIGKILL) when a browser no longer answers; :func:`tidy_profiles` finds the
+temporary profiles their browsers use, and deletes them once their browser is gone.
+Linux only: elsewhere the tree is empty (no memory figure, no kill, no profile found).
 """
 
 from __future__ import annotations
@@ -116,6 +115,18 @@ def singleton_dir(profile: str) -> str | None:
     except OSError:
         return None
     return str(target) if target.name.startswith(_SINGLETON_PREFIX) else None
+
+
+def tidy_profiles(driver: int | None, known: dict[str, str | None]) -> None:
+    """Note in ``known`` the temporary profile of each browser the ``driver`` process
+    runs, with its process singleton's directory, and delete what the browsers gone
+    left of theirs (:func:`remove_profile`). A browser still exiting keeps them until
+    the next call (the browser's next launch, restart or close)."""
+    live = profiles(tree(driver)) if driver else set()
+    for profile in live - known.keys():
+        known[profile] = singleton_dir(profile)
+    for profile in [p for p in known if p not in live]:
+        remove_profile(profile, known.pop(profile))
 
 
 def remove_profile(profile: str, singleton: str | None = None) -> None:

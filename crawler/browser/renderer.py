@@ -343,9 +343,7 @@ class PageRenderer(ScrapyPlaywrightDownloadHandler):
 
     def _driver_pid(self) -> int | None:
         """The process id of Playwright's driver (the browser's parent), None before it
-        starts. Its transport is the client's in the Playwright pinned here (1.65),
-        under the connection in earlier ones (looked for there only, it was never found:
-        no memory figure, no last-resort kill)."""
+        starts: its transport is its client's (Playwright 1.65), or its connection's."""
         provider = getattr(self, "browser_provider", None)
         manager = getattr(provider, "playwright_context_manager", None)
         for owner in (getattr(manager, "_client", None), getattr(manager, "_connection", None)):
@@ -386,17 +384,8 @@ class PageRenderer(ScrapyPlaywrightDownloadHandler):
         self._tidy_profiles()
 
     def _tidy_profiles(self) -> None:
-        """Note the temporary profile of each browser the driver runs, and delete what
-        the browsers gone left of theirs (:func:`.processes.remove_profile`: the process
-        singleton's directory of a browser killed or crashed, the profile when the
-        driver was killed with it). A browser still exiting keeps them until the next
-        launch, restart or close."""
-        pid = self._driver_pid()
-        live = processes.profiles(processes.tree(pid)) if pid else set()
-        for profile in live - self._profiles.keys():
-            self._profiles[profile] = processes.singleton_dir(profile)
-        for profile in [p for p in self._profiles if p not in live]:
-            processes.remove_profile(profile, self._profiles.pop(profile))
+        """What the browsers gone left in the temporary directory, deleted."""
+        processes.tidy_profiles(self._driver_pid(), self._profiles)
 
     async def close(self) -> None:
         try:

@@ -98,7 +98,8 @@ def test_the_memory_of_a_process_tree() -> None:
 
 def test_the_temporary_profiles_of_browsers_and_their_removal(tmp_path: Path) -> None:
     """A browser's temporary profile is read from its command line, and deleted with its
-    process singleton's directory; a profile of another name (a user's own) never is."""
+    process singleton's directory once the process is gone; a profile of another name
+    (a user's own) never is."""
     from crawler.browser import processes
 
     profile = tmp_path / f"{processes.PROFILE_PREFIX}abc"
@@ -113,18 +114,20 @@ def test_the_temporary_profiles_of_browsers_and_their_removal(tmp_path: Path) ->
         subprocess.Popen([sys.executable, "-c", sleeper, f"--user-data-dir={folder}"])
         for folder in (profile, own)
     ]
+    known: dict[str, str | None] = {}
     try:
         assert processes.profiles([p.pid for p in started]) == {str(profile)}
+        processes.tidy_profiles(started[0].pid, known)  # as if the browser's driver
+        assert known == {str(profile): str(singleton)} and profile.exists()
     finally:
         for process in started:
             process.kill()
             process.wait()
-    assert processes.singleton_dir(str(profile)) == str(singleton)
     assert processes.singleton_dir(str(own)) is None
     processes.remove_profile(str(own), str(own))
     assert own.exists()  # not a temporary profile, nor a singleton's directory
-    processes.remove_profile(str(profile), processes.singleton_dir(str(profile)))
-    assert not profile.exists() and not singleton.exists()
+    processes.tidy_profiles(started[0].pid, known)  # gone: what it left is deleted
+    assert known == {} and not profile.exists() and not singleton.exists()
 
 
 def test_environment_sets_the_browser_settings() -> None:
