@@ -87,7 +87,7 @@ _USER_DATA_DIR = b"--user-data-dir="
 #: Chromium's process singleton: a link in the profile to a directory of its own in the
 #: temporary directory (``org.chromium.Chromium.XXXXXX``), removed by a browser that exits.
 _SINGLETON_LINK = "SingletonSocket"
-_SINGLETON_PREFIX = "org.chromium."
+SINGLETON_PREFIX = "org.chromium."
 
 
 def profiles(pids: list[int]) -> set[str]:
@@ -114,7 +114,7 @@ def singleton_dir(profile: str) -> str | None:
         target = Path(os.readlink(Path(profile) / _SINGLETON_LINK)).parent
     except OSError:
         return None
-    return str(target) if target.name.startswith(_SINGLETON_PREFIX) else None
+    return str(target) if target.name.startswith(SINGLETON_PREFIX) else None
 
 
 def tidy_profiles(driver: int | None, known: dict[str, str | None]) -> None:
@@ -134,6 +134,6 @@ def remove_profile(profile: str, singleton: str | None = None) -> None:
     deletes it when the browser exits, unless the driver was killed too: 1.2 MB) and
     its process singleton's directory (never deleted by Playwright). Nothing but such
     directories is ever deleted."""
-    for path, prefix in ((profile, PROFILE_PREFIX), (singleton, _SINGLETON_PREFIX)):
+    for path, prefix in ((profile, PROFILE_PREFIX), (singleton, SINGLETON_PREFIX)):
         if path and Path(path).name.startswith(prefix):
             shutil.rmtree(path, ignore_errors=True)

@@ -101,7 +101,8 @@ def test_hostile_pages_reach_nothing_and_end_within_their_budget(crawl) -> None:
     # the killed browser's profile (deleted by Playwright's driver) and its process
     # singleton's directory (by the worker: Playwright leaves it) are gone
     left = sorted(p.name for p in crawl.tmpdir.iterdir())  # the worker's TMPDIR
-    assert not [n for n in left if n.startswith((processes.PROFILE_PREFIX, "org.chromium."))], left
+    leftovers = (processes.PROFILE_PREFIX, processes.SINGLETON_PREFIX)
+    assert not [n for n in left if n.startswith(leftovers)], left
     dead = {json.loads(raw)["url"]: json.loads(raw)["reason"]
             for raw in crawl.client.lrange(KEYS.dead, 0, -1)}
     assert dead[site.url + "hang"].startswith("RenderFailed: timeout: not rendered within"), dead
