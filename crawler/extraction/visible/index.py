@@ -15,14 +15,13 @@ from .dom import (
     SKIPPED_TAGS,
     CachedSearch,
     _hiding_class,
-    _hiding_style,
     classes,
     excluded_by_tag,
     links_away,
-    skip_subtree,
 )
 from .price_marks import is_price_element, names_price
 from .stylesheet import StyleHiding
+from .walk import walk_elements
 
 _EXCLUDED_SECTION = CachedSearch(
     re.compile(
@@ -32,8 +31,6 @@ _EXCLUDED_SECTION = CachedSearch(
     )
 )
 _EXCLUDED_TAGS = frozenset({"header", "footer", "nav", "aside"})
-# The attributes the page walk reads besides the class and the id (few elements have one)
-_NOTED_ATTRIBUTES = frozenset({"hidden", "style", "itemprop", "role", "aria-label"})
 register_class_test(_EXCLUDED_SECTION.search)
 
 
@@ -41,111 +38,36 @@ class PageIndex:
     """One walk of the tree: document order, price elements and grids."""
 
     def __init__(self, root: _Element) -> None:
-        self.elements: list[_Element] = []
-        #: ``dom.classes`` of each element of :attr:`elements` (its class and id), read once
-        self.classes: list[str] = []
-        self.order: dict[_Element, int] = {}
-        self.prices: list[_Element] = []
-        self.h1s: list[_Element] = []
-        #: positions in :attr:`elements` of each class-and-id string, and of each tag
-        self.by_class: dict[str, list[int]] = {}
-        self.by_tag: dict[str, list[int]] = {}
-        #: positions of the elements that have an ``itemprop``, by its value
-        self.by_itemprop: dict[str, list[int]] = {}
-        #: positions of the elements with ``role="button"``, and with an ``aria-label``
-        self.role_buttons: list[int] = []
-        self.aria_labelled: list[int] = []
         styled = StyleHiding(root.getroottree().getroot())
-        hiding, hidden_ids = styled.hiding, styled.ids
+        hiding = styled.hiding
+        #: the walked elements in document order (:mod:`.walk`), with the ``dom.classes``
+        #: of each (its class and id), each element's position, the positions of each
+        #: class-and-id string and of each tag, of the elements that have an
+        #: ``itemprop`` by its value, of those with ``role="button"`` and with an
+        #: ``aria-label``
+        (
+            self.elements, self.classes, self.order, self.by_class, self.by_tag,
+            self.by_itemprop, self.role_buttons, self.aria_labelled,
+        ) = walk_elements(
+            root,
+            SKIPPED_TAGS,
+            lambda cls: (
+                1 if _hiding_class(cls) else 2 if hiding and styled.names_class(cls) else 0
+            ),
+            styled.ids if hiding else (),
+            styled.hides,
+        )
+        elements, by_class, by_tag = self.elements, self.by_class, self.by_tag
+        self.prices: list[_Element] = []
         self.in_grid: dict[_Element, int] = {}
         self.cards: set[_Element] = set()
         self._excluded: dict[_Element, bool] = {}
         #: each element is a grid card or inside one (:meth:`in_card`, set by :meth:`add_cards`)
-        self._carded: list[bool] = []
+        self._carded = [False] * len(elements)
         #: ``dom.text_of`` of walked elements, by position, once read (:func:`.dom.text_at`)
         self.texts: dict[int, str] = {}
         #: each element is in a site header/footer, a nav/aside or a related-products block
         self.section: list[bool] = []
-        elements, classes, order, by_class, by_tag = (
-            self.elements, self.classes, self.order, self.by_class, self.by_tag
-        )
-        role_buttons, aria_labelled, by_itemprop = (
-            self.role_buttons, self.aria_labelled, self.by_itemprop
-        )
-        # per class attribute (repeated across a page): how it hides its element (0 not,
-        # 1 always, 2 if the stylesheet's rules do), and the class-and-id string of an
-        # element without id (one object for all of them: its hash kept, found by identity)
-        class_hides: dict[str, tuple[int, str]] = {}
-        # document order, elements only (a C-level walk); a hidden or non-content
-        # element's subtree is skipped whole (its elements are only stepped over). An
-        # element's attribute names are listed once: most have none, or a class alone.
-        walk = root.iter(etree.Element)
-        pos = 0
-        append_element, append_class, class_at, tag_at = (
-            elements.append, classes.append, by_class.get, by_tag.get
-        )
-        hides_of, none_noted, skipped = class_hides.get, _NOTED_ATTRIBUTES.isdisjoint, SKIPPED_TAGS
-        for el in walk:
-            tag = el.tag
-            if tag in skipped:
-                if len(el):
-                    skip_subtree(walk, el)
-                continue
-            names = el.keys()
-            if names:
-                if "class" in names:
-                    attr_class = el.get("class")
-                    known = hides_of(attr_class)
-                    if known is None:
-                        known = class_hides[attr_class] = (
-                            1 if _hiding_class(attr_class)
-                            else 2 if hiding and styled.names_class(attr_class)
-                            else 0,
-                            attr_class + " ",
-                        )
-                    verdict, key = known
-                else:
-                    attr_class, verdict, key = None, 0, " "
-                if "id" in names:
-                    ident = el.get("id")
-                    key += ident
-                else:
-                    ident = None
-                noted = not none_noted(names)
-                if (
-                    noted
-                    and ("hidden" in names or "style" in names and _hiding_style(el.get("style")))
-                    or verdict == 1
-                    or (verdict == 2 or (hiding and ident in hidden_ids))
-                    and styled.hides(el, attr_class, ident)
-                ):
-                    if len(el):
-                        skip_subtree(walk, el)
-                    continue
-                if noted:
-                    if "itemprop" in names:
-                        by_itemprop.setdefault(el.get("itemprop"), []).append(pos)
-                    if "role" in names and el.get("role") == "button":
-                        role_buttons.append(pos)
-                    if "aria-label" in names:
-                        aria_labelled.append(pos)
-            else:
-                key = " "
-            append_element(el)
-            append_class(key)
-            found = class_at(key)
-            if found is None:
-                by_class[key] = [pos]
-            else:
-                found.append(pos)
-            found = tag_at(tag)
-            if found is None:
-                by_tag[tag] = [pos]
-            else:
-                found.append(pos)
-            pos += 1
-        order.update(zip(elements, range(pos), strict=True))
-        self._carded = [False] * pos
         self.h1s = [elements[pos] for pos in by_tag.get("h1", [])]
         #: (bits of the registered class tests passed, positions) of each class-and-id
         #: string that passes one (:meth:`with_class`)
