@@ -13,8 +13,12 @@ See ``docs/extraction.md``.
 
 from __future__ import annotations
 
-from .links import discover_links
-from .product import (
+from crawler.compiled import use_compiled
+
+use_compiled()  # first: the hot modules below load compiled where a current build is
+
+from .links import discover_links  # noqa: E402
+from .product import (  # noqa: E402
     PRODUCT_FIELDS,
     REJECTED_REASONS,
     Extraction,
@@ -22,7 +26,7 @@ from .product import (
     extract_product,
     extract_product_from_html,
 )
-from .profiles import PROFILES_DIR, ProfileError, ProfileRegistry, SiteProfile
+from .profiles import PROFILES_DIR, ProfileError, ProfileRegistry, SiteProfile  # noqa: E402
 
 __all__ = [
     "PRODUCT_FIELDS",
