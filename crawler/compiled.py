@@ -158,7 +158,7 @@ class _CompiledFinder(importlib.abc.MetaPathFinder):
         self, fullname: str, path: Sequence[str] | None = None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
         compiled = self.files.get(fullname)
-        if compiled is None:
+        if compiled is None or not compiled.is_file():  # (gone since: a build replaced it)
             return None
         loader = importlib.machinery.ExtensionFileLoader(fullname, str(compiled))
         return importlib.util.spec_from_file_location(fullname, compiled, loader=loader)
@@ -200,40 +200,42 @@ def _compiler_output_kept(log: Path) -> Iterator[None]:
     to ``log`` instead of the terminal, and shown only when the build fails."""
     sys.stdout.flush()
     sys.stderr.flush()
-    saved = [os.dup(1), os.dup(2)]
+    saved, failed = [os.dup(1), os.dup(2)], False
     with log.open("wb") as sink:
         os.dup2(sink.fileno(), 1)
         os.dup2(sink.fileno(), 2)
         try:
             yield
         except BaseException:
-            os.dup2(saved[0], 1)
-            os.dup2(saved[1], 2)
-            sys.stderr.write(log.read_text(encoding="utf-8", errors="replace")[-4000:])
+            failed = True
             raise
         finally:
             os.dup2(saved[0], 1)
             os.dup2(saved[1], 2)
             for fd in saved:
                 os.close(fd)
+            if failed:
+                sys.stderr.write(log.read_text(encoding="utf-8", errors="replace")[-4000:])
 
 
-def build(build_dir: Path = BUILD_DIR, jobs: int | None = None) -> Status:
-    """Compile :data:`MODULES` into ``build_dir`` (replaced whole once every module is
+def build(
+    build_dir: Path = BUILD_DIR, jobs: int | None = None, modules: Sequence[str] = MODULES
+) -> Status:
+    """Compile ``modules`` into ``build_dir`` (replaced whole once every module is
     built: a failed build leaves the last one as it was) and write its manifest."""
     import lxml  # the walk uses lxml's C API (its headers are in the wheel)
     from Cython.Build import cythonize  # build-time only (requirements-dev.txt)
     from setuptools import Distribution, Extension
     from setuptools.command.build_ext import build_ext
 
-    digests = {module: _digest(source_of(module)) for module in MODULES}
+    digests = {module: _digest(source_of(module)) for module in modules}
     build_dir.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="cython-") as work:
         staging = Path(tempfile.mkdtemp(prefix=".compiled-", dir=build_dir.parent))
         try:
             sources = [
                 Extension(module, [str(source_of(module))], include_dirs=lxml.get_include())
-                for module in MODULES
+                for module in modules
             ]
             extensions = cythonize(
                 sources, build_dir=work, compiler_directives=DIRECTIVES,
@@ -274,7 +276,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.action == "build" and (args.force or len(found.current) < len(MODULES)):
         print(f"compiling {len(MODULES)} modules of the extractor with Cython "
               "(a minute or two on two cores)...", file=sys.stderr)
-        found = build(jobs=args.jobs)
+        try:
+            found = build(jobs=args.jobs)
+        except ImportError as exc:  # Cython or setuptools not installed
+            print(f"cannot build: {exc} (pip install -r requirements-build.txt); "
+                  "the extractor runs as Python", file=sys.stderr)
+            return 1
+        except Exception as exc:  # noqa: BLE001 -- the compiler's own output is above
+            print(f"the build failed: {type(exc).__name__}: {exc}; the extractor runs as "
+                  "Python (a C compiler is needed: gcc or cc)", file=sys.stderr)
+            return 1
     print(found.line())
     for module in found.stale:
         print(f"  changed since the build (runs as Python): {module}")

@@ -140,3 +140,25 @@ def test_a_build_for_another_python_or_none_at_all_is_not_used(tmp_path: Path) -
 @pytest.mark.parametrize("module", compiled.MODULES)
 def test_each_compiled_module_has_its_source(module: str) -> None:
     assert compiled.source_of(module).is_file()
+
+
+def test_a_build_compiles_and_a_failed_one_leaves_the_last_as_it_was(tmp_path: Path) -> None:
+    module = "crawler.extraction.first_tags"  # a short module: a build of a few seconds
+    build = tmp_path / "build"
+    found = compiled.build(build, jobs=1, modules=[module])
+    assert list(found.current) == [module]
+    manifest = json.loads((build / compiled.MANIFEST).read_text())
+    assert manifest["modules"] == {module: compiled._digest(compiled.source_of(module))}
+    before = sorted(str(path.relative_to(build)) for path in build.rglob("*"))
+    # a compiler that fails: the build raises, with the compiler's output, and the
+    # last build stays whole (nothing half-written beside it either)
+    failing = subprocess.run(
+        [sys.executable, "-c", "import sys; from pathlib import Path; from crawler import "
+         "compiled; compiled.build(Path(sys.argv[1]), jobs=1, modules=[sys.argv[2]])",
+         str(build), module],
+        cwd=ROOT, env={**os.environ, "CC": "false"}, capture_output=True, text=True, timeout=240,
+    )
+    assert failing.returncode != 0
+    assert "CompileError" in failing.stderr
+    assert sorted(str(path.relative_to(build)) for path in build.rglob("*")) == before
+    assert [path.name for path in tmp_path.iterdir()] == ["build"]
