@@ -635,15 +635,15 @@ def test_worker_dockerfile_installs_a_browser_only_when_asked() -> None:
     assert failing.returncode != 0
 
 
-def test_worker_dockerfile_compiles_the_extractor_only_when_asked() -> None:
+def test_worker_dockerfile_compiles_the_extractor_unless_turned_off() -> None:
     steps = instructions(DOCKERFILES["worker"])
     code = next(i for i, (kw, args) in enumerate(steps) if kw == "COPY" and "crawler/" in args)
     user = next(i for i, (kw, _) in enumerate(steps) if kw == "USER")
-    declared = [i for i, step in enumerate(steps) if step == ("ARG", "COMPILE_EXTRACTION=")]
+    declared = [i for i, step in enumerate(steps) if step == ("ARG", "COMPILE_EXTRACTION=1")]
     (build,) = [
         i for i, (kw, args) in enumerate(steps) if kw == "RUN" and "$COMPILE_EXTRACTION" in args
     ]
-    # empty by default; after the code it compiles, as root (before USER)
+    # on by default; after the code it compiles, as root (before USER)
     assert len(declared) == 1 and code < declared[0] < build < user
     replace = {
         "apt-get": "echo apt-get",
@@ -654,7 +654,7 @@ def test_worker_dockerfile_compiles_the_extractor_only_when_asked() -> None:
     script = steps[build][1]
     assert "rm -rf /var/lib/apt/lists/*" in script, "apt's lists would stay in the image"
     nothing = run_step(script, replace, {"COMPILE_EXTRACTION": ""})
-    assert nothing.returncode == 0 and nothing.stdout == "", "a default build compiles nothing"
+    assert nothing.returncode == 0 and nothing.stdout == "", "turned off, it compiles nothing"
     built = run_step(script, replace, {"COMPILE_EXTRACTION": "1", "PIP_INDEX_URL": ""})
     assert built.returncode == 0, built.stderr
     assert built.stdout.splitlines() == [
