@@ -91,6 +91,10 @@ CASES = {
         "<html><body><!-- c --><div>a<!-- d --><p>b</p>tail<?pi x?></div>"
         "<p class=''>empty class</p><p id=''>empty id</p></body></html>"
     ),
+    "attributes without a value": (
+        "<html><body><div class><p id>a</p><span itemprop>b</span><i style>c</i>"
+        "<b role aria-label>d</b><u hidden>e</u></div></body></html>"
+    ),
     "deep and wide": "<html><body>" + "<div><p class='c'>x</p>" * 60 + "</div>" * 60
     + "".join(f"<p id='i{n}' class='c{n % 3}'>{n}</p>" for n in range(200)) + "</body></html>",
 }
