@@ -230,6 +230,7 @@ def build(
     from setuptools.command.build_ext import build_ext
 
     digests = {module: _digest(source_of(module)) for module in modules}
+    jobs = jobs or os.cpu_count() or 1
     build_dir.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="cython-") as work:
         staging = Path(tempfile.mkdtemp(prefix=".compiled-", dir=build_dir.parent))
@@ -240,11 +241,11 @@ def build(
             ]
             extensions = cythonize(
                 sources, build_dir=work, compiler_directives=DIRECTIVES,
-                nthreads=jobs or os.cpu_count() or 1, quiet=True,
+                nthreads=jobs, quiet=True,
             )
             command = build_ext(Distribution({"ext_modules": extensions}))
             command.build_lib, command.build_temp = str(staging), str(Path(work) / "objects")
-            command.parallel = jobs or os.cpu_count() or 1
+            command.parallel = jobs
             command.ensure_finalized()
             with _compiler_output_kept(Path(work) / "compiler.log"):
                 command.run()

@@ -14,8 +14,7 @@ from lxml.etree import _Element
 from parsel import Selector
 
 from crawler.extraction.visible import walk
-from crawler.extraction.visible.dom import SKIPPED_TAGS, _hiding_class
-from crawler.extraction.visible.stylesheet import StyleHiding
+from crawler.extraction.visible.index import walk_arguments
 
 from .test_compiled_extraction import FOLDERS, NOT_BUILT
 
@@ -33,15 +32,7 @@ def _root(html: str) -> _Element:
 
 def _both(root: _Element) -> tuple[Any, Any]:
     """Both walks of a page, asked as the page index asks (its stylesheet's rules)."""
-    styled = StyleHiding(root.getroottree().getroot())
-    hiding = styled.hiding
-    args = (
-        root,
-        SKIPPED_TAGS,
-        lambda cls: 1 if _hiding_class(cls) else 2 if hiding and styled.names_class(cls) else 0,
-        styled.ids if hiding else (),
-        styled.hides,
-    )
+    args = walk_arguments(root)
     native, python = _walks()
     return native(*args), python(*args)
 

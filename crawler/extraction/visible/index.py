@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from lxml import etree
 from lxml.etree import _Element
@@ -34,12 +35,24 @@ _EXCLUDED_TAGS = frozenset({"header", "footer", "nav", "aside"})
 register_class_test(_EXCLUDED_SECTION.search)
 
 
+def walk_arguments(root: _Element) -> tuple[Any, ...]:
+    """The arguments of the page walk (:mod:`.walk`) from ``root``: the tags it skips,
+    and what hides an element on this page (a class, the page's stylesheet's rules)."""
+    styled = StyleHiding(root.getroottree().getroot())
+    hiding = styled.hiding
+    return (
+        root,
+        SKIPPED_TAGS,
+        lambda cls: 1 if _hiding_class(cls) else 2 if hiding and styled.names_class(cls) else 0,
+        styled.ids if hiding else (),
+        styled.hides,
+    )
+
+
 class PageIndex:
     """One walk of the tree: document order, price elements and grids."""
 
     def __init__(self, root: _Element) -> None:
-        styled = StyleHiding(root.getroottree().getroot())
-        hiding = styled.hiding
         #: the walked elements in document order (:mod:`.walk`), with the ``dom.classes``
         #: of each (its class and id), each element's position, the positions of each
         #: class-and-id string and of each tag, of the elements that have an
@@ -48,15 +61,7 @@ class PageIndex:
         (
             self.elements, self.classes, self.order, self.by_class, self.by_tag,
             self.by_itemprop, self.role_buttons, self.aria_labelled,
-        ) = walk_elements(
-            root,
-            SKIPPED_TAGS,
-            lambda cls: (
-                1 if _hiding_class(cls) else 2 if hiding and styled.names_class(cls) else 0
-            ),
-            styled.ids if hiding else (),
-            styled.hides,
-        )
+        ) = walk_elements(*walk_arguments(root))
         elements, by_class, by_tag = self.elements, self.by_class, self.by_tag
         self.prices: list[_Element] = []
         self.in_grid: dict[_Element, int] = {}
