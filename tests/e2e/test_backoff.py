@@ -28,7 +28,15 @@ from .conftest import KEYS, Crawl, page_fetches, wait_until
 pytestmark = pytest.mark.workers
 
 LIMIT = 10.0  # the shop's token bucket, requests per second
-MAX_429_SHARE = 0.10
+# The 429s a crawl that backs off may meet: a small minority (a crawler that kept a
+# budget of 3x the limit had about 2/3 of its requests refused: docs/benchmarks.md).
+# Not the 10 %, which benchmarks/backoff.py measures at full size (0.7 %): in
+# a crawl of ~150 requests the few 429s of the start are a few percent on their own,
+# and a shop or worker starved of CPU for a few seconds (a busy machine) has the
+# requests that queued meanwhile handled at once, those over the bucket's one second
+# of tokens refused whatever rate the crawler kept (seen: 16 of 154 beside four
+# CPU-bound processes, against 3 to 5 of ~142 otherwise).
+MAX_429_SHARE = 0.25
 
 
 def stored_urls(crawl: Crawl) -> set[str]:
