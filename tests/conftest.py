@@ -156,6 +156,6 @@ def postgres_dsn() -> Iterator[str]:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The soak test (a minute and a half of a slow crawl) first: under pytest-xdist one
-    worker runs it while the other runs the rest, instead of ending the run alone."""
+    """The soak test (two minutes of a slow crawl) first: under pytest-xdist one
+    worker runs it while the others run the rest, instead of ending the run alone."""
     items.sort(key=lambda item: item.get_closest_marker("soak") is None)

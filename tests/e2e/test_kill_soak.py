@@ -1,9 +1,9 @@
 """Nothing lost under repeated crashes: workers SIGKILLed one after another, Redis SIGKILLed.
 
 ``test_workers_killed_again_and_again`` is the long one (marked ``soak`` as well as
-``workers``; it runs in the default suite, about two and a half minutes): three
-workers crawl a slow demo shop into PostgreSQL while, every 6 seconds, the oldest
-one at work is killed with SIGKILL and a new one started, for two minutes.
+``workers``; it runs in the default suite, about two minutes): three workers crawl a
+slow demo shop into PostgreSQL while, every 3 seconds, the oldest one at work is
+killed with SIGKILL and a new one started, for a minute.
 """
 
 from __future__ import annotations
