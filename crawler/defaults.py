@@ -30,6 +30,15 @@ REDIS_CLUSTER_SHARDS = _keys.DEFAULT_CLUSTER_SHARDS
 # loses none (crawler/leasing/replication.py); 0 never waits. At most this many ms.
 REDIS_CLUSTER_WAIT_REPLICAS = 1
 REDIS_CLUSTER_WAIT_TIMEOUT = 500
+# Seconds a worker waits for one answer from Redis before the attempt fails (and is
+# retried, see REDIS_PARAMS in crawler/settings.py): the bound on a stalled connection
+# (a network partition drops the traffic, nothing is refused), within which the
+# worker's log says Redis is unreachable (crawler/outage.py). 0: no bound (a stalled
+# connection blocks the worker, silent, until the kernel gives up on it).
+REDIS_SOCKET_TIMEOUT = 30
+# While Redis or a worker's store is unreachable its log says so again this often
+# (seconds, with what the worker holds); 0: only when it is lost and when it is back.
+OUTAGE_LOG_INTERVAL = 60
 # scrapy-redis's key templates, pinned to the key layout of crawler/keys.py
 SCHEDULER_QUEUE_KEY = _keys.QUEUE_KEY_TEMPLATE
 SCHEDULER_DUPEFILTER_KEY = _keys.DUPEFILTER_KEY_TEMPLATE

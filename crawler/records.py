@@ -202,7 +202,9 @@ class WorkerRecord:
 
     @property
     def lost(self) -> bool:
-        """The record says the worker is at work, but its heartbeat has expired."""
+        """The record says the worker is at work, but its heartbeat has expired: the worker
+        is *stale* (cut off from Redis, stalled, or killed) in ``master status``, the API
+        and the dashboard."""
         return not self.live and self.state not in ("finished",)
 
     def end_time(self, now: float) -> float | None:

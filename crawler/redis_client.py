@@ -3,7 +3,11 @@
 scrapy-redis builds every client of a worker from ``REDIS_PARAMS``; its
 ``redis_cls`` entry names this class in ``crawler/settings.py``. It is
 ``redis.Redis`` with one addition: each round trip to the server adds one to
-the process-wide :data:`ROUND_TRIPS` counter. A single command is one round
+the process-wide :data:`ROUND_TRIPS` counter, and notes the command the calling
+thread waits for (:func:`crawler.outage.note_command`: the log of an outage
+names it); an answer tells :data:`crawler.outage.REDIS` that Redis is reachable
+(the end of an outage, if there was one; its failed attempts are told by the
+retry policy, :class:`crawler.outage.ReportingRetry`). A single command is one round
 trip; a pipeline (or a transaction) is one for all its commands; a Lua script
 is one (two or three when the server had to be sent it first). Retries after a
 connection error are not counted again.
@@ -31,6 +35,8 @@ import redis
 from redis.client import Pipeline
 from redis.cluster import ClusterNode, ClusterPipeline, RedisCluster
 
+from crawler.outage import REDIS, note_command
+
 
 class RoundTripCounter:
     """A thread-safe counter (storage pipelines talk to Redis from a thread too)."""
@@ -55,17 +61,26 @@ class CountingPipeline(Pipeline):
     def execute(self, raise_on_error: bool = True) -> list[Any]:
         if self.command_stack or self.watching:
             ROUND_TRIPS.add()
-        return super().execute(raise_on_error)
+            note_command(f"a pipeline of {len(self.command_stack)} commands")
+        replies = super().execute(raise_on_error)
+        REDIS.succeeded()
+        return replies
 
     def immediate_execute_command(self, *args: Any, **options: Any) -> Any:
         ROUND_TRIPS.add()
-        return super().immediate_execute_command(*args, **options)
+        note_command(args[0])
+        reply = super().immediate_execute_command(*args, **options)
+        REDIS.succeeded()
+        return reply
 
 
 class CountingRedis(redis.Redis):
     def execute_command(self, *args: Any, **options: Any) -> Any:
         ROUND_TRIPS.add()
-        return super().execute_command(*args, **options)
+        note_command(args[0])
+        reply = super().execute_command(*args, **options)
+        REDIS.succeeded()  # Redis answered: the end of an outage, if there was one
+        return reply
 
     def pipeline(self, transaction: bool = True, shard_hint: Any = None) -> CountingPipeline:
         return CountingPipeline(
@@ -127,7 +142,10 @@ class CountingRedisCluster(RedisCluster):
 
     def execute_command(self, *args: Any, **kwargs: Any) -> Any:
         ROUND_TRIPS.add()
-        return super().execute_command(*args, **kwargs)
+        note_command(args[0])
+        reply = super().execute_command(*args, **kwargs)
+        REDIS.succeeded()
+        return reply
 
     def pipeline(self, transaction: Any = None, shard_hint: Any = None) -> ClusterPipeline:
         pipe = super().pipeline(transaction, shard_hint)
@@ -151,7 +169,10 @@ class CountingClusterPipeline(ClusterPipeline):
             except Exception:  # noqa: BLE001 - a keyless command: one more trip
                 nodes.add(repr(args[0]))
         ROUND_TRIPS.add(len(nodes))
-        return super().execute(raise_on_error)
+        note_command(f"a pipeline of {len(self._execution_strategy.command_queue)} commands")
+        replies = super().execute(raise_on_error)
+        REDIS.succeeded()
+        return replies
 
 
 # REDIS_PARAMS entries a cluster client has no use for (its own health checks and

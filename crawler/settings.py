@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import BusyLoadingError, ConnectionError, TimeoutError
-from redis.retry import Retry
 from scrapy.settings.default_settings import EXTENSIONS_BASE as _SCRAPY_EXTENSIONS
 from scrapy.settings.default_settings import RETRY_EXCEPTIONS as _SCRAPY_RETRY_EXCEPTIONS
 
 from crawler.config import env_overrides
 from crawler.defaults import *  # noqa: F403  (every project tunable, with its default)
+from crawler.outage import ReportingRetry
 from crawler.scheduling.restarts import connect as connect_noticing_restarts
 
 BOT_NAME = "crawler"
@@ -62,10 +62,12 @@ SCHEDULER_SERIALIZER = "crawler.scheduling.serializer"
 DUPEFILTER_CLASS = "crawler.scheduling.dupefilter.BinaryFingerprintDupeFilter"
 # Ride out a Redis restart: each command is retried for about 30 s (backoff up to
 # 2 s) before the error reaches the worker. Leases cover longer outages.
+# Each failed attempt (and the first success after them) is told to the worker's log
+# (crawler/outage.py); the socket timeout is REDIS_SOCKET_TIMEOUT's (set by the spider).
 REDIS_PARAMS = {
-    "socket_timeout": 30,
+    "socket_timeout": REDIS_SOCKET_TIMEOUT or None,  # noqa: F405 (crawler.defaults)
     "socket_connect_timeout": 5,
-    "retry": Retry(ExponentialBackoff(cap=2.0, base=0.05), retries=20),
+    "retry": ReportingRetry(ExponentialBackoff(cap=2.0, base=0.05), retries=20),
     "retry_on_error": [ConnectionError, TimeoutError, BusyLoadingError],
     "health_check_interval": 30,
     # redis.Redis counting its round trips (metric crawler_redis_round_trips_total)
@@ -148,6 +150,8 @@ EXTENSIONS = {
     "crawler.extensions.siteevidence.SiteEvidenceStore": 220,
     "crawler.extensions.pause.PauseControl": 300,
     "crawler.extensions.metrics.PrometheusMetrics": 400,
+    # says in the log when Redis is unreachable, with what the worker holds
+    "crawler.extensions.outagelog.OutageReport": 410,
 }
 
 # --- Items: validation and storage ---------------------------------------------

@@ -237,6 +237,9 @@ def gather_status(client: redis.Redis, keys: CrawlKeys, now: float | None = None
             }
             for w in live
         ],
+        # workers that stopped beating without finishing (cut off, stalled or killed):
+        # their leases go to other workers; "since" is their last report
+        "stale_workers": [stale_worker(w, now) for w in workers if w.lost],
         "items_stored": as_int(stored),
         # the counter counts every rejected item; the kept records (when the workers
         # keep them) are never more, unless the counter was lost: take the larger
@@ -249,6 +252,19 @@ def gather_status(client: redis.Redis, keys: CrawlKeys, now: float | None = None
         # retries waiting in Redis for their time, and the sites whose rate is cut
         "backoff": backoff,
         "time": now,
+    }
+
+
+def stale_worker(w: WorkerRecord, now: float) -> dict[str, Any]:
+    """A worker whose heartbeat expired while its record says it is at work: its id, host,
+    state, ``since`` (epoch of its last report: it beat until then) and ``stale_for`` (s)."""
+    since = w.updated_at if w.updated_at is not None else w.started_at
+    return {
+        "worker": w.worker,
+        "host": w.host,
+        "state": w.state,
+        "since": since,
+        "stale_for": round(now - since, 1) if since is not None else None,
     }
 
 
@@ -275,6 +291,9 @@ def build_report(
         row["idle_tail"] = round(w.idle_tail, 2)
         row["active"] = round(w.active, 2)
         row["pages_per_min"] = _rate(w.pages, w.active)
+        # stopped beating without finishing, since its last report (see stale_worker)
+        row["stale"] = w.lost
+        row["stale_since"] = stale_worker(w, now)["since"] if w.lost else None
         rows.append(row)
     starts: list[float] = []
     ends: list[tuple[float, float]] = []  # (end, idle tail) of each worker with a start

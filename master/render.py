@@ -67,6 +67,8 @@ def render_status(status: dict[str, Any], redis_url: str) -> str:
     notes = [f"{status['pages_per_min']:.2f} pages/min"] if live else []
     if known != live:
         notes.append(f"{known} known")
+    if status.get("stale_workers"):
+        notes.append(f"{len(status['stale_workers'])} stale: below")
     rate = f"  ({'; '.join(notes)})" if notes else ""
     held = "  (held while paused)" if status.get("in_flight_held") else ""
     invalid = "  (python -m master invalid)" if status["items_invalid"] else ""
@@ -125,6 +127,29 @@ def render_status(status: dict[str, Any], redis_url: str) -> str:
                 ],
                 right=(3, 4, 5, 6),
             )
+        )
+    stale = status.get("stale_workers") or []
+    if stale:
+        lines.append("")
+        lines.append(
+            table(
+                ["stale worker", "host", "state", "no heartbeat since"],
+                [
+                    (
+                        w["worker"],
+                        w["host"] or "-",
+                        w["state"],
+                        f"{when(w['since'])} ({duration(w['stale_for'])} ago)"
+                        if w["since"] is not None
+                        else "-",
+                    )
+                    for w in stale
+                ],
+            )
+        )
+        lines.append(
+            "  (a stale worker stopped beating without finishing: cut off from Redis, "
+            "stalled or killed; its leases go to other workers)"
         )
     return "\n".join(lines)
 

@@ -8,6 +8,11 @@
 
 While cut, nothing listens on the port: clients get "connection refused", as
 when the server is down. The port stays the same across cut and restore.
+
+A network partition is another thing: nothing is refused, nothing is closed,
+the traffic is dropped. ``proxy.stall()`` stops forwarding in both directions
+on every connection, open or new (new ones are accepted by the kernel and left
+unanswered), until ``proxy.resume()``, which forwards what was held back.
 """
 
 from __future__ import annotations
@@ -39,6 +44,8 @@ class TcpProxy:
         self._listener: socket.socket | None = None
         self._accept_thread: threading.Thread | None = None
         self._stopping = threading.Event()
+        self._flowing = threading.Event()  # cleared while stalled (see stall)
+        self._flowing.set()
 
     # --- control -----------------------------------------------------------------
 
@@ -86,7 +93,20 @@ class TcpProxy:
             for sock in pair:
                 _abort(sock)
 
+    def stall(self) -> None:
+        """Stop forwarding (a partition): connections stay open, their traffic is held."""
+        self._flowing.clear()
+
+    def resume(self) -> None:
+        """Forward again after :meth:`stall`."""
+        self._flowing.set()
+
+    @property
+    def stalled(self) -> bool:
+        return not self._flowing.is_set()
+
     def close(self) -> None:
+        self._flowing.set()
         self.cut()
 
     @property
@@ -109,6 +129,8 @@ class TcpProxy:
 
     def _accept_loop(self, listener: socket.socket) -> None:
         while not self._stopping.is_set():
+            if not self._flowing.wait(0.1):
+                continue  # stalled: new connections wait in the kernel's backlog
             try:
                 ready, _, _ = select.select([listener], [], [], 0.1)
                 if not ready:
@@ -141,6 +163,11 @@ class TcpProxy:
         held: dict[socket.socket, deque[tuple[float, bytes]]] = {client: deque(), upstream: deque()}
         try:
             while True:
+                if not self._flowing.wait(0.2):  # stalled: hold everything, close nothing
+                    with self._lock:
+                        if pair not in self._pairs:
+                            return
+                    continue
                 now = time.monotonic()
                 for destination, chunks in held.items():
                     while chunks and chunks[0][0] <= now:

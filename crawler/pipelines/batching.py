@@ -25,6 +25,7 @@ from crawler.config import worker_id
 from crawler.flow import FlowControl
 from crawler.itemkinds import PRODUCT, kind_of
 from crawler.keys import CrawlKeys
+from crawler.outage import OutageLog
 from crawler.pipelines.backend import BatchResult, StoreBackend
 from crawler.pipelines.errors import StoreUnavailable
 from crawler.pipelines.lease_registration import claim_crawl_count, register_store
@@ -69,9 +70,12 @@ class BatchingStorePipeline(StoreBackend):
     **Database away** (connection refused or lost, timeout, server shutting
     down): the batch is kept and retried with exponential backoff from
     ``STORE_RETRY_INITIAL_DELAY`` to ``STORE_RETRY_MAX_DELAY`` seconds,
-    reconnecting each time. One WARNING is logged when an outage starts
-    (``<backend> unreachable ...``) and one INFO line when it is over
-    (``<backend> reachable again ...``). Items keep being buffered; when more
+    reconnecting each time. A WARNING is logged when an outage starts
+    (``<backend> unreachable (...): keeping N items, retrying every ...``), again
+    every ``OUTAGE_LOG_INTERVAL`` seconds while it lasts (``<backend> still
+    unreachable after S s ...``), and one INFO line when it is over (``<backend>
+    reachable again after S s (cut off since HH:MM:SS) ...``; see
+    :mod:`crawler.outage`). Items keep being buffered; when more
     than ``STORE_MAX_PENDING`` wait (``0``: no limit), the pipeline holds the
     flow (:class:`crawler.flow.FlowControl`, reason ``storage backlog:
     <backend> unreachable``) so the worker takes no new requests, and releases
@@ -97,7 +101,8 @@ class BatchingStorePipeline(StoreBackend):
 
     Settings (defaults in :mod:`crawler.defaults`): ``STORE_BATCH_SIZE``,
     ``STORE_FLUSH_INTERVAL``, ``STORE_MAX_PENDING``, ``STORE_RETRY_INITIAL_DELAY``,
-    ``STORE_RETRY_MAX_DELAY``, ``STORE_CLOSE_TIMEOUT``, ``VALIDATION_KEEP_INVALID``,
+    ``STORE_RETRY_MAX_DELAY``, ``STORE_CLOSE_TIMEOUT``, ``OUTAGE_LOG_INTERVAL``,
+    ``VALIDATION_KEEP_INVALID``,
     ``WORKER_ID``, ``REDIS_URL``.
 
     Subclasses implement the backend's methods (:class:`StoreBackend
@@ -141,7 +146,14 @@ class BatchingStorePipeline(StoreBackend):
         self._writing = False
         self._writer: Deferred[None] | None = None
         self._timer: Any = None
-        self._outage_since: float | None = None
+        # the store's outages as the log tells them: the first failed write, again every
+        # OUTAGE_LOG_INTERVAL s while it lasts, and when it is back (crawler/outage.py)
+        self.outage_log = OutageLog(
+            self.backend,
+            interval=settings.getfloat("OUTAGE_LOG_INTERVAL", defaults.OUTAGE_LOG_INTERVAL),
+            holding=self._holding_while_away,
+            log=logger,
+        )
         self._holding = False
         self._closing = False
         self._deadline = 0.0
@@ -296,7 +308,7 @@ class BatchingStorePipeline(StoreBackend):
             try:
                 result = await run_in_thread(self._write_and_count, batch)
             except StoreUnavailable as exc:
-                self._outage(exc)
+                self._outage(exc, began=started)
                 if self._closing and time.monotonic() >= self._deadline:
                     return None
                 await self._backoff(delay)
@@ -319,40 +331,29 @@ class BatchingStorePipeline(StoreBackend):
                     return
             await sleep(min(left, 0.25))
 
-    def _outage(self, exc: StoreUnavailable) -> None:
+    def _outage(self, exc: StoreUnavailable, began: float | None = None) -> None:
         self.stats.inc_value("store/retries")
-        if self._outage_since is not None:
-            return
-        self._outage_since = time.monotonic()
-        self.stats.inc_value("store/outages")
-        if exc.unexpected:
-            logger.error(
-                "Unexpected error writing to %s; keeping %d items and retrying: %s",
-                self.backend,
-                len(self._pending),
-                exc,
-                exc_info=exc,
-            )
-        else:
-            logger.warning(
-                "%s unreachable (%s); keeping %d items and retrying every %.1f to %.1f s",
-                self.backend,
-                exc,
-                len(self._pending),
-                self.retry_initial_delay,
-                self.retry_max_delay,
-            )
+        if not self.outage_log.down:
+            self.stats.inc_value("store/outages")
+            if exc.unexpected:
+                logger.error(
+                    "Unexpected error writing to %s; keeping %d items and retrying: %s",
+                    self.backend,
+                    len(self._pending),
+                    exc,
+                    exc_info=exc,
+                )
+        self.outage_log.failed(exc, began=began)
 
     def _recovered(self) -> None:
-        if self._outage_since is None:
-            return
-        logger.info(
-            "%s reachable again after %.1f s; writing %d waiting items",
-            self.backend,
-            time.monotonic() - self._outage_since,
-            len(self._pending),
+        self.outage_log.succeeded()
+
+    def _holding_while_away(self) -> str:
+        """What the outage log says the pipeline holds (from the reactor thread)."""
+        return (
+            f"keeping {len(self._pending)} items, retrying every "
+            f"{self.retry_initial_delay:.1f} to {self.retry_max_delay:.1f} s"
         )
-        self._outage_since = None
 
     def _batch_written(self, batch: list[Any], result: BatchResult) -> None:
         self.stats.inc_value("store/batches")

@@ -100,15 +100,18 @@ class DistributedSpider(RedisSpider):
 
     @classmethod
     def update_settings(cls, settings: Any) -> None:
-        """On a Redis Cluster, every Redis client of the worker is a cluster client."""
+        """Every Redis client of the worker waits ``REDIS_SOCKET_TIMEOUT`` s for an answer;
+        on a Redis Cluster, every one is a cluster client."""
         super().update_settings(settings)
         cluster = settings.getbool("REDIS_CLUSTER", defaults.REDIS_CLUSTER)
+        # at the spider's priority at least: the crawler process merges its own
+        # (project) settings into the crawler's again, and would undo it
+        priority = max(SETTINGS_PRIORITIES["spider"], settings.getpriority("REDIS_PARAMS") or 0)
+        params = worker_redis_params(settings.getdict("REDIS_PARAMS"), cluster)
+        timeout = settings.getfloat("REDIS_SOCKET_TIMEOUT", defaults.REDIS_SOCKET_TIMEOUT)
+        params["socket_timeout"] = timeout if timeout > 0 else None
+        settings.set("REDIS_PARAMS", params, priority=priority)
         if cluster:
-            # at the spider's priority at least: the crawler process merges its own
-            # (project) settings into the crawler's again, and would undo it
-            priority = max(SETTINGS_PRIORITIES["spider"], settings.getpriority("REDIS_PARAMS") or 0)
-            params = worker_redis_params(settings.getdict("REDIS_PARAMS"), cluster)
-            settings.set("REDIS_PARAMS", params, priority=priority)
             # scrapy-redis's own start_urls key (unused: seeds are popped under lease)
             start_urls = CrawlKeys.from_settings(settings, cls.name).start_urls
             settings.set("REDIS_START_URLS_KEY", start_urls, priority="spider")

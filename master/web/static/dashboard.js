@@ -84,9 +84,17 @@
     const report = await api("/workers");
     const now = report.time;
     fill("workers", report.workers.map((w) => row([
-      w.worker, w.host, w.live ? w.state : `${w.state} (gone)`, fmt(w.pages), fmt(w.items),
+      w.worker, w.host, workerState(w, now), fmt(w.pages), fmt(w.items),
       fmt(w.pages_per_min), w.updated_at ? `${Math.max(0, Math.round(now - w.updated_at))} s ago` : "",
-    ], ["", "", "", "num", "num", "num", ""])));
+    ], ["", "", w.stale ? "stale" : "", "num", "num", "num", ""])));
+  }
+
+  // a stale worker stopped beating without finishing (cut off from Redis, stalled, killed)
+  function workerState(w, now) {
+    if (w.live || !w.stale) return w.state;
+    if (!w.stale_since) return `${w.state}, stale: no heartbeat`;
+    const since = new Date(w.stale_since * 1000).toLocaleTimeString("en-GB");
+    return `${w.state}, stale: no heartbeat since ${since} (${Math.max(0, Math.round(now - w.stale_since))} s ago)`;
   }
 
   // --- chart ----------------------------------------------------------------------

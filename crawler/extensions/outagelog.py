@@ -1,0 +1,107 @@
+"""``OutageReport``: the log says when Redis is unreachable, what the worker holds, when it is back.
+
+The lines are :class:`crawler.outage.OutageLog`'s (see there): a WARNING within
+``REDIS_SOCKET_TIMEOUT`` seconds of a stalled or refused connection, again every
+``OUTAGE_LOG_INTERVAL`` seconds while it lasts, an INFO line with how long the
+worker was cut off when Redis answers again. This extension gives the process's
+Redis log (:data:`crawler.outage.REDIS`, fed by the retry policy of
+``REDIS_PARAMS``) the server's address, the interval, and :func:`holdings`:
+what the worker holds, read from memory (never from Redis)::
+
+    holding 16 requests in flight, 8 popped and not started, 5 leases whose items
+    are not stored yet, 40 items waiting to be written, 12 links and finished
+    leases waiting to be sent
+
+Settings: ``REDIS_URL``, ``OUTAGE_LOG_INTERVAL`` (``REDIS_SOCKET_TIMEOUT`` is
+applied by the spider to every Redis client, see
+:meth:`crawler.spiders.base.DistributedSpider.update_settings`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from redis.connection import parse_url
+from scrapy import signals
+
+from crawler import defaults
+from crawler.outage import REDIS, OutageLog, nothing_held
+from crawler.redis_client import split_urls
+
+
+def redis_service(url: str, cluster: bool = False) -> str:
+    """``Redis at host:port`` (``Redis Cluster at ...``), without credentials."""
+    try:
+        first = parse_url(split_urls(url)[0])
+        where = f"{first.get('host', 'localhost')}:{first.get('port', 6379)}"
+    except ValueError:
+        where = "?"
+    return f"Redis Cluster at {where}" if cluster else f"Redis at {where}"
+
+
+def _count(label: str, count: int) -> str:
+    return f"{count} {label}" if count else ""
+
+
+def holdings(crawler: Any) -> str:
+    """What the worker holds, from memory: requests, leases, items, links not yet sent."""
+    engine = getattr(crawler, "engine", None)
+    slot = getattr(engine, "_slot", None)
+    inflight = len(getattr(slot, "inprogress", ()) or ())
+    queue = getattr(getattr(slot, "scheduler", None), "queue", None)
+    buffered = int(getattr(queue, "buffered", 0) or 0)
+    parts = [
+        _count("requests in flight", inflight),
+        _count("popped and not started", buffered),
+    ]
+    tracker = _tracker(crawler)
+    if tracker is not None:
+        parts.append(_count("leases whose items are not stored yet", len(tracker.pending._pending)))
+    waiting = 0
+    scraper = getattr(engine, "scraper", None)
+    for pipe in getattr(getattr(scraper, "itemproc", None), "middlewares", ()):
+        waiting += int(getattr(pipe, "pending_count", 0) or 0)
+    parts.append(_count("items waiting to be written", waiting))
+    if tracker is not None:
+        unsent = len(tracker.batch) if tracker.batch is not None else len(tracker._to_finish)
+        parts.append(_count("links and finished leases waiting to be sent", unsent))
+    held = [part for part in parts if part]
+    return "holding " + (", ".join(held) if held else "nothing")
+
+
+def _tracker(crawler: Any) -> Any:
+    from crawler.leasing.tracker import LeaseTracker
+
+    try:
+        return LeaseTracker.of(crawler)
+    except RuntimeError:
+        return None
+
+
+class OutageReport:
+    """Configures the process's Redis outage log for this crawler (see the module)."""
+
+    def __init__(self, crawler: Any, log: OutageLog = REDIS) -> None:
+        settings = crawler.settings
+        self.crawler = crawler
+        self.log = log
+        self.service = redis_service(
+            settings.get("REDIS_URL", defaults.REDIS_URL),
+            settings.getbool("REDIS_CLUSTER", defaults.REDIS_CLUSTER),
+        )
+        self.interval = settings.getfloat("OUTAGE_LOG_INTERVAL", defaults.OUTAGE_LOG_INTERVAL)
+        self.attach()
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> OutageReport:
+        extension = cls(crawler)
+        crawler.signals.connect(extension.engine_stopped, signal=signals.engine_stopped)
+        return extension
+
+    def attach(self) -> None:
+        self.log.service = self.service
+        self.log.interval = self.interval
+        self.log.holding = lambda: holdings(self.crawler)
+
+    def engine_stopped(self) -> None:
+        self.log.holding = nothing_held

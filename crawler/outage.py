@@ -1,0 +1,204 @@
+"""``OutageLog``: what a worker's log says while a service it needs (Redis, its store) is away.
+
+A worker cut off from Redis or from its database blocks or retries; without
+this, its log stayed silent for as long as the outage lasted. One
+:class:`OutageLog` per service turns the failed attempts into three kinds of
+lines, never one per failed call:
+
+* WARNING at the first failed attempt (a Redis attempt fails within its socket
+  timeout, ``REDIS_SOCKET_TIMEOUT``, when the connection stalls)::
+
+      Redis at 127.0.0.1:6379 unreachable (Timeout reading from socket): holding
+      12 leases, 16 requests in flight, 40 items waiting to be written; waiting
+      for its answer to EVALSHA (thread MainThread)
+
+* WARNING again while it lasts, at the first failed attempt at least
+  ``OUTAGE_LOG_INTERVAL`` seconds (60) after the last line::
+
+      Redis at 127.0.0.1:6379 still unreachable after 61 s (...): holding ...; waiting for ...
+
+* INFO at the first success after it::
+
+      Redis at 127.0.0.1:6379 reachable again after 63.2 s (cut off since 10:41:07): holding ...
+
+The time cut off counts from the start of the first failed attempt. What the
+worker holds comes from a function given by its owner (the
+:class:`crawler.extensions.outagelog.OutageReport` extension for Redis, the
+storage pipeline for its store); it must not talk to the service.
+
+Redis's failed attempts are seen through :class:`ReportingRetry`, the retry
+policy of the workers' ``REDIS_PARAMS``: every attempt of every command,
+pipeline and connection of the process passes through it (redis-py copies it
+into each connection; the copies share the process's :data:`REDIS`); its
+answers through the workers' client, :class:`crawler.redis_client.CountingRedis`. The log is
+thread-safe (storage pipelines call Redis from a thread) and costs a successful
+call one clock reading and one test.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from redis.retry import Retry
+
+from crawler import defaults
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+def nothing_held() -> str:
+    return ""
+
+
+class OutageLog:
+    """The log lines of one service's outages, at most one every ``interval`` seconds.
+
+    ``clock`` (monotonic seconds) and ``wall`` (epoch seconds) are injected for
+    tests. ``holding()`` says what the worker holds (e.g. ``holding 3 leases``),
+    ``waiting`` (given with each failure) what it waits for.
+    """
+
+    def __init__(
+        self,
+        service: str,
+        *,
+        interval: float = defaults.OUTAGE_LOG_INTERVAL,
+        holding: Callable[[], str] = nothing_held,
+        clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
+        log: logging.Logger = logger,
+    ) -> None:
+        self.service = service
+        self.interval = interval
+        self.holding = holding
+        self.clock = clock
+        self.wall = wall
+        self.log = log
+        self._lock = threading.Lock()
+        self.since: float | None = None  # clock time the outage began (None: no outage)
+        self._since_wall = 0.0
+        self._last_line = 0.0
+        self.outages = 0  # outages seen since the process started
+
+    @property
+    def down(self) -> bool:
+        return self.since is not None
+
+    def failed(
+        self, error: BaseException | str, waiting: str = "", began: float | None = None
+    ) -> None:
+        """An attempt failed (``began``: clock time it started; default: now)."""
+        now = self.clock()
+        with self._lock:
+            if self.since is None:
+                began = now if began is None else min(began, now)
+                self.since = began
+                self._since_wall = self.wall() - (now - began)
+                self._last_line = now
+                self.outages += 1
+                first = True
+            elif self.interval > 0 and now - self._last_line >= self.interval:
+                self._last_line = now
+                first = False
+            else:
+                return
+            cut_off = now - self.since
+        details = self._details(waiting)
+        if first:
+            self.log.warning("%s unreachable (%s)%s", self.service, error, details)
+        else:
+            self.log.warning(
+                "%s still unreachable after %.0f s (%s)%s", self.service, cut_off, error, details
+            )
+
+    def succeeded(self) -> None:
+        """An attempt succeeded: say so if the service was away."""
+        if self.since is None:  # the common case, without the lock
+            return
+        now = self.clock()
+        with self._lock:
+            if self.since is None:
+                return
+            cut_off, since_wall = now - self.since, self._since_wall
+            self.since = None
+        self.log.info(
+            "%s reachable again after %.1f s (cut off since %s)%s",
+            self.service,
+            cut_off,
+            time.strftime("%H:%M:%S", time.localtime(since_wall)),
+            self._details(""),
+        )
+
+    def _details(self, waiting: str) -> str:
+        try:
+            held = self.holding()
+        except Exception as exc:  # noqa: BLE001 - the line matters more than the figures
+            held = f"(what it holds is unknown: {exc!r})"
+        parts = [part for part in (held, waiting) if part]
+        return (": " + "; ".join(parts)) if parts else ""
+
+
+#: the process's Redis, as its workers' retry policy sees it (configured by the
+#: OutageReport extension: the server's address, the interval, what the worker holds)
+REDIS = OutageLog("Redis")
+
+_command = threading.local()  # the Redis command each thread waits for
+
+
+def note_command(name: Any) -> None:
+    """The Redis command the calling thread is about to send (for the log's "waiting for")."""
+    _command.name = name
+
+
+def waiting_for_redis() -> str:
+    name = getattr(_command, "name", None)
+    if isinstance(name, bytes):
+        name = name.decode("ascii", "replace")
+    what = f"its answer to {name}" if name else "its answer"
+    return f"waiting for {what} (thread {threading.current_thread().name})"
+
+
+class ReportingRetry(Retry):
+    """redis-py's :class:`~redis.retry.Retry`, telling :data:`REDIS` about each failed attempt.
+
+    A copy (redis-py copies the policy into every connection) reports to the
+    same log. Successes are told by the clients
+    (:class:`crawler.redis_client.CountingRedis`) once Redis answered a command:
+    a connection accepted is no proof (in a partition a proxy's or a load
+    balancer's port may accept and never answer).
+    """
+
+    log: OutageLog = REDIS
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> ReportingRetry:
+        twin = copy.copy(self)
+        twin._backoff = copy.deepcopy(self._backoff, memo)
+        return twin
+
+    def call_with_retry(
+        self,
+        do: Callable[[], T],
+        fail: Callable[..., Any],
+        is_retryable: Callable[[Exception], bool] | None = None,
+        with_failure_count: bool = False,
+    ) -> T:
+        log = self.log
+        began = [0.0]
+
+        def attempt() -> T:
+            began[0] = log.clock()
+            return do()
+
+        def failed(error: Exception, *count: int) -> Any:
+            if is_retryable is None or is_retryable(error):
+                log.failed(error, waiting_for_redis(), began[0])
+            return fail(error, *count)
+
+        return super().call_with_retry(attempt, failed, is_retryable, with_failure_count)
