@@ -9,8 +9,9 @@ lines, never one per failed call:
   timeout, ``REDIS_SOCKET_TIMEOUT``, when the connection stalls)::
 
       Redis at 127.0.0.1:6379 unreachable (Timeout reading from socket): holding
-      12 leases, 16 requests in flight, 40 items waiting to be written; waiting
-      for its answer to EVALSHA (thread MainThread)
+      15 leases (7 in flight, 4 popped and not started, 7 with items not stored
+      yet), 7 items waiting to be written, 4 links and finished leases waiting to
+      be sent; waiting for its answer to EVALSHA (thread MainThread)
 
 * WARNING again while it lasts, at the first failed attempt at least
   ``OUTAGE_LOG_INTERVAL`` seconds (60) after the last line::

@@ -8,9 +8,9 @@ Redis log (:data:`crawler.outage.REDIS`, fed by the retry policy of
 ``REDIS_PARAMS``) the server's address, the interval, and :func:`holdings`:
 what the worker holds, read from memory (never from Redis)::
 
-    holding 16 requests in flight, 8 popped and not started, 5 leases whose items
-    are not stored yet, 40 items waiting to be written, 12 links and finished
-    leases waiting to be sent
+    holding 15 leases (7 in flight, 4 popped and not started, 7 with items not
+    stored yet), 7 items waiting to be written, 4 links and finished leases
+    waiting to be sent
 
 Settings: ``REDIS_URL``, ``OUTAGE_LOG_INTERVAL`` (``REDIS_SOCKET_TIMEOUT`` is
 applied by the spider to every Redis client, see
@@ -25,6 +25,7 @@ from redis.connection import parse_url
 from scrapy import signals
 
 from crawler import defaults
+from crawler.leasing.meta import lease_of
 from crawler.outage import REDIS, OutageLog, nothing_held
 from crawler.redis_client import split_urls
 
@@ -44,19 +45,23 @@ def _count(label: str, count: int) -> str:
 
 
 def holdings(crawler: Any) -> str:
-    """What the worker holds, from memory: requests, leases, items, links not yet sent."""
+    """What the worker holds, from memory: leases (requests), items, links not yet sent."""
     engine = getattr(crawler, "engine", None)
     slot = getattr(engine, "_slot", None)
-    inflight = len(getattr(slot, "inprogress", ()) or ())
+    inflight = list(getattr(slot, "inprogress", ()) or ())
     queue = getattr(getattr(slot, "scheduler", None), "queue", None)
-    buffered = int(getattr(queue, "buffered", 0) or 0)
-    parts = [
-        _count("requests in flight", inflight),
-        _count("popped and not started", buffered),
-    ]
+    buffered = list(getattr(queue, "_buffer", ()) or ())
     tracker = _tracker(crawler)
-    if tracker is not None:
-        parts.append(_count("leases whose items are not stored yet", len(tracker.pending._pending)))
+    unsafe = list(tracker.pending._pending) if tracker is not None else []
+    leases = {lease_of(request) for request in inflight + buffered} | set(unsafe)
+    leases.discard("")
+    detail = [
+        _count("in flight", len(inflight)),
+        _count("popped and not started", len(buffered)),
+        _count("with items not stored yet", len(unsafe)),
+    ]
+    shown = ", ".join(part for part in detail if part)
+    parts = [f"{len(leases)} leases ({shown})" if leases else ""]
     waiting = 0
     scraper = getattr(engine, "scraper", None)
     for pipe in getattr(getattr(scraper, "itemproc", None), "middlewares", ()):
