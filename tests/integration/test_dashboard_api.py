@@ -170,6 +170,17 @@ def test_workers_and_series(api: httpx.Client, redis_client: redis.Redis) -> Non
     assert [(w["worker"], w["pages"], w["items"], w["live"]) for w in workers] == [
         ("w1", 12, 5, True)
     ]
+    assert not workers[0]["stale"] and workers[0]["stale_since"] is None
+    assert api.get("/status").json()["stale_workers"] == []
+    # its heartbeat expires while its record says it runs: stale, since its last report
+    redis_client.delete(KEYS.alive("w1"))
+    (w1,) = api.get("/workers").json()["workers"]
+    assert w1["stale"] and w1["stale_since"] == record["updated_at"]
+    (stale,) = api.get("/status").json()["stale_workers"]
+    assert (stale["worker"], stale["state"]) == ("w1", "running")
+    assert stale["since"] == record["updated_at"]
+    assert stale["stale_for"] >= 0
+    redis_client.set(KEYS.alive("w1"), 1, ex=30)  # beating again
 
     writer = SeriesWriter(redis_client, KEYS, minutes=60)
     now = time.time()

@@ -108,7 +108,50 @@ def test_status_table(
     assert header.split() == ["worker", "host", "state", "pages", "items", "pages/min", "updated"]
     w1 = next(line for line in lines if line.startswith("w1 "))
     assert w1.split()[:6] == ["w1", "box", "running", "300", "100", "180.00"]
-    assert not any(line.startswith("gone") for line in lines)
+    # the worker whose heartbeat expired is not among the live ones: it is stale, below them
+    stale_at = next(i for i, line in enumerate(lines) if line.startswith("stale worker"))
+    assert not any(line.startswith("gone") for line in lines[:stale_at])
+    assert lines[stale_at + 1].startswith("gone ")
+
+
+def test_status_shows_stale_workers_with_since_when(
+    capsys: pytest.CaptureFixture[str], redis_url: str, busy_crawl: redis.Redis
+) -> None:
+    """A worker whose heartbeat expired while its record says it runs is stale; one that
+    finished is not, whatever its heartbeat."""
+    last_report = time.time() - 95
+    add_worker(busy_crawl, worker_record("gone", state="running", updated_at=last_report), False)
+    add_worker(busy_crawl, worker_record("done", state="finished"), live=False)
+    code, out, err = run(capsys, redis_url, "status", "--json")
+    assert code == 0, err
+    status = json.loads(out)
+    (stale,) = status["stale_workers"]
+    assert (stale["worker"], stale["host"], stale["state"]) == ("gone", "box", "running")
+    assert stale["since"] == last_report and stale["stale_for"] >= 95
+    assert status["live_workers"] == 2  # the live figures are as they were
+
+    code, out, _ = run(capsys, redis_url, "status")
+    lines = out.splitlines()
+    assert "live workers" in out and "1 stale: below" in out
+    header = next(line for line in lines if line.startswith("stale worker"))
+    assert header.split() == ["stale", "worker", "host", "state", "no", "heartbeat", "since"]
+    row = next(line for line in lines if line.startswith("gone "))
+    since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(last_report))
+    assert row.split()[:3] == ["gone", "box", "running"] and since in row, row
+    assert not any(line.startswith("done ") for line in lines)
+
+    code, out, _ = run(capsys, redis_url, "report", "--json")
+    rows = {w["worker"]: w for w in json.loads(out)["workers"]}
+    assert rows["gone"]["stale"] and rows["gone"]["stale_since"] == last_report
+    assert not rows["done"]["stale"] and not rows["w1"]["stale"]
+
+
+def test_status_without_stale_workers_says_nothing_of_them(
+    capsys: pytest.CaptureFixture[str], redis_url: str, redis_client: redis.Redis
+) -> None:
+    add_worker(redis_client, worker_record("w1"), live=True)
+    code, out, _ = run(capsys, redis_url, "status")
+    assert code == 0 and "stale" not in out
 
 
 def test_status_paused(
