@@ -10,6 +10,7 @@ missing browser fails it. ``DASHBOARD_SCREENSHOTS=DIR`` keeps the screenshots th
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -136,3 +137,42 @@ def test_dashboard_drives_a_real_crawl(crawl, shop_factory, tmp_path: Path) -> N
         browser.close()
     assert crawl.workers[0].stop() == 0
     crawl.assert_clean_logs()
+
+
+def test_dashboard_shows_a_stale_worker_and_since_when(private_redis, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A worker whose heartbeat expired while its record says it runs (cut off from Redis,
+    stalled, killed) is marked stale in the workers table, with the time of its last report."""
+    browser_or_skip()
+    import json
+    import time
+
+    import redis
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=60_000)
+    shots = Path(os.environ.get("DASHBOARD_SCREENSHOTS") or tmp_path)
+    shots.mkdir(parents=True, exist_ok=True)
+    client = redis.Redis.from_url(private_redis.url)
+    now = time.time()
+    last_report = now - 40
+    for worker, updated in (("beating", now), ("cut-off", last_report)):
+        record = {"worker": worker, "host": "box", "state": "running", "started_at": now - 300,
+                  "updated_at": updated, "pages": 12, "items": 10}
+        client.hset(KEYS.workers, worker, json.dumps(record))
+    client.set(KEYS.alive("beating"), 1, ex=120)
+    since = time.strftime("%H:%M:%S", time.localtime(last_report))
+    with dashboard(private_redis.url) as server, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.set_default_timeout(60_000)
+        page.goto(server.url + "/")
+        stale = page.locator("#workers tbody tr", has_text="cut-off").locator("td").nth(2)
+        expect(stale).to_have_text(re.compile(rf"^running, stale: no heartbeat since {since} \("))
+        expect(stale).to_have_class("stale")
+        expect(stale).to_have_css("color", "rgb(176, 0, 32)")  # red, as the page's errors
+        live = page.locator("#workers tbody tr", has_text="beating").locator("td").nth(2)
+        expect(live).to_have_text("running")
+        expect(page.locator("#f-live_workers")).to_have_text("1")
+        page.locator("#workers").screenshot(path=str(shots / "dashboard-stale-worker.png"))
+        browser.close()
+    client.close()
