@@ -47,29 +47,28 @@ def _count(label: str, count: int) -> str:
 def holdings(crawler: Any) -> str:
     """What the worker holds, from memory: leases (requests), items, links not yet sent."""
     engine = getattr(crawler, "engine", None)
-    slot = getattr(engine, "_slot", None)
-    inflight = list(getattr(slot, "inprogress", ()) or ())
-    queue = getattr(getattr(slot, "scheduler", None), "queue", None)
-    buffered = list(getattr(queue, "_buffer", ()) or ())
+    scraper = getattr(engine, "scraper", None)
+    # downloading, or downloaded and being parsed
+    inflight = set(getattr(getattr(engine, "downloader", None), "active", ()) or ())
+    inflight |= set(getattr(getattr(scraper, "slot", None), "active", ()) or ())
+    scheduler = getattr(engine, "scheduler", None)  # popped requests wait in its queue
+    buffered = int(getattr(getattr(scheduler, "queue", None), "buffered", 0) or 0)
     tracker = _tracker(crawler)
-    unsafe = list(tracker.pending._pending) if tracker is not None else []
-    leases = {lease_of(request) for request in inflight + buffered} | set(unsafe)
-    leases.discard("")
+    unsafe = tracker.pending.waiting_leases if tracker is not None else set()
+    # popped and not started: leased, and not among the others
+    leases = len(({lease_of(request) for request in inflight} | unsafe) - {""}) + buffered
     detail = [
         _count("in flight", len(inflight)),
-        _count("popped and not started", len(buffered)),
+        _count("popped and not started", buffered),
         _count("with items not stored yet", len(unsafe)),
     ]
-    shown = ", ".join(part for part in detail if part)
-    parts = [f"{len(leases)} leases ({shown})" if leases else ""]
+    parts = [f"{leases} leases ({', '.join(part for part in detail if part)})" if leases else ""]
     waiting = 0
-    scraper = getattr(engine, "scraper", None)
     for pipe in getattr(getattr(scraper, "itemproc", None), "middlewares", ()):
         waiting += int(getattr(pipe, "pending_count", 0) or 0)
     parts.append(_count("items waiting to be written", waiting))
     if tracker is not None:
-        unsent = len(tracker.batch) if tracker.batch is not None else len(tracker._to_finish)
-        parts.append(_count("links and finished leases waiting to be sent", unsent))
+        parts.append(_count("links and finished leases waiting to be sent", tracker.unsent))
     held = [part for part in parts if part]
     return "holding " + (", ".join(held) if held else "nothing")
 

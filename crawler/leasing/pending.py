@@ -35,6 +35,11 @@ class PendingWork:
         """No lease waits for an item to be safe."""
         return not self._pending and not self._items
 
+    @property
+    def waiting_leases(self) -> set[str]:
+        """The leases whose items are not safe yet."""
+        return set(self._pending)
+
     def register_store(self, name: str) -> None:
         """A storage pipeline announces that it sends ``items_stored`` for what it writes.
 

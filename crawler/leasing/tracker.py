@@ -277,6 +277,11 @@ class LeaseTracker:
         except Exception as exc:  # Redis away: keep the loop alive, try at the next tick
             self._upkeep_warning.warn(logger, "Lease upkeep failed (%r); retrying", exc)
 
+    @property
+    def unsent(self) -> int:
+        """Links and finished leases this worker holds that Redis has not been sent yet."""
+        return len(self.batch) if self.batch is not None else len(self._to_finish)
+
     # -- finishing -----------------------------------------------------------------------
     def finish(self, lease: str) -> None:
         """Mark a lease finished; deleted in Redis with the next batch."""
