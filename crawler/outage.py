@@ -10,11 +10,11 @@ lines, never one per failed call:
 
       Redis at 127.0.0.1:6379 unreachable (Timeout reading from socket): holding
       15 leases (7 in flight, 4 popped and not started, 7 with items not stored
-      yet), 7 items waiting to be written, 4 links and finished leases waiting to
-      be sent; waiting for its answer to EVALSHA (thread MainThread)
+      yet), 7 items waiting to be written, 4 links and finished leases to send;
+      waiting for its answer to EVALSHA (thread MainThread)
 
-* WARNING again while it lasts, at the first failed attempt at least
-  ``OUTAGE_LOG_INTERVAL`` seconds (60) after the last line::
+* WARNING again every ``OUTAGE_LOG_INTERVAL`` seconds (60) while it lasts (a
+  thread of the outage's own says it, whether calls fail or block)::
 
       Redis at 127.0.0.1:6379 still unreachable after 61 s (...): holding ...; waiting for ...
 
@@ -59,11 +59,14 @@ def nothing_held() -> str:
 
 
 class OutageLog:
-    """The log lines of one service's outages, at most one every ``interval`` seconds.
+    """The log lines of one service's outages, a reminder every ``interval`` seconds.
 
     ``clock`` (monotonic seconds) and ``wall`` (epoch seconds) are injected for
     tests. ``holding()`` says what the worker holds (e.g. ``holding 3 leases``),
-    ``waiting`` (given with each failure) what it waits for.
+    ``waiting`` (given with each failure) what it waits for. The reminders come
+    from the failures and, with ``ticking`` (the default), from a thread of the
+    outage's own (``outage-log``): a call blocked longer than the interval, or no
+    call at all, does not delay them.
     """
 
     def __init__(
@@ -75,6 +78,7 @@ class OutageLog:
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], float] = time.time,
         log: logging.Logger = logger,
+        ticking: bool = True,
     ) -> None:
         self.service = service
         self.interval = interval
@@ -82,10 +86,13 @@ class OutageLog:
         self.clock = clock
         self.wall = wall
         self.log = log
+        self.ticking = ticking
         self._lock = threading.Lock()
         self.since: float | None = None  # clock time the outage began (None: no outage)
         self._since_wall = 0.0
         self._last_line = 0.0
+        self._error: BaseException | str = ""  # the last failure, and what it waited for
+        self._waiting = ""
         self.outages = 0  # outages seen since the process started
 
     @property
@@ -98,26 +105,45 @@ class OutageLog:
         """An attempt failed (``began``: clock time it started; default: now)."""
         now = self.clock()
         with self._lock:
-            if self.since is None:
+            self._error, self._waiting = error, waiting
+            first = self.since is None
+            if first:
                 began = now if began is None else min(began, now)
                 self.since = began
                 self._since_wall = self.wall() - (now - began)
                 self._last_line = now
                 self.outages += 1
-                first = True
-            elif self.interval > 0 and now - self._last_line >= self.interval:
-                self._last_line = now
-                first = False
-            else:
+        if not first:
+            self.remind()
+            return
+        self.log.warning("%s unreachable (%s)%s", self.service, error, self._details(waiting))
+        if self.ticking and self.interval > 0:
+            threading.Thread(
+                target=self._tick, args=(self.outages,), name="outage-log", daemon=True
+            ).start()
+
+    def remind(self) -> None:
+        """Say it again if ``interval`` seconds passed since the last line."""
+        now = self.clock()
+        with self._lock:
+            if self.since is None or self.interval <= 0 or now - self._last_line < self.interval:
                 return
-            cut_off = now - self.since
-        details = self._details(waiting)
-        if first:
-            self.log.warning("%s unreachable (%s)%s", self.service, error, details)
-        else:
-            self.log.warning(
-                "%s still unreachable after %.0f s (%s)%s", self.service, cut_off, error, details
-            )
+            self._last_line = now
+            cut_off, error, waiting = now - self.since, self._error, self._waiting
+        self.log.warning(
+            "%s still unreachable after %.0f s (%s)%s",
+            self.service,
+            cut_off,
+            error,
+            self._details(waiting),
+        )
+
+    def _tick(self, outage: int) -> None:
+        """The reminders of one outage, until it ends."""
+        while self.since is not None and self.outages == outage:
+            time.sleep(min(1.0, self.interval / 4))
+            if self.outages == outage:
+                self.remind()
 
     def succeeded(self) -> None:
         """An attempt succeeded: say so if the service was away."""
@@ -138,10 +164,13 @@ class OutageLog:
         )
 
     def _details(self, waiting: str) -> str:
-        try:
-            held = self.holding()
-        except Exception as exc:  # noqa: BLE001 - the line matters more than the figures
-            held = f"(what it holds is unknown: {exc!r})"
+        held = ""
+        for _attempt in range(2):  # from the ticker, a set may change while it is read
+            try:
+                held = self.holding()
+                break
+            except Exception as exc:  # noqa: BLE001 - the line matters more than the figures
+                held = f"(what it holds is unknown: {exc!r})"
         parts = [part for part in (held, waiting) if part]
         return (": " + "; ".join(parts)) if parts else ""
 

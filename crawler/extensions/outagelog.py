@@ -9,8 +9,8 @@ Redis log (:data:`crawler.outage.REDIS`, fed by the retry policy of
 what the worker holds, read from memory (never from Redis)::
 
     holding 15 leases (7 in flight, 4 popped and not started, 7 with items not
-    stored yet), 7 items waiting to be written, 4 links and finished leases
-    waiting to be sent
+    stored yet), 7 items waiting to be written, 4 links and finished leases to
+    send
 
 Settings: ``REDIS_URL``, ``OUTAGE_LOG_INTERVAL`` (``REDIS_SOCKET_TIMEOUT`` is
 applied by the spider to every Redis client, see
@@ -40,8 +40,9 @@ def redis_service(url: str, cluster: bool = False) -> str:
     return f"Redis Cluster at {where}" if cluster else f"Redis at {where}"
 
 
-def _count(label: str, count: int) -> str:
-    return f"{count} {label}" if count else ""
+def _count(label: str, count: int, one: str = "") -> str:
+    """``3 items``, ``1 item`` (``one``: the label of one), ``""`` for none."""
+    return f"{count} {one if count == 1 and one else label}" if count else ""
 
 
 def holdings(crawler: Any) -> str:
@@ -62,13 +63,15 @@ def holdings(crawler: Any) -> str:
         _count("popped and not started", buffered),
         _count("with items not stored yet", len(unsafe)),
     ]
-    parts = [f"{leases} leases ({', '.join(part for part in detail if part)})" if leases else ""]
+    shown = ", ".join(part for part in detail if part)
+    parts = [f"{_count('leases', leases, 'lease')} ({shown})" if leases else ""]
     waiting = 0
     for pipe in getattr(getattr(scraper, "itemproc", None), "middlewares", ()):
         waiting += int(getattr(pipe, "pending_count", 0) or 0)
-    parts.append(_count("items waiting to be written", waiting))
+    parts.append(_count("items waiting to be written", waiting, "item waiting to be written"))
     if tracker is not None:
-        parts.append(_count("links and finished leases waiting to be sent", tracker.unsent))
+        unsent = tracker.unsent
+        parts.append(_count("links and finished leases to send", unsent, "link or lease to send"))
     held = [part for part in parts if part]
     return "holding " + (", ".join(held) if held else "nothing")
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import logging
+import threading
 
 import pytest
 from redis.backoff import NoBackoff
@@ -31,6 +32,7 @@ def outage_log(clock: Clock, interval: float = 60.0, holding: str = "holding 3 l
         holding=lambda: holding,
         clock=clock,
         wall=lambda: 1_700_000_000.0 + clock.now,
+        ticking=False,  # the reminders come from the failures alone, on the test's clock
     )
 
 
@@ -93,10 +95,39 @@ def test_a_warning_at_the_first_failure_then_once_a_minute_then_back(
     assert log.outages == 2
 
 
+def test_the_reminders_come_while_no_call_fails(caplog: pytest.LogCaptureFixture) -> None:
+    """A call blocked longer than the interval (or no call at all): the outage's own thread
+    says it again, on the real clock, until it ends."""
+    caplog.set_level(logging.INFO, logger="crawler.outage")
+    said = threading.Condition()
+
+    def holding() -> str:
+        with said:
+            said.notify_all()
+        return "holding 1 lease"
+
+    log = OutageLog("Redis", interval=0.05, holding=holding)
+    log.failed(TimeoutError("Timeout reading from socket"), "waiting for its answer to GET")
+    with said:
+        assert said.wait_for(lambda: len(lines(caplog)) >= 3, timeout=60), lines(caplog)
+    reminders = lines(caplog)[1:3]
+    assert all(m.startswith("Redis still unreachable after ") for _, m in reminders), reminders
+    assert all(m.endswith("; waiting for its answer to GET") for _, m in reminders), reminders
+    ticker = next(t for t in threading.enumerate() if t.name == "outage-log")
+    log.succeeded()
+    ticker.join(60)
+    assert not ticker.is_alive()  # the outage is over: so are its reminders
+    count = len(lines(caplog))
+    assert lines(caplog)[-1][0] == "INFO"
+    log.failed(TimeoutError("again"))  # a new outage: a new first line, a new ticker
+    assert lines(caplog)[count][1].startswith("Redis unreachable (again)")
+    log.succeeded()
+
+
 def test_interval_zero_says_only_lost_and_back(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, logger="crawler.outage")
     clock = Clock()
-    log = outage_log(clock, interval=0)
+    log = outage_log(clock, interval=0)  # no ticker either
     for _ in range(100):
         log.failed(TimeoutError("Timeout reading from socket"))
         clock.now += 10
@@ -113,7 +144,7 @@ def test_a_failing_holdings_function_does_not_lose_the_line(
     def broken() -> str:
         raise KeyError("engine")
 
-    log = OutageLog("postgres", holding=broken, clock=Clock())
+    log = OutageLog("postgres", holding=broken, clock=Clock(), ticking=False)
     log.failed("connection refused")
     assert lines(caplog)[0][1].startswith("postgres unreachable (connection refused): (what it")
 
@@ -154,7 +185,7 @@ def test_the_retry_policy_reports_each_failed_attempt_and_its_copies_share_the_l
 
 def test_errors_the_policy_does_not_retry_are_not_outages(caplog: pytest.LogCaptureFixture) -> None:
     retry = ReportingRetry(NoBackoff(), retries=5)
-    retry.log = OutageLog("Redis", clock=Clock())
+    retry.log = OutageLog("Redis", clock=Clock(), ticking=False)
 
     def do() -> str:
         raise ConnectionError("auth failed")
@@ -162,3 +193,22 @@ def test_errors_the_policy_does_not_retry_are_not_outages(caplog: pytest.LogCapt
     with pytest.raises(ConnectionError):
         retry.call_with_retry(do, lambda error: None, is_retryable=lambda error: False)
     assert not retry.log.down
+
+
+@pytest.mark.parametrize(("setting", "expected"), [(None, 30.0), ("2.5", 2.5), ("0", None)])
+def test_every_redis_client_of_a_worker_waits_at_most_the_socket_timeout(
+    setting: str | None, expected: float | None
+) -> None:
+    from scrapy.settings import Settings
+
+    from crawler import settings as project
+    from crawler.spiders.ecommerce import EcommerceSpider
+
+    settings = Settings()
+    settings.setmodule(project, priority="project")
+    if setting is not None:
+        settings.set("REDIS_SOCKET_TIMEOUT", setting, priority="cmdline")
+    EcommerceSpider.update_settings(settings)
+    params = settings.getdict("REDIS_PARAMS")
+    assert params["socket_timeout"] == expected
+    assert isinstance(params["retry"], ReportingRetry)  # every failed attempt is told
