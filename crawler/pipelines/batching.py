@@ -352,7 +352,7 @@ class BatchingStorePipeline(StoreBackend):
         """What the outage log says the pipeline holds (from the reactor thread)."""
         return (
             f"keeping {len(self._pending)} items, retrying every "
-            f"{self.retry_initial_delay:.1f} to {self.retry_max_delay:.1f} s"
+            f"{self.retry_initial_delay:g} to {self.retry_max_delay:g} s"
         )
 
     def _batch_written(self, batch: list[Any], result: BatchResult) -> None:

@@ -183,3 +183,47 @@ def test_database_away_at_start_and_at_close(
     errors = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
     assert any("20 items could not be written to postgres" in m for m in errors), errors
     assert "not reachable at start-up" in caplog.text
+
+
+def test_a_long_outage_is_said_again_with_what_waits(
+    postgres_dsn: str,
+    redis_url: str,
+    proxy: TcpProxy,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """While PostgreSQL stays away the log says so every OUTAGE_LOG_INTERVAL seconds, with
+    the items kept, then once that it is back: the same log as a worker's Redis outage."""
+    crawler = make_crawler(
+        {
+            "POSTGRES_DSN": through(proxy, postgres_dsn),
+            "REDIS_URL": redis_url,
+            **FAST_RETRIES,
+            "OUTAGE_LOG_INTERVAL": 0.2,
+        }
+    )
+    pipeline = PostgresUpsertPipeline.from_crawler(crawler)
+    recorder = StoredRecorder(crawler)
+    items = [make_product(i) for i in range(30)]
+
+    def said(text: str) -> int:
+        return sum(text in r.getMessage() for r in caplog.records)
+
+    async def scenario() -> None:
+        await pipeline.open_spider(EcommerceSpider())
+        proxy.cut()
+        for item in items:
+            pipeline.process_item(item)
+        await wait_until(lambda: said("postgres still unreachable after") >= 2)
+        proxy.restore()
+        await wait_until(lambda: len(recorder.items) == 30)
+        await pipeline.close_spider()
+
+    with caplog.at_level(logging.INFO, logger="crawler.pipelines.batching"):
+        run(scenario())
+
+    assert count_rows(postgres_dsn)[:2] == (30, 30)
+    lost = [r.getMessage() for r in caplog.records if "postgres unreachable" in r.getMessage()]
+    assert len(lost) == 1 and ": keeping 30 items, retrying every 0.05 to 0.2 s" in lost[0], lost
+    reminder = next(r for r in caplog.records if "still unreachable" in r.getMessage())
+    assert reminder.levelname == "WARNING" and "keeping 30 items" in reminder.getMessage()
+    assert said("postgres reachable again after ") == 1
