@@ -9,7 +9,7 @@ lines, never one per failed call:
   timeout, ``REDIS_SOCKET_TIMEOUT``, when the connection stalls)::
 
       Redis at 127.0.0.1:6379 unreachable (Timeout reading from socket): holding
-      15 leases (7 in flight, 4 popped and not started, 7 with items not stored
+      15 requests (7 in flight, 4 popped and not started, 7 with items not stored
       yet), 7 items waiting to be written, 4 links and finished leases to send;
       waiting for its answer to EVALSHA (thread MainThread)
 

@@ -61,7 +61,7 @@ class CountingPipeline(Pipeline):
     def execute(self, raise_on_error: bool = True) -> list[Any]:
         if self.command_stack or self.watching:
             ROUND_TRIPS.add()
-            note_command(f"a pipeline of {len(self.command_stack)} commands")
+            note_command(f"a pipeline ({len(self.command_stack)} commands)")
         replies = super().execute(raise_on_error)
         REDIS.succeeded()
         return replies
@@ -169,7 +169,7 @@ class CountingClusterPipeline(ClusterPipeline):
             except Exception:  # noqa: BLE001 - a keyless command: one more trip
                 nodes.add(repr(args[0]))
         ROUND_TRIPS.add(len(nodes))
-        note_command(f"a pipeline of {len(self._execution_strategy.command_queue)} commands")
+        note_command(f"a pipeline ({len(self._execution_strategy.command_queue)} commands)")
         replies = super().execute(raise_on_error)
         REDIS.succeeded()
         return replies

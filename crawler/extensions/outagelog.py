@@ -8,7 +8,7 @@ Redis log (:data:`crawler.outage.REDIS`, fed by the retry policy of
 ``REDIS_PARAMS``) the server's address, the interval, and :func:`holdings`:
 what the worker holds, read from memory (never from Redis)::
 
-    holding 15 leases (7 in flight, 4 popped and not started, 7 with items not
+    holding 15 requests (7 in flight, 4 popped and not started, 7 with items not
     stored yet), 7 items waiting to be written, 4 links and finished leases to
     send
 
@@ -46,7 +46,14 @@ def _count(label: str, count: int, one: str = "") -> str:
 
 
 def holdings(crawler: Any) -> str:
-    """What the worker holds, from memory: leases (requests), items, links not yet sent."""
+    """What the worker holds, from memory: its requests, items, links not yet sent.
+
+    A request is counted once: in flight (downloading, or being parsed until its
+    items have gone through the pipelines), popped and not started, or parsed
+    with items not stored yet. Each was leased; a lease already finished (its
+    page's output safe) may still be counted while its items go through the
+    pipelines, so the count is at least the leases the worker holds in Redis.
+    """
     engine = getattr(crawler, "engine", None)
     scraper = getattr(engine, "scraper", None)
     # downloading, or downloaded and being parsed
@@ -57,14 +64,14 @@ def holdings(crawler: Any) -> str:
     tracker = _tracker(crawler)
     unsafe = tracker.pending.waiting_leases if tracker is not None else set()
     # popped and not started: leased, and not among the others
-    leases = len(({lease_of(request) for request in inflight} | unsafe) - {""}) + buffered
+    held = len(({lease_of(request) for request in inflight} | unsafe) - {""}) + buffered
     detail = [
         _count("in flight", len(inflight)),
         _count("popped and not started", buffered),
         _count("with items not stored yet", len(unsafe)),
     ]
     shown = ", ".join(part for part in detail if part)
-    parts = [f"{_count('leases', leases, 'lease')} ({shown})" if leases else ""]
+    parts = [f"{_count('requests', held, 'request')} ({shown})" if held else ""]
     waiting = 0
     for pipe in getattr(getattr(scraper, "itemproc", None), "middlewares", ()):
         waiting += int(getattr(pipe, "pending_count", 0) or 0)
@@ -72,8 +79,8 @@ def holdings(crawler: Any) -> str:
     if tracker is not None:
         unsent = tracker.unsent
         parts.append(_count("links and finished leases to send", unsent, "link or lease to send"))
-    held = [part for part in parts if part]
-    return "holding " + (", ".join(held) if held else "nothing")
+    said = [part for part in parts if part]
+    return "holding " + (", ".join(said) if said else "nothing")
 
 
 def _tracker(crawler: Any) -> Any:

@@ -67,8 +67,8 @@ def test_a_worker_cut_off_from_redis_says_so_and_nothing_is_lost(crawl, shop_fac
         warning = next(line for line in cut.log().splitlines() if lost in line)
         # the first attempt to fail was bounded by the socket timeout (nothing was refused)
         assert "WARNING" in warning and "Timeout" in warning, warning
-        # what it holds (it was at work: leases at least) and what it waits for
-        assert re.search(r": holding \d+ leases \(\d+ ", warning), warning
+        # what it holds (it was at work: leased requests at least) and what it waits for
+        assert re.search(r": holding \d+ requests? \(\d+ ", warning), warning
         assert "; waiting for its answer to " in warning, warning
         assert proxy.open_connections > 0  # dropped, not closed
 
