@@ -2,7 +2,8 @@
 
 ``1,234.56`` and ``1.234,56`` and ``1 234,56`` and ``1'234.56`` are the same
 number; ``2.95T``, ``2,95 Bio.``, ``12,5 Md``, ``1.2M``, ``3.4 bn``, ``1,2 Mio.``,
-``5億`` are scaled by their suffix. Which separator is the decimal one is read
+``5億`` are scaled by their suffix; a number written in several CJK units is read
+whole (``2兆3,456億円``, ``3조 4,567억원``). Which separator is the decimal one is read
 from the number itself when it can be (both separators, a group that is not
 three digits), else from the page's :class:`NumberStyle` (its language, or the
 numbers it shows: :func:`infer_style`). A bare ``1,234`` on an English page is a
@@ -164,7 +165,11 @@ def find_numbers(
     applied. ``whole``: the numbers are counts (a lone group of three digits is thousands)."""
     plain = _plain(text)
     found: list[Number] = []
-    for match in _NUMBER.finditer(plain):
+    matches = list(_NUMBER.finditer(plain))
+    index = 0
+    while index < len(matches):
+        match = matches[index]
+        index += 1
         value = _digits(match.group("digits"), style, whole)
         if value is None:
             continue
@@ -176,9 +181,24 @@ def find_numbers(
             if word.lower() in _NON_ENGLISH_BILLION and (language or "en")[:2] != "en":
                 power = _NON_ENGLISH_BILLION[word.lower()]
             value = value.scaleb(power)
+            end = scale.end()
+            # "2兆3,456億円", "3조 4,567억원": the next parts of smaller units are this number's
+            while word in _CJK_SCALES and index < len(matches):
+                following = matches[index]
+                if plain[end : following.start()].strip() or following.group("sign"):
+                    break
+                unit = _SCALE.match(plain, following.end())
+                part = _digits(following.group("digits"), style, whole)
+                if unit is None or unit.group("scale") not in _CJK_SCALES or part is None:
+                    break
+                if _SCALE_POWERS[unit.group("scale")] >= power:
+                    break
+                word, power = unit.group("scale"), _SCALE_POWERS[unit.group("scale")]
+                value += part.scaleb(power)
+                end = unit.end()
+                index += 1
             if value == value.to_integral_value():
                 value = value.quantize(Decimal(1))
-            end = scale.end()
         percent = _PERCENT.match(plain, end)
         if percent:
             end = percent.end()
