@@ -279,6 +279,22 @@ UNITS = [
         "https://boerse.example/aktie/NWD",
         Decimal("12500000000"),
     ),
+    (
+        "en-in-crore-in-the-label",
+        """<html lang="en-IN"><body><h1>Ganga Textiles Ltd (GANGATEX)</h1>
+<div class="price">₹1,245.60</div><table><tr><td>Market Cap (Rs. Cr.)</td><td>1,24,087</td></tr>
+<tr><td>Prev. Close</td><td>1,233.20</td></tr></table></body></html>""",
+        "https://markets.example/in/GANGATEX",
+        Decimal("1240870000000"),
+    ),
+    (
+        "ja-million-yen-in-the-label",
+        """<html lang="ja"><body><h1>トヨタ自動車 (7203)</h1><div class="price">2,890.5円</div>
+<dl><dt>時価総額(百万円)</dt><dd>47,123,400</dd><dt>前日終値</dt><dd>2,850円</dd></dl>
+</body></html>""",
+        "https://kabu.example/stocks/7203",
+        Decimal("47123400000000"),
+    ),
 ]
 
 
@@ -353,6 +369,14 @@ CURRENT_LABEL = [
         "https://acoes.example/acao/PTNO3",
         ("PTNO3", Decimal("38.45"), "BRL"),
     ),
+    (
+        "en-elements-named-for-other-prices",
+        """<html lang="en-US"><body><h1>Acme Corp (ACME)</h1>
+<div class="price-prev-close">186.21</div><div class="price-high">189.20</div>
+<div class="price-current">187.44</div><div class="price-low">185.00</div></body></html>""",
+        "https://quotes.example/quote/ACME",
+        ("ACME", Decimal("187.44"), "USD"),
+    ),
 ]
 
 
@@ -378,8 +402,8 @@ NO_CURRENT = [
     (
         "pt-past-dates-closes",
         """<html lang="pt-BR"><body><h1>Petro Norte ON (PTNO3)</h1><table>
-<tr><td>Fechamento (11/03/2025)</td><td>R$ 38,10</td></tr>
-<tr><td>Abertura</td><td>R$ 38,15</td></tr></table></body></html>""",
+<tr><td>Fechamento (11/03/2025)</td><td>38,10</td></tr>
+<tr><td>Abertura</td><td>38,15</td></tr></table></body></html>""",
         "https://acoes.example/acao/PTNO3",
         "no_price",
     ),

@@ -29,7 +29,7 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from .markets import market_of_exchange
-from .numbers import NumberStyle, find_numbers
+from .numbers import NumberStyle, find_numbers, has_scale
 from .pairs import Found, PageTree, words_text
 from .values import (
     is_value_text,
@@ -91,7 +91,8 @@ class Evidence:
         self.candidates: list[Candidate] = []
 
     def add(self, field: str, raw: Any, source: str, element: Any = None,
-            hint: str | None = None, before_label: bool = False) -> None:
+            hint: str | None = None, before_label: bool = False,
+            scale: int | None = None) -> None:
         """Type ``raw`` for ``field`` and keep it when it is a value (a pseudo-field, a day's
         range or a change with its percent, gives the fields it holds)."""
         closeness = self.tree.closeness(element)
@@ -103,6 +104,8 @@ class Evidence:
         )
 
         def keep(name: str, value: Any) -> None:
+            if value is not None and scale and isinstance(raw, str) and not has_scale(raw):
+                value = value * 10**scale if isinstance(value, int) else value.scaleb(scale)
             if value is not None:
                 self.candidates.append(Candidate(name, value, source, closeness, order, element,
                                                  text, hint, listed, aside))
@@ -137,7 +140,7 @@ class Evidence:
     def add_found(self, found: list[Found]) -> None:
         for item in found:
             self.add(item.field, item.text, item.source, item.element, item.hint,
-                     item.before_label)
+                     item.before_label, item.scale)
 
     def keep_symbol(self, symbol: str) -> None:
         """Drop the values of elements that say they are another symbol's (``data-symbol``,

@@ -86,7 +86,8 @@ _SCALES: list[tuple[str, int]] = [
     ("Tsd.", 3), ("Tsd", 3), ("tys.", 3), ("tys", 3), ("mdr", 9), ("milj.", 6), ("mi", 6),
     ("bi", 9), ("tri", 12), ("трлн", 12), ("млрд", 9), ("млн", 6), ("тыс.", 3), ("тыс", 3),
     ("兆", 12), ("億", 8), ("亿", 8), ("万", 4), ("萬", 4), ("千", 3), ("조", 12), ("억", 8),
-    ("만", 4), ("Cr", 7), ("K", 3), ("k", 3), ("M", 6), ("m", 6), ("B", 9), ("T", 12),
+    ("만", 4), ("百万", 6), ("백만", 6), ("Cr", 7), ("K", 3), ("k", 3), ("M", 6), ("m", 6),
+    ("B", 9), ("T", 12),
 ]
 _NON_ENGLISH_BILLION = {"billion": 12, "billions": 12}
 _CJK_SCALES = [word for word, _ in _SCALES if not word[0].isascii() and word[0] > "\u2e80"]
@@ -217,6 +218,31 @@ def find_numbers(
             )
         )
     return found
+
+
+_UNIT_PARENTHESES = re.compile(r"[(（]([^)）]{1,16})[)）]")
+_CURRENCY_WORDS = re.compile(
+    r"(?i)(?<![a-z])(?:rs\.?|inr|usd|eur|jpy|krw|brl|in)(?![a-z])|[$€£¥₹₩円원]|R\$"
+)
+
+
+def label_scale(label: str) -> int | None:
+    """The power of ten a label's parentheses name for its values (``Market Cap (Rs. Cr.)``,
+    ``時価総額(百万円)``, ``Marktkap. (Mrd. EUR)``), or None."""
+    for inner in _UNIT_PARENTHESES.findall(_plain(label)):
+        word = " ".join(_CURRENCY_WORDS.sub(" ", inner).split()).strip(" ,")
+        for form in (word, word + ".", word.rstrip(".")):
+            if form in _SCALE_POWERS and form not in ("m", "k", "mi", "bi", "mil"):
+                return _SCALE_POWERS[form]
+        if word.lower() in ("crores", "lakhs"):
+            return {"crores": 7, "lakhs": 5}[word.lower()]
+    return None
+
+
+def has_scale(text: str) -> bool:
+    """Does a number of ``text`` carry a scale suffix of its own (``2,95 Bio.``, ``5億``)?"""
+    plain = _plain(text)
+    return any(_SCALE.match(plain, match.end()) for match in _NUMBER.finditer(plain))
 
 
 def parse_number(

@@ -27,6 +27,7 @@ from typing import Any
 
 from crawler.extraction.normalize.text import normalize_text
 
+from .numbers import label_scale
 from .vocabulary import field_of_label, field_of_names, label_prefix
 
 SKIP = frozenset({"script", "style", "noscript", "template", "head", "svg", "select", "option",
@@ -51,6 +52,7 @@ class Found:
     source: str  # "label", "attribute"
     hint: str | None = None
     before_label: bool = False  # printed before its label (a snapshot block): not the header's
+    scale: int | None = None  # a power of ten the label names ("Market Cap (Rs. Cr.)")
 
 
 def inline_text(element: Any) -> str:
@@ -154,9 +156,10 @@ def _pair(tree: PageTree, label: Any, value: Any, value_text: str | None = None,
     if not text or len(text) > MAX_VALUE or field_of_label(text)[0] is not None:
         return None  # no value, or another label (a header row: "Symbol", "Name", "Last")
     return Found(field, text, value, "label", code or hint or currency_sign(label_text),
-                 before_label)
+                 before_label, label_scale(label_text) if field in _SCALED else None)
 
 
+_SCALED = ("market_cap",)  # a volume under "(Mio.)" is rare, and a count
 _PAREN_SIGN = re.compile(r"[(（]\s*(R\$|Rs\.?|[$€£¥₹₩円원])\s*[)）]")
 
 

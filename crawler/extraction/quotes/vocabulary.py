@@ -276,6 +276,13 @@ _NOT_FOR_QUOTE = frozenset(
 )
 
 
+# words of an element's names that say its price is not the current one
+_OTHER_PRICES = frozenset(
+    "high low open opening close closing prev previous prior yesterday base reference ref "
+    "limit upper lower min max".split()
+)
+
+
 def tokens(values: Iterable[str]) -> list[str]:
     """The words of attribute values: split at punctuation and at camelCase."""
     words: list[str] = []
@@ -317,6 +324,13 @@ def field_of_tokens(words: list[str]) -> str | None:
     for word in words:
         if word in _TOKEN_FIELDS:
             return _TOKEN_FIELDS[word]
+    other = found & _OTHER_PRICES
+    if other:
+        # "price-high", "open-price", "close-price", "price-prev": another price, not the
+        # current one; the day's high, low and open when the name says only that
+        named = {_KEY_FIELD.get(word) for word in other} - {None}
+        return named.pop() if len(named) == 1 and named <= {"open", "day_low", "day_high"} \
+            else None
     if found & {"price", "last", "quote", "kurs", "cours", "prix", "precio", "prezzo", "preco"}:
         return "price"
     if joined in _KEY_FIELD and _KEY_FIELD[joined] in ("open", "day_low", "day_high"):
