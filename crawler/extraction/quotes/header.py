@@ -63,8 +63,14 @@ def add_portal_header(evidence: Evidence) -> Any:
     %change`` header; returns its element, or None."""
     tree = evidence.tree
     found = None
-    for element in tree.elements[:4000]:
-        if element.tag not in _HEADER_TAGS or tree.size.get(element, 0) > MAX_LABEL + 2 * MAX_VALUE:
+    if tree.heading is not None:  # the heading, the block around it, and what follows it
+        ancestors = list(tree.heading.iterancestors())[:2]
+        near = [*reversed(ancestors), tree.heading, *tree.after_heading(40)]
+    else:
+        near = tree.elements[:4000]
+    for element in near:
+        if element.tag not in _HEADER_TAGS or len(element) > 8 \
+                or tree.size.get(element, 0) > MAX_LABEL + 2 * MAX_VALUE:
             continue
         text = tree.words(element)
         match = _PAREN_SYMBOL.search(text)

@@ -314,7 +314,8 @@ def extract_quote_page(
         found = label_pairs(tree) + named_elements(tree)
         evidence.add_found(found)
         taken.update(item.element for item in found)
-        chosen = chosen_date(root)  # a fund's NAV date chosen in a list of dates
+        # a fund's NAV date chosen in a list of dates (a page naming a symbol)
+        chosen = chosen_date(root) if evidence.of("symbol") else None
         if chosen is not None:
             around = set(chosen[1].iterancestors())  # "NAV as on" and every date of the list
             evidence.candidates = [c for c in evidence.candidates

@@ -190,7 +190,16 @@ def _column_signs(table: Any) -> dict[int, str]:
 def _snapshot_pairs(tree: PageTree, element: Any) -> list[Found]:
     """A block that prints each value before its label (``44,90 Clôture veille 45,00
     Ouverture``): the children alternate value and label, a value first, a label last."""
-    children = [c for c in element if isinstance(c.tag, str) and tree.inline(c)]
+    elements = [c for c in element if isinstance(c.tag, str)]
+    if len(elements) < 4 or len(elements) > 48:
+        return []
+    shown = (c for c in elements if tree.size.get(c))
+    first, second = next(shown, None), next(shown, None)
+    if first is None or second is None or tree.size[first] > MAX_VALUE \
+            or tree.size[second] > MAX_LABEL or not any(ch.isdigit() for ch in tree.inline(first)) \
+            or field_of_label(tree.words(second))[0] is None:
+        return []  # (cheap refusals first: most blocks are not snapshots)
+    children = [c for c in elements if tree.inline(c)]
     if len(children) < 4 or len(children) % 2 or len(children) > 24:
         return []
     found: list[Found] = []
