@@ -23,6 +23,17 @@ from crawler.schema import validation_errors
 FETCHED = dt.datetime(2025, 3, 12, 22, 0, tzinfo=dt.UTC)
 
 
+def cases(group: list[tuple]) -> list:
+    """A group's pages as pytest parameters (html, url, expected), named by their layout."""
+    return [pytest.param(*case[1:], id=case[0]) for case in group]
+
+
+def quote_of(html: str, url: str) -> dict:
+    quote, reason = read(html, url)
+    assert reason is None and quote is not None
+    return quote
+
+
 def read(html: str, url: str) -> tuple[dict | None, str | None]:
     result = extract_quotes_from_text(html, url, fetched=FETCHED)
     assert result.errors == []
@@ -63,14 +74,6 @@ SAME_VALUE = [
         Decimal("45.125"),
     ),
 ]
-
-
-@pytest.mark.parametrize(("html", "url", "price"), [c[1:] for c in SAME_VALUE],
-                         ids=[c[0] for c in SAME_VALUE])
-def test_the_same_value_twice_is_one_price_the_more_precise(html, url, price):
-    quote, reason = read(html, url)
-    assert reason is None and quote is not None
-    assert quote["price"] == price
 
 
 # --- a price beside the name and symbol, and different numbers elsewhere
@@ -120,11 +123,9 @@ HEADER_PRICE = [
 ]
 
 
-@pytest.mark.parametrize(("html", "url", "expected"), [c[1:] for c in HEADER_PRICE],
-                         ids=[c[0] for c in HEADER_PRICE])
+@pytest.mark.parametrize(("html", "url", "expected"), cases(HEADER_PRICE))
 def test_the_price_beside_the_name_and_symbol_wins(html, url, expected):
-    quote, reason = read(html, url)
-    assert reason is None and quote is not None
+    quote = quote_of(html, url)
     assert (quote["symbol"], quote["price"], quote["currency"]) == expected
 
 
@@ -178,11 +179,9 @@ PORTAL = [
 ]
 
 
-@pytest.mark.parametrize(("html", "url", "expected"), [c[1:] for c in PORTAL],
-                         ids=[c[0] for c in PORTAL])
+@pytest.mark.parametrize(("html", "url", "expected"), cases(PORTAL))
 def test_a_portal_header_and_its_table(html, url, expected):
-    quote, reason = read(html, url)
-    assert reason is None and quote is not None
+    quote = quote_of(html, url)
     assert {field: quote.get(field) for field in expected} == expected
 
 
@@ -220,11 +219,9 @@ FUNDS = [
 ]
 
 
-@pytest.mark.parametrize(("html", "url", "expected"), [c[1:] for c in FUNDS],
-                         ids=[c[0] for c in FUNDS])
+@pytest.mark.parametrize(("html", "url", "expected"), cases(FUNDS))
 def test_a_funds_nav_per_share_is_its_price(html, url, expected):
-    quote, reason = read(html, url)
-    assert reason is None and quote is not None
+    quote = quote_of(html, url)
     price, currency, day = expected
     assert (quote["price"], quote["currency"]) == (price, currency)
     assert quote["as_of"][:10] == day and quote["provenance"]["as_of"] != "fetch"
@@ -298,12 +295,15 @@ UNITS = [
 ]
 
 
-@pytest.mark.parametrize(("html", "url", "cap"), [c[1:] for c in UNITS],
-                         ids=[c[0] for c in UNITS])
-def test_market_caps_in_several_units(html, url, cap):
-    quote, reason = read(html, url)
-    assert reason is None and quote is not None
-    assert quote["market_cap"] == cap
+@pytest.mark.parametrize(
+    ("field", "html", "url", "value"),
+    [pytest.param("price", *case[1:], id=case[0]) for case in SAME_VALUE]
+    + [pytest.param("market_cap", *case[1:], id=case[0]) for case in UNITS],
+)
+def test_a_value_read_whole(field, html, url, value):
+    """The same price twice, rounded or written differently: the more precise; a market
+    cap written in several units, or with its unit in the label: all of it."""
+    assert quote_of(html, url)[field] == value
 
 
 # --- labels: only one that names the current price gives the price
@@ -380,11 +380,9 @@ CURRENT_LABEL = [
 ]
 
 
-@pytest.mark.parametrize(("html", "url", "expected"), [c[1:] for c in CURRENT_LABEL],
-                         ids=[c[0] for c in CURRENT_LABEL])
+@pytest.mark.parametrize(("html", "url", "expected"), cases(CURRENT_LABEL))
 def test_only_a_label_of_the_current_price_gives_the_price(html, url, expected):
-    quote, reason = read(html, url)
-    assert reason is None and quote is not None
+    quote = quote_of(html, url)
     assert (quote["symbol"], quote["price"], quote["currency"]) == expected
 
 
@@ -442,8 +440,7 @@ NO_CURRENT = [
 ]
 
 
-@pytest.mark.parametrize(("html", "url", "reason"), [c[1:] for c in NO_CURRENT],
-                         ids=[c[0] for c in NO_CURRENT])
+@pytest.mark.parametrize(("html", "url", "reason"), cases(NO_CURRENT))
 def test_no_current_price_told_apart_gives_no_quote(html, url, reason):
     quote, rejected = read(html, url)
     assert quote is None and rejected == reason
