@@ -370,6 +370,14 @@ CURRENT_LABEL = [
         ("PTNO3", Decimal("38.45"), "BRL"),
     ),
     (
+        "en-etf-market-price-and-nav",
+        """<html lang="en-US"><body><h1>Acme Total Market ETF (ACMX)</h1><table>
+<tr><th>Last</th><td>187.44</td></tr><tr><th>NAV</th><td>187.10</td></tr>
+<tr><th>Previous Close</th><td>186.21</td></tr></table></body></html>""",
+        "https://quotes.example/etf/ACMX",
+        ("ACMX", Decimal("187.44"), "USD"),
+    ),
+    (
         "en-elements-named-for-other-prices",
         """<html lang="en-US"><body><h1>Acme Corp (ACME)</h1>
 <div class="price-prev-close">186.21</div><div class="price-high">189.20</div>

@@ -111,7 +111,7 @@ class Evidence:
                                                  text, hint, listed, aside))
 
         style, language = self.style, self.language
-        if field in AMOUNTS:
+        if field in AMOUNTS or field == "nav":
             keep(field, to_amount(raw, style, language))
         elif field == "change":
             keep("change", to_amount(raw, style, language, signed=True))
@@ -315,7 +315,7 @@ def is_aside(tree: PageTree, element: Any) -> bool:
     parents, named ``range``, ``marker``, ``slider``...)."""
     heading = tree.heading
     if heading is not None and tree.order.get(element, 0) < tree.order[heading]:
-        return heading not in set(element.iterancestors())
+        return element not in set(heading.iterancestors())
     for level, node in enumerate((element, *element.iterancestors())):
         if level > 3 or node.tag in ("body", "main", "article", "html"):
             break

@@ -23,6 +23,7 @@ from decimal import Decimal
 from typing import Any
 
 from .evidence import _PAREN_SYMBOL, Candidate, Evidence
+from .markets import market_of_exchange
 from .numbers import find_numbers
 from .pairs import MAX_LABEL, MAX_VALUE, words_text
 from .values import is_value_text
@@ -76,6 +77,9 @@ def add_portal_header(evidence: Evidence) -> Any:
         match = _PAREN_SYMBOL.search(text)
         if match is None or not match.group(1) or match.start() == 0:
             continue
+        exchange = match.group(1).strip()
+        if not exchange.isupper() and market_of_exchange(exchange) is None:
+            continue  # "(Model: X100)": not an exchange and a symbol
         rest = text[match.end():].strip()
         numbers = find_numbers(rest, evidence.style, evidence.language)
         if not numbers or numbers[0].signed or numbers[0].percent or len(numbers) > 3:

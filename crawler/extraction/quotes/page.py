@@ -215,14 +215,16 @@ def _as_of(
 def _price(evidence: Evidence, taken: set[Any], portal: Any) -> Candidate | str | None:
     """The price: the page's data (a profile, structured data, meta tags) first; else the
     price beside the name and the symbol (:func:`.header.header_price`); else the most
-    trusted label or element; else a close. The same value shown more precisely elsewhere
-    is taken in its precise form."""
+    trusted label or element; else a fund's net asset value; else a close. The same value
+    shown more precisely elsewhere is taken in its precise form."""
     prices = evidence.of("price")
     price = pick(evidence, "price", True, [c for c in prices if c.rank <= 2])
     if price is None:
         price = header_price(evidence, taken, portal)
     if price is None:
         price = pick(evidence, "price", True, [c for c in prices if c.rank > 2])
+    if price is None:
+        price = pick(evidence, "nav", strict=True)  # a fund's
     if price is None:
         price = pick(evidence, "close", strict=True)
     if isinstance(price, Candidate) and price.rank > 2:

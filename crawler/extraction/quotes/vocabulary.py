@@ -45,7 +45,10 @@ _LABELS: dict[str, tuple[str, ...]] = {
         "last trade price", "एलटीपी", "अंतिम कारोबार मूल्य", "वर्तमान मूल्य", "aktuell",
         "aktueller preis", "cotacao atual", "valor atual", "preco atual", "ultima cotacao",
         "현재", "주가",
-        # a fund's price: its net asset value per share (unit), and its translations
+    ),
+    # a fund's net asset value per share (unit): its price when the page shows no other
+    # (an exchange-traded fund's page shows both, its market price is the quote's)
+    "nav": (
         "nav", "nav per share", "nav per unit", "net asset value", "net asset value per share",
         "latest nav", "nav price", "基準価額", "valeur liquidative", "valor da cota",
         "valor da quota", "rucknahmepreis", "anteilspreis", "anteilwert", "nettoinventarwert",
@@ -199,7 +202,7 @@ def field_of_label(text: str) -> tuple[str | None, str | None]:
                 code = found
     key = label_key(text.strip().rstrip(":：").strip())
     field = _LABEL_FIELD.get(key)
-    if field in ("price", "close") and _DATED.search(text):
+    if field in ("price", "close", "nav") and _DATED.search(text):
         return None, None  # "Fechamento (11/03/2025)", "종가(03/11)": a past date's price
     return field, code
 
