@@ -29,7 +29,7 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from .markets import market_of_exchange
-from .numbers import NumberStyle, find_numbers
+from .numbers import NumberStyle, find_numbers, has_scale
 from .pairs import Found, PageTree, words_text
 from .values import (
     is_value_text,
@@ -41,7 +41,7 @@ from .values import (
     to_symbol,
     to_text,
 )
-from .vocabulary import field_of_label, label_prefix
+from .vocabulary import field_of_label, label_prefix, tokens
 
 _DIGIT = re.compile(r"\d")
 RANKS = {"profile": 0, "structured": 1, "embedded": 1, "meta": 2, "label": 3, "attribute": 4,
@@ -73,10 +73,12 @@ class Candidate:
     text: str | None = None  # the text the value was read from (a currency sign's place)
     hint: str | None = None  # a currency code the label named
     listed: bool = False  # in a table or list of several rows: an overview's, not the page's
+    aside: bool = False  # in a table, a range marker, a snapshot block, above the heading
 
     @property
     def rank(self) -> int:
         return RANKS[self.source]
+
 
 
 class Evidence:
@@ -89,22 +91,27 @@ class Evidence:
         self.candidates: list[Candidate] = []
 
     def add(self, field: str, raw: Any, source: str, element: Any = None,
-            hint: str | None = None) -> None:
+            hint: str | None = None, before_label: bool = False,
+            scale: int | None = None) -> None:
         """Type ``raw`` for ``field`` and keep it when it is a value (a pseudo-field, a day's
         range or a change with its percent, gives the fields it holds)."""
         closeness = self.tree.closeness(element)
         order = self.tree.order.get(element, 0)
         text = raw if isinstance(raw, str) else None
         listed = element is not None and in_listing(self.tree, element)
+        aside = before_label or (
+            element is not None and source != "title" and is_aside(self.tree, element)
+        )
 
         def keep(name: str, value: Any) -> None:
+            if value is not None and scale and isinstance(raw, str) and not has_scale(raw):
+                value = value * 10**scale if isinstance(value, int) else value.scaleb(scale)
             if value is not None:
-                self.candidates.append(
-                    Candidate(name, value, source, closeness, order, element, text, hint, listed)
-                )
+                self.candidates.append(Candidate(name, value, source, closeness, order, element,
+                                                 text, hint, listed, aside))
 
         style, language = self.style, self.language
-        if field in AMOUNTS:
+        if field in AMOUNTS or field == "nav":
             keep(field, to_amount(raw, style, language))
         elif field == "change":
             keep("change", to_amount(raw, style, language, signed=True))
@@ -132,7 +139,8 @@ class Evidence:
 
     def add_found(self, found: list[Found]) -> None:
         for item in found:
-            self.add(item.field, item.text, item.source, item.element, item.hint)
+            self.add(item.field, item.text, item.source, item.element, item.hint,
+                     item.before_label, item.scale)
 
     def keep_symbol(self, symbol: str) -> None:
         """Drop the values of elements that say they are another symbol's (``data-symbol``,
@@ -238,8 +246,41 @@ def add_visible(evidence: Evidence, taken: set[Any], limit: int = 40) -> None:
         plain = [n for n in numbers if not n.percent and not n.signed]
         if len(numbers) != 1 or len(plain) != 1 or not is_value_text(text, numbers):
             continue
+        if _labelled(evidence, element):
+            return  # a value under a label the vocabulary does not know ("상한가", "売気配")
         evidence.add("price", text, "visible", element)
         return
+
+
+def _labelled(evidence: Evidence, element: Any) -> bool:
+    """Is ``element`` a value under a label (one the vocabulary may not know): a ``<dd>``
+    after its ``<dt>``, a cell after a label cell, or the value of one of several alike
+    items that each pair a text with a number (``<li><span>상한가</span><b>53,500</b></li>``)?"""
+    tree = evidence.tree
+    previous = element.getprevious()
+    while previous is not None and not isinstance(previous.tag, str):
+        previous = previous.getprevious()
+    parent = element.getparent()
+    if previous is not None:
+        if previous is tree.heading:
+            return False
+        before = (tree.words(previous) + " " + (previous.tail or "")).strip()
+    else:
+        before = ((parent.text or "") if parent is not None else "").strip()
+    if not before or len(before) > 40:
+        return False
+    numbers = find_numbers(before, evidence.style, evidence.language)
+    if numbers and is_value_text(before, numbers):
+        return False  # a number before it, not a label
+    label_cell = previous is not None and previous.tag == element.tag == "td"
+    if previous is not None and (previous.tag in ("dt", "th") or label_cell):
+        return True
+    grand = parent.getparent() if parent is not None else None
+    if grand is None:
+        return False
+    alike = [c for c in grand if isinstance(c.tag, str) and c.tag == parent.tag
+             and c.get("class") == parent.get("class") and _DIGIT.search(tree.inline(c))]
+    return len(alike) >= 2
 
 
 def add_change_after(evidence: Evidence, price_element: Any, limit: int = 8) -> None:
@@ -260,6 +301,30 @@ def add_change_after(evidence: Evidence, price_element: Any, limit: int = 8) -> 
             if any(n.percent for n in found):
                 evidence.add("change_percent", text, "visible", after)
             return
+
+
+_ASIDE_NAMES = frozenset(
+    "range ranges marker slider bar gauge spanne fourchette rango faixa ticker tickers "
+    "marquee strip".split()
+)
+
+
+def is_aside(tree: PageTree, element: Any) -> bool:
+    """Not the page's main quote block: above the heading (a ticker strip of indices, the
+    navigation), in a table's cell, or in a range marker (an element, or one of its three
+    parents, named ``range``, ``marker``, ``slider``...)."""
+    heading = tree.heading
+    if heading is not None and tree.order.get(element, 0) < tree.order[heading]:
+        return element not in set(heading.iterancestors())
+    for level, node in enumerate((element, *element.iterancestors())):
+        if level > 3 or node.tag in ("body", "main", "article", "html"):
+            break
+        if node.tag in ("td", "th"):
+            return True
+        names = tuple(v for v in (node.get("class"), node.get("id")) if v)
+        if names and _ASIDE_NAMES.intersection(tokens(names)):
+            return True
+    return False
 
 
 def in_listing(tree: PageTree, element: Any) -> bool:

@@ -2,7 +2,8 @@
 
 ``1,234.56`` and ``1.234,56`` and ``1 234,56`` and ``1'234.56`` are the same
 number; ``2.95T``, ``2,95 Bio.``, ``12,5 Md``, ``1.2M``, ``3.4 bn``, ``1,2 Mio.``,
-``5億`` are scaled by their suffix. Which separator is the decimal one is read
+``5億`` are scaled by their suffix; a number written in several CJK units is read
+whole (``2兆3,456億円``, ``3조 4,567억원``). Which separator is the decimal one is read
 from the number itself when it can be (both separators, a group that is not
 three digits), else from the page's :class:`NumberStyle` (its language, or the
 numbers it shows: :func:`infer_style`). A bare ``1,234`` on an English page is a
@@ -85,7 +86,8 @@ _SCALES: list[tuple[str, int]] = [
     ("Tsd.", 3), ("Tsd", 3), ("tys.", 3), ("tys", 3), ("mdr", 9), ("milj.", 6), ("mi", 6),
     ("bi", 9), ("tri", 12), ("трлн", 12), ("млрд", 9), ("млн", 6), ("тыс.", 3), ("тыс", 3),
     ("兆", 12), ("億", 8), ("亿", 8), ("万", 4), ("萬", 4), ("千", 3), ("조", 12), ("억", 8),
-    ("만", 4), ("Cr", 7), ("K", 3), ("k", 3), ("M", 6), ("m", 6), ("B", 9), ("T", 12),
+    ("만", 4), ("百万", 6), ("백만", 6), ("Cr", 7), ("K", 3), ("k", 3), ("M", 6), ("m", 6),
+    ("B", 9), ("T", 12),
 ]
 _NON_ENGLISH_BILLION = {"billion": 12, "billions": 12}
 _CJK_SCALES = [word for word, _ in _SCALES if not word[0].isascii() and word[0] > "\u2e80"]
@@ -164,7 +166,11 @@ def find_numbers(
     applied. ``whole``: the numbers are counts (a lone group of three digits is thousands)."""
     plain = _plain(text)
     found: list[Number] = []
-    for match in _NUMBER.finditer(plain):
+    matches = list(_NUMBER.finditer(plain))
+    index = 0
+    while index < len(matches):
+        match = matches[index]
+        index += 1
         value = _digits(match.group("digits"), style, whole)
         if value is None:
             continue
@@ -176,9 +182,24 @@ def find_numbers(
             if word.lower() in _NON_ENGLISH_BILLION and (language or "en")[:2] != "en":
                 power = _NON_ENGLISH_BILLION[word.lower()]
             value = value.scaleb(power)
+            end = scale.end()
+            # "2兆3,456億円", "3조 4,567억원": the next parts of smaller units are this number's
+            while word in _CJK_SCALES and index < len(matches):
+                following = matches[index]
+                if plain[end : following.start()].strip() or following.group("sign"):
+                    break
+                unit = _SCALE.match(plain, following.end())
+                part = _digits(following.group("digits"), style, whole)
+                if unit is None or unit.group("scale") not in _CJK_SCALES or part is None:
+                    break
+                if _SCALE_POWERS[unit.group("scale")] >= power:
+                    break
+                word, power = unit.group("scale"), _SCALE_POWERS[unit.group("scale")]
+                value += part.scaleb(power)
+                end = unit.end()
+                index += 1
             if value == value.to_integral_value():
                 value = value.quantize(Decimal(1))
-            end = scale.end()
         percent = _PERCENT.match(plain, end)
         if percent:
             end = percent.end()
@@ -197,6 +218,31 @@ def find_numbers(
             )
         )
     return found
+
+
+_UNIT_PARENTHESES = re.compile(r"[(（]([^)）]{1,16})[)）]")
+_CURRENCY_WORDS = re.compile(
+    r"(?i)(?<![a-z])(?:rs\.?|inr|usd|eur|jpy|krw|brl|in)(?![a-z])|[$€£¥₹₩円원]|R\$"
+)
+
+
+def label_scale(label: str) -> int | None:
+    """The power of ten a label's parentheses name for its values (``Market Cap (Rs. Cr.)``,
+    ``時価総額(百万円)``, ``Marktkap. (Mrd. EUR)``), or None."""
+    for inner in _UNIT_PARENTHESES.findall(_plain(label)):
+        word = " ".join(_CURRENCY_WORDS.sub(" ", inner).split()).strip(" ,")
+        for form in (word, word + ".", word.rstrip(".")):
+            if form in _SCALE_POWERS and form not in ("m", "k", "mi", "bi", "mil"):
+                return _SCALE_POWERS[form]
+        if word.lower() in ("crores", "lakhs"):
+            return {"crores": 7, "lakhs": 5}[word.lower()]
+    return None
+
+
+def has_scale(text: str) -> bool:
+    """Does a number of ``text`` carry a scale suffix of its own (``2,95 Bio.``, ``5億``)?"""
+    plain = _plain(text)
+    return any(_SCALE.match(plain, match.end()) for match in _NUMBER.finditer(plain))
 
 
 def parse_number(

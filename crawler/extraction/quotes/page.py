@@ -32,14 +32,14 @@ from crawler.extraction.normalize.currency import (
 from crawler.extraction.weigh import COUNTRY_CURRENCIES, LANGUAGE_CURRENCIES
 
 from .evidence import AMOUNTS, Candidate, Evidence, add_change_after, add_heading, add_visible
+from .header import CONFLICT, add_portal_header, agree, header_price, more_precise
 from .markets import Market, exchange_in_text, market_of_exchange, market_of_symbol
 from .numbers import infer_style, style_for_language
-from .pairs import PageTree, label_pairs, named_elements, symbol_attributes, words_text
+from .pairs import PageTree, chosen_date, label_pairs, named_elements, symbol_attributes, words_text
 from .result import QuoteExtraction
 from .structured import meta_fields, page_quotes, pick_quote, product_markup
 from .times import from_epoch, parse_as_of, zone_named
 
-CONFLICT = "conflict"
 _COUNTRY_ZONES = {
     "DE": "Europe/Berlin", "AT": "Europe/Vienna", "CH": "Europe/Zurich", "FR": "Europe/Paris",
     "BE": "Europe/Brussels", "NL": "Europe/Amsterdam", "ES": "Europe/Madrid",
@@ -47,6 +47,9 @@ _COUNTRY_ZONES = {
     "SE": "Europe/Stockholm", "NO": "Europe/Oslo", "DK": "Europe/Copenhagen",
     "FI": "Europe/Helsinki", "PL": "Europe/Warsaw", "JP": "Asia/Tokyo", "KR": "Asia/Seoul",
     "HK": "Asia/Hong_Kong", "SG": "Asia/Singapore", "IN": "Asia/Kolkata", "CN": "Asia/Shanghai",
+    "US": "America/New_York", "BR": "America/Sao_Paulo",
+    # languages of one country (a page that names no country): Japanese, Korean, Hindi
+    "ja": "Asia/Tokyo", "ko": "Asia/Seoul", "hi": "Asia/Kolkata",
 }
 _LANG = re.compile(r"^([a-z]{2,3})(?:[-_]([a-z]{2}))?", re.I)
 _TIME = re.compile(r"\d{1,2}[:h]\d{2}")
@@ -72,12 +75,20 @@ def _country(language: str | None) -> tuple[str, str]:
     return match.group(1).lower(), (match.group(2) or "").upper()
 
 
-def pick(evidence: Evidence, field: str, strict: bool = False) -> Candidate | str | None:
+def pick(evidence: Evidence, field: str, strict: bool = False,
+         candidates: list[Candidate] | None = None) -> Candidate | str | None:
     """The field's value (see the module's doc); ``CONFLICT`` when ``strict`` and two values
-    disagree at the winning rank."""
-    candidates = evidence.of(field)
+    disagree at the winning rank. Amounts that agree once rounded are one value, the more
+    precise one."""
+    if candidates is None:
+        candidates = evidence.of(field)
 
     def distinct(group: list[Candidate]) -> int:
+        if field in AMOUNTS:
+            best = more_precise(group[0], group)
+            if all(agree(c.value, best.value) for c in group):
+                group[:] = [best]
+                return 1
         return len({str(c.value).upper() if field == "symbol" else c.value for c in group})
 
     for rank in sorted({c.rank for c in candidates}):
@@ -129,6 +140,8 @@ def _currency(
     if isinstance(given, Candidate):
         return given.value, given.source, False
     text = price.text or ""
+    if price.hint and price.hint not in ISO_CURRENCIES:
+        text = f"{price.hint} {text}"  # a sign the label or the column names: "NAV (₹)"
     if re.search(r"GBX|GBp|(?<=\d)p\b", text):
         return "GBP", price.source, True
     _, country = _country(evidence.language)
@@ -138,7 +151,7 @@ def _currency(
         code = hint if hint in DOLLAR_CURRENCIES else "USD"
     if code is not None:
         return code, price.source, False
-    if price.hint:
+    if price.hint in ISO_CURRENCIES:
         return price.hint, "label", False
     element = price.element
     for _ in range(3):
@@ -167,7 +180,8 @@ def _as_of(
 ) -> tuple[dt.datetime, str]:
     zone = zone_named(market.zone) if market else None
     if zone is None:
-        zone = zone_named(_COUNTRY_ZONES.get(_country(evidence.language)[1], ""))
+        language, country = _country(evidence.language)
+        zone = zone_named(_COUNTRY_ZONES.get(country) or _COUNTRY_ZONES.get(language, ""))
     candidates = sorted(evidence.of("as_of"), key=lambda c: (c.rank, -c.closeness, c.order))
     labelled = sorted((c for c in candidates if c.source == "label"), key=lambda c: c.order)
     apart = not any(_TIME.search(str(c.value)) and _DATE.search(str(c.value)) for c in labelled)
@@ -198,8 +212,29 @@ def _as_of(
     return fetched, "fetch"
 
 
+def _price(evidence: Evidence, taken: set[Any], portal: Any) -> Candidate | str | None:
+    """The price: the page's data (a profile, structured data, meta tags) first; else the
+    price beside the name and the symbol (:func:`.header.header_price`); else the most
+    trusted label or element; else a fund's net asset value; else a close. The same value
+    shown more precisely elsewhere is taken in its precise form."""
+    prices = evidence.of("price")
+    price = pick(evidence, "price", True, [c for c in prices if c.rank <= 2])
+    if price is None:
+        price = header_price(evidence, taken, portal)
+    if price is None:
+        price = pick(evidence, "price", True, [c for c in prices if c.rank > 2])
+    if price is None:
+        price = pick(evidence, "nav", strict=True)  # a fund's
+    if price is None:
+        price = pick(evidence, "close", strict=True)
+    if isinstance(price, Candidate) and price.rank > 2:
+        price = more_precise(price, [c for c in prices if c.rank > 2])
+    return price
+
+
 def decide(
-    evidence: Evidence, root: Any, url: str, fetched: dt.datetime, profile: Any
+    evidence: Evidence, root: Any, url: str, fetched: dt.datetime, profile: Any,
+    taken: set[Any] | None = None, portal: Any = None,
 ) -> dict[str, Any] | str:
     """The page's quote, or the reason it has none (a key of ``REJECTED_REASONS``)."""
     if product_markup(root) and not (profile is not None and profile.is_quote is not None):
@@ -207,9 +242,7 @@ def decide(
     symbol = pick(evidence, "symbol", strict=True)
     if isinstance(symbol, Candidate):
         evidence.keep_symbol(str(symbol.value))  # widgets of other instruments' quotes
-    price = pick(evidence, "price", strict=True)
-    if price is None:
-        price = pick(evidence, "close", strict=True)
+    price = _price(evidence, taken or set(), portal)
     if price is None and symbol is None:
         return "no_quote"
     if price == CONFLICT:
@@ -271,9 +304,11 @@ def extract_quote_page(
     evidence = Evidence(tree, style, language)
     named: list[str] = []
     taken: set[Any] = set()
+    portal: list[Any] = []
 
     def heading() -> None:
         named.extend(add_heading(evidence, url))
+        portal.append(add_portal_header(evidence))
         for symbol, element in symbol_attributes(tree):
             evidence.add("symbol", symbol, "attribute", element)
 
@@ -281,6 +316,14 @@ def extract_quote_page(
         found = label_pairs(tree) + named_elements(tree)
         evidence.add_found(found)
         taken.update(item.element for item in found)
+        # a fund's NAV date chosen in a list of dates (a page naming a symbol)
+        chosen = chosen_date(root) if evidence.of("symbol") else None
+        if chosen is not None:
+            around = set(chosen[1].iterancestors())  # "NAV as on" and every date of the list
+            evidence.candidates = [c for c in evidence.candidates
+                                   if c.field != "as_of" or c.element not in around]
+            if not evidence.of("as_of"):
+                evidence.add("as_of", chosen[0], "label", chosen[1])
 
     steps = [("heading", heading), ("structured", lambda: _add_structured(evidence, root, named)),
              ("labels", shown)]
@@ -297,7 +340,7 @@ def extract_quote_page(
         result.errors.append(("quotes/visible", f"{type(exc).__name__}: {exc}"))
     if len(result.errors) == len(steps):
         return result.reject("failed")
-    decided = decide(evidence, root, url, fetched, profile)
+    decided = decide(evidence, root, url, fetched, profile, taken, portal[0] if portal else None)
     if isinstance(decided, str):
         return result.reject(decided)
     result.quotes.append(decided)

@@ -27,6 +27,7 @@ from typing import Any
 
 from crawler.extraction.normalize.text import normalize_text
 
+from .numbers import label_scale
 from .vocabulary import field_of_label, field_of_names, label_prefix
 
 SKIP = frozenset({"script", "style", "noscript", "template", "head", "svg", "select", "option",
@@ -50,6 +51,8 @@ class Found:
     element: Any
     source: str  # "label", "attribute"
     hint: str | None = None
+    before_label: bool = False  # printed before its label (a snapshot block): not the header's
+    scale: int | None = None  # a power of ten the label names ("Market Cap (Rs. Cr.)")
 
 
 def inline_text(element: Any) -> str:
@@ -137,25 +140,92 @@ def _next_element(tree: PageTree, element: Any) -> Any:
     return sibling
 
 
-def _pair(tree: PageTree, label: Any, value: Any, value_text: str | None = None) -> Found | None:
+def _pair(tree: PageTree, label: Any, value: Any, value_text: str | None = None,
+          hint: str | None = None, before_label: bool = False) -> Found | None:
     label_text = tree.words(label)
     if not label_text or len(label_text) > MAX_LABEL:
         return None
-    field, hint = field_of_label(label_text)
+    field, code = field_of_label(label_text)
     if field is None:
         return None
+    if value_text is None and value.tag == "select":
+        # a list of dates (or of anything) whose chosen option is the value
+        chosen = [o for o in value.iter("option") if o.get("selected") is not None]
+        value_text = inline_text(chosen[0]) if chosen else ""
     text = value_text if value_text is not None else tree.inline(value)
     if not text or len(text) > MAX_VALUE or field_of_label(text)[0] is not None:
         return None  # no value, or another label (a header row: "Symbol", "Name", "Last")
-    return Found(field, text, value, "label", hint)
+    return Found(field, text, value, "label", code or hint or currency_sign(label_text),
+                 before_label, label_scale(label_text) if field in _SCALED else None)
+
+
+_SCALED = ("market_cap",)  # a volume under "(Mio.)" is rare, and a count
+_PAREN_SIGN = re.compile(r"[(（]\s*(R\$|Rs\.?|[$€£¥₹₩円원])\s*[)）]")
+
+
+def currency_sign(text: str) -> str | None:
+    """A currency sign a label or a column header names in parentheses (``NAV (₹)``,
+    ``Value ($)``): a hint for the currency of the values under it."""
+    match = _PAREN_SIGN.search(text)
+    return match.group(1) if match else None
+
+
+def _column_signs(table: Any) -> dict[int, str]:
+    """The currency codes or signs a table's header row names for its columns
+    (``Details | Value ($)``, ``Kennzahl | Wert (EUR)``)."""
+    first = next(table.iter("tr"), None)
+    if first is None:
+        return {}
+    signs: dict[int, str] = {}
+    for index, cell in enumerate(c for c in first if isinstance(c.tag, str)):
+        text = words_text(cell)
+        if len(text) > MAX_LABEL:
+            continue
+        sign = field_of_label(text)[1] or currency_sign(text)
+        if sign:
+            signs[index] = sign
+    return signs
+
+
+def _snapshot_pairs(tree: PageTree, element: Any) -> list[Found]:
+    """A block that prints each value before its label (``44,90 Clôture veille 45,00
+    Ouverture``): the children alternate value and label, a value first, a label last."""
+    elements = [c for c in element if isinstance(c.tag, str)]
+    if len(elements) < 4 or len(elements) > 48:
+        return []
+    shown = (c for c in elements if tree.size.get(c))
+    first, second = next(shown, None), next(shown, None)
+    if first is None or second is None or tree.size[first] > MAX_VALUE \
+            or tree.size[second] > MAX_LABEL or not any(ch.isdigit() for ch in tree.inline(first)) \
+            or field_of_label(tree.words(second))[0] is None:
+        return []  # (cheap refusals first: most blocks are not snapshots)
+    children = [c for c in elements if tree.inline(c)]
+    if len(children) < 4 or len(children) % 2 or len(children) > 24:
+        return []
+    found: list[Found] = []
+    for value, label in zip(children[::2], children[1::2], strict=True):
+        if not any(ch.isdigit() for ch in tree.inline(value)) or field_of_label(
+            tree.words(value)
+        )[0] is not None:
+            return []
+        pair = _pair(tree, label, value, before_label=True)
+        if pair is None:
+            return []
+        found.append(pair)
+    return found
 
 
 def _table_pairs(tree: PageTree) -> Iterator[Found]:
+    signs: dict[Any, dict[int, str]] = {}
     for row in (e for e in tree.elements if e.tag == "tr"):
         cells = [cell for cell in row if isinstance(cell.tag, str) and cell.tag in ("th", "td")]
+        table = next(row.iterancestors("table"), None)
+        if table is not None and table not in signs:
+            signs[table] = _column_signs(table)
+        columns = signs.get(table, {})
         index = 0
         while index < len(cells) - 1:
-            found = _pair(tree, cells[index], cells[index + 1])
+            found = _pair(tree, cells[index], cells[index + 1], hint=columns.get(index + 1))
             if found is not None:
                 yield found
                 index += 2
@@ -177,6 +247,10 @@ def _table_pairs(tree: PageTree) -> Iterator[Found]:
 def label_pairs(tree: PageTree) -> list[Found]:
     """Every label the vocabulary knows and its value, in page order (see the module doc)."""
     found: list[Found] = list(_table_pairs(tree))
+    for element in tree.elements:
+        if element.tag not in ("tr", "table", "tbody", "thead", "dl") and \
+                tree.size[element] <= 24 * (MAX_LABEL + MAX_VALUE):
+            found.extend(_snapshot_pairs(tree, element))
     taken = {id(f.element) for f in found}
     for element in tree.elements:
         tag = element.tag
@@ -251,3 +325,32 @@ def symbol_attributes(tree: PageTree) -> list[tuple[str, Any]]:
         for element in tree.elements
         if element.get("data-symbol") or element.get("data-ticker")
     ]
+
+
+_DATE_LIKE = re.compile(r"\d{1,4}[./\-年]\s?(?:\d{1,2}|[A-Za-z]{3,9})[./\-月]\s?\d{1,4}")
+_CHOSEN_CLASSES = frozenset("selected active current chosen is-selected is-active".split())
+
+
+def chosen_date(root: Any) -> tuple[str, Any] | None:
+    """The date chosen in a list of dates (a fund's NAV date): the selected ``<option>`` of a
+    ``<select>`` of dates, or the one item of a list of dates marked ``selected``,
+    ``active`` or ``aria-selected``; its text and element, or None."""
+    for select in root.iter("select"):
+        options = list(select.iter("option"))
+        dates = [o for o in options if _DATE_LIKE.search(inline_text(o))]
+        chosen = [o for o in dates if o.get("selected") is not None]
+        if len(dates) >= 2 and len(chosen) == 1:
+            return inline_text(chosen[0]), select
+    for item in root.iter("li", "a", "button", "span"):
+        classes = set((item.get("class") or "").lower().split())
+        if not (classes & _CHOSEN_CLASSES or item.get("aria-selected") == "true"
+                or item.get("aria-current") in ("true", "date")):
+            continue
+        text = inline_text(item)
+        parent = item.getparent()
+        if len(text) > 30 or not _DATE_LIKE.search(text) or parent is None:
+            continue
+        siblings = [c for c in parent if isinstance(c.tag, str) and c is not item]
+        if any(_DATE_LIKE.search(inline_text(c)) for c in siblings):
+            return text, item
+    return None

@@ -49,6 +49,7 @@ def is_value_text(text: str, numbers: list[Number]) -> bool:
     rest = text
     for number in reversed(numbers):
         rest = rest[: number.start] + " " + rest[number.end :]
+    rest = rest.replace("R$", " ")  # the real (Brazil)
     for sign in _SYMBOLS + _CJK_UNITS:
         rest = rest.replace(sign, " ")
     for word in _LEFTOVER.findall(rest):

@@ -39,10 +39,22 @@ _LABELS: dict[str, tuple[str, ...]] = {
         "laatste koers", "huidige koers", "senaste", "senast", "senaste kurs", "kurs aktualny",
         "ostatnia cena", "cena", "ostatni kurs", "цена", "последняя цена", "текущая цена",
         "現在値", "株価", "現在の株価", "最新价", "现价", "当前价", "最新價", "現價", "현재가",
-        "종가",
+        # the current price as more pages name it: "Latest price" (portals' quick stats),
+        # LTP (Indian pages, English and Hindi), "Aktuell", "Cotação atual"
+        "latest price", "latest", "current", "now", "price now", "ltp", "last traded price",
+        "last trade price", "एलटीपी", "अंतिम कारोबार मूल्य", "वर्तमान मूल्य", "aktuell",
+        "aktueller preis", "cotacao atual", "valor atual", "preco atual", "ultima cotacao",
+        "현재", "주가",
+    ),
+    # a fund's net asset value per share (unit): its price when the page shows no other
+    # (an exchange-traded fund's page shows both, its market price is the quote's)
+    "nav": (
+        "nav", "nav per share", "nav per unit", "net asset value", "net asset value per share",
+        "latest nav", "nav price", "基準価額", "valeur liquidative", "valor da cota",
+        "valor da quota", "rucknahmepreis", "anteilspreis", "anteilwert", "nettoinventarwert",
     ),
     "close": ("close", "closing price", "schluss", "schlusskurs", "cloture", "cierre", "chiusura",
-              "fechamento", "slot", "slotkoers", "終値", "收盘", "收盘价"),
+              "fechamento", "종가", "slot", "slotkoers", "終値", "收盘", "收盘价"),
     "change": (
         "change", "chg", "net change", "day change", "todays change", "change today",
         "veranderung", "verand", "anderung", "diff", "differenz", "veranderung absolut",
@@ -65,22 +77,23 @@ _LABELS: dict[str, tuple[str, ...]] = {
         "cloture veille", "derniere cloture", "cours de cloture precedent", "cierre anterior",
         "cierre previo", "chiusura precedente", "fechamento anterior", "slot vorige",
         "vorige slot", "foregaende stangning", "poprzednie zamkniecie", "kurs odniesienia",
-        "предыдущее закрытие", "前日終値", "昨收", "昨收盘", "前收盘", "전일종가",
+        "предыдущее закрытие", "前日終値", "昨收", "昨收盘", "前收盘", "전일종가", "전일",
+        "전일가", "previous nav", "prior nav", "前日基準価額", "पिछला बंद", "पिछला बंद भाव",
     ),
     "open": (
         "open", "opening price", "open price", "eroffnung", "eroffnungskurs", "ouverture",
         "cours d ouverture", "apertura", "abertura", "opening", "openingskoers", "oppning",
-        "otwarcie", "открытие", "始値", "开盘", "今开", "開盤", "시가",
+        "otwarcie", "открытие", "始値", "开盘", "今开", "開盤", "시가", "खुला", "खुलने का भाव",
     ),
     "day_low": (
         "low", "day low", "days low", "intraday low", "tagestief", "tief", "plus bas",
-        "minimo", "min", "minima", "laag", "dagens lagsta", "najnizszy", "минимум", "安値",
-        "最低", "最低价", "저가",
+        "+ bas", "minimo", "min", "minima", "laag", "dagens lagsta", "najnizszy", "минимум", "安値",
+        "最低", "最低价", "저가", "निम्न", "न्यूनतम",
     ),
     "day_high": (
         "high", "day high", "days high", "intraday high", "tageshoch", "hoch", "plus haut",
-        "maximo", "max", "maxima", "hoog", "dagens hogsta", "najwyzszy", "максимум", "高値",
-        "最高", "最高价", "고가",
+        "+ haut", "maximo", "max", "maxima", "hoog", "dagens hogsta", "najwyzszy", "максимум",
+        "高値", "最高", "最高价", "고가", "उच्च", "अधिकतम",
     ),
     "day_range": (
         "days range", "day range", "daily range", "day s range", "range", "tagesspanne",
@@ -122,7 +135,8 @@ _LABELS: dict[str, tuple[str, ...]] = {
         "moneda", "divisa", "valuta", "moeda", "waluta", "валюта", "通貨", "货币", "幣別", "통화",
     ),
     "as_of": (
-        "as of", "at close", "last update", "last updated", "updated", "time", "date", "quote time",
+        "as of", "at close", "last update", "last price update", "price update", "nav date",
+        "as on", "nav as on", "基準日", "last updated", "updated", "time", "date", "quote time",
         "last trade time", "stand", "zeit", "datum", "uhrzeit", "letzte aktualisierung",
         "heure", "mise a jour", "mis a jour", "mis a jour le", "derniere mise a jour",
         "hora", "fecha", "actualizado", "ultima actualizacion", "ora", "data", "aggiornato",
@@ -146,6 +160,11 @@ def _strip_accents(text: str) -> str:
 _PARENTHESES = re.compile(r"[(\[（][^)\]）]*[)\]）]")
 _NOT_WORD = re.compile(r"[^\w%+/\-]+")
 _CODE = re.compile(r"(?<![A-Za-z])([A-Z]{3})(?![A-Za-z])")
+# a date in a label ("Close (11/03/2025)", "終値(3/11)", "Close 11 Mar"): the price of that day
+_DATED = re.compile(
+    r"\d{1,4}\s?[./\-月]\s?\d{1,2}|\d{1,2}\s?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)",
+    re.I,
+)
 
 
 def label_key(text: str) -> str:
@@ -182,7 +201,10 @@ def field_of_label(text: str) -> tuple[str | None, str | None]:
             if found in ISO_CURRENCIES:
                 code = found
     key = label_key(text.strip().rstrip(":：").strip())
-    return _LABEL_FIELD.get(key), code
+    field = _LABEL_FIELD.get(key)
+    if field in ("price", "close", "nav") and _DATED.search(text):
+        return None, None  # "Fechamento (11/03/2025)", "종가(03/11)": a past date's price
+    return field, code
 
 
 def label_prefix(text: str) -> tuple[str | None, int]:
@@ -257,6 +279,13 @@ _NOT_FOR_QUOTE = frozenset(
 )
 
 
+# words of an element's names that say its price is not the current one
+_OTHER_PRICES = frozenset(
+    "high low open opening close closing prev previous prior yesterday base reference ref "
+    "limit upper lower min max".split()
+)
+
+
 def tokens(values: Iterable[str]) -> list[str]:
     """The words of attribute values: split at punctuation and at camelCase."""
     words: list[str] = []
@@ -298,6 +327,13 @@ def field_of_tokens(words: list[str]) -> str | None:
     for word in words:
         if word in _TOKEN_FIELDS:
             return _TOKEN_FIELDS[word]
+    other = found & _OTHER_PRICES
+    if other:
+        # "price-high", "open-price", "close-price", "price-prev": another price, not the
+        # current one; the day's high, low and open when the name says only that
+        named = {_KEY_FIELD.get(word) for word in other} - {None}
+        return named.pop() if len(named) == 1 and named <= {"open", "day_low", "day_high"} \
+            else None
     if found & {"price", "last", "quote", "kurs", "cours", "prix", "precio", "prezzo", "preco"}:
         return "price"
     if joined in _KEY_FIELD and _KEY_FIELD[joined] in ("open", "day_low", "day_high"):
