@@ -156,7 +156,8 @@ def japanese_table(shown: list[Row]) -> str:
     )
     return (
         '<!DOCTYPE html><html lang="ja-JP"><head><title>値上がり率ランキング</title></head>'
-        "<body><h1>値上がり率ランキング</h1><p>更新日時: 2025年3月13日 05:00 JST</p><table><thead><tr>"
+        "<body><h1>値上がり率ランキング</h1><p>更新日時: 2025年3月13日 05:00 JST</p>"
+        "<table><thead><tr>"
         "<th>コード</th><th>銘柄名</th><th>現在値</th><th>前日比</th><th>出来高</th></tr>"
         f"</thead><tbody>{body}</tbody></table></body></html>"
     )

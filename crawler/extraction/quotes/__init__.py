@@ -98,9 +98,9 @@ def with_table_quotes(
         page.errors.append(("quotes/tables", f"{type(exc).__name__}: {exc}"))
         return page
     page.market_tables = tables.tables
-    own = {(q["url"], q["symbol"].upper()) for q in page.quotes}
-    rows = [q for q in tables.quotes
-            if q["url"] not in {u for u, _ in own} and q["symbol"].upper() not in {s for _, s in own}]
+    urls = {q["url"] for q in page.quotes}
+    symbols = {q["symbol"].upper() for q in page.quotes}
+    rows = [q for q in tables.quotes if q["url"] not in urls and q["symbol"].upper() not in symbols]
     page.skipped.update(tables.skipped)
     if rows:
         page.quotes.extend(rows)
