@@ -39,6 +39,7 @@ provenance ``table``.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -92,6 +93,7 @@ _OTHER_FIELDS = frozenset(
     {"name", "change", "change_percent", "volume", "currency", "market_cap", "exchange",
      "previous_close", "open", "day_low", "day_high"}
 )
+_MAYBE_ROW = f"//*[count(*) >= 3 and count(*) <= {MAX_COLUMNS}]"
 _PENCE = re.compile(r"GBX|GBp|(?<=\d)p\b")
 _LANG = re.compile(r"^([a-z]{2,3})(?:[-_]([a-z]{2}))?", re.I)
 
@@ -117,6 +119,7 @@ class TableQuotes:
     skipped: Counter[str] = field(default_factory=Counter)
 
 
+@functools.lru_cache(maxsize=20_000)
 def header_field(text: str) -> tuple[str | None, str | None]:
     """The field a column header names, and a currency code its parentheses name."""
     named, code = field_of_label(text)
@@ -131,14 +134,40 @@ def _cells(row: Any) -> list[Any]:
     return [c for c in row if isinstance(c.tag, str) and c.tag not in SKIP]
 
 
+def _short_text(cell: Any, limit: int = 60) -> str | None:
+    """A header cell's words, or None when it has more than ``limit`` characters (read no
+    further: a container is no header)."""
+    children = len(cell)
+    if children > 3:
+        return None
+    if not children:
+        raw = cell.text or ""
+    else:
+        pieces, size = [], 0
+        for piece in cell.itertext():
+            size += len(piece)
+            if size > 2 * limit:
+                return None
+            pieces.append(piece)
+        raw = " ".join(pieces)
+    if len(raw) > 2 * limit:
+        return None
+    text = " ".join(raw.split())
+    return text if 0 < len(text) <= limit else None
+
+
 def _columns(cells: list[Any]) -> tuple[list[str | None], list[str | None]] | None:
     """Each header cell's field, when they make a market table's headers."""
     if not MIN_ROWS < len(cells) + 1 <= MAX_COLUMNS:
         return None
     columns, hints = [], []
+    unnamed = 0
     for cell in cells:
-        text = words_text(cell)
-        named, hint = header_field(text) if 0 < len(text) <= 60 else (None, None)
+        text = _short_text(cell)
+        named, hint = header_field(text) if text else (None, None)
+        unnamed += named is None
+        if unnamed > len(cells) - 3:
+            return None  # fewer than three columns named: no market table's headers
         columns.append(named)
         hints.append(hint)
     fields = {c for c in columns if c}
@@ -182,13 +211,14 @@ def _tables(root: Any) -> Iterator[Grid]:
 def _grids(root: Any, taken: set[Any]) -> Iterator[Grid]:
     """Grids of elements: a header row of cells, then rows of as many cells (its
     following siblings, or the children of its next sibling: a head and a body)."""
-    for element in root.iter():
+    # elements of 3 to MAX_COLUMNS children, found by libxml2 (no Python object for others)
+    for element in root.xpath(_MAYBE_ROW):
         if not isinstance(element.tag, str) or element.tag in SKIP or element in taken:
             continue
-        if element.tag in ("table", "thead", "tbody", "tfoot", "tr", "td", "th"):
+        if element.tag in ("table", "thead", "tbody", "tfoot", "tr"):
             continue
         cells = _cells(element)
-        if not 3 <= len(cells) <= MAX_COLUMNS or any(len(_cells(c)) > 3 for c in cells):
+        if not 3 <= len(cells) <= MAX_COLUMNS or any(len(c) > 3 for c in cells):
             continue
         found = _columns(cells)
         if found is None:
