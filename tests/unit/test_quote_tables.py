@@ -67,6 +67,15 @@ def test_a_row_is_stored_under_the_quote_page_it_links_to_else_under_the_table_p
     assert [q["url"] for q in plain] == [f"{PAGE}#{r.symbol}" for r in shown]
 
 
+def test_a_tables_foot_of_totals_gives_no_quote() -> None:
+    shown = rows(4)
+    html = LAYOUTS["english_thead"][0](shown).replace(
+        "</tbody>", "</tbody><tfoot><tr><td>Total</td><td>All members</td><td>$9,999.00</td>"
+        "<td>+1.00</td><td>+0.01%</td><td>99,999,999</td><td></td></tr></tfoot>"
+    )
+    assert [q["symbol"] for q in read(html).quotes] == [r.symbol for r in shown]
+
+
 def test_a_page_that_states_no_time_gives_its_rows_the_fetch_time() -> None:
     html = LAYOUTS["english_thead"][0](rows(4)).replace("As of Mar 12, 2025 4:00 PM EDT", "")
     quotes = read(html).quotes

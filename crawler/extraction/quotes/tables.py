@@ -56,6 +56,7 @@ from crawler.extraction.weigh import COUNTRY_CURRENCIES, LANGUAGE_CURRENCIES
 from .endpoints import _row_url
 from .markets import market_of_exchange, market_of_symbol
 from .numbers import NumberStyle, find_numbers, infer_style, style_for_language
+from .page import _COUNTRY_ZONES, _country, page_language
 from .pairs import SKIP, words_text
 from .times import parse_as_of, zone_named
 from .values import is_value_text, to_amount, to_count, to_currency, to_percent, to_symbol
@@ -95,7 +96,6 @@ _OTHER_FIELDS = frozenset(
 )
 _MAYBE_ROW = f"//*[count(*) >= 3 and count(*) <= {MAX_COLUMNS}]"
 _PENCE = re.compile(r"GBX|GBp|(?<=\d)p\b")
-_LANG = re.compile(r"^([a-z]{2,3})(?:[-_]([a-z]{2}))?", re.I)
 
 
 @dataclass
@@ -187,7 +187,7 @@ def _table_rows(table: Any) -> list[Any]:
             continue
         if child.tag == "tr":
             rows.append(child)
-        elif child.tag in ("thead", "tbody", "tfoot"):
+        elif child.tag in ("thead", "tbody"):  # a foot holds totals, not instruments
             rows.extend(r for r in child if isinstance(r.tag, str) and r.tag == "tr")
     return rows
 
@@ -253,16 +253,6 @@ def _rows_after(header: Any, width: int) -> list[list[Any]]:
         if len(_cells(start.getparent())) != 1 if start.getparent() is not None else True:
             break  # the header row is not alone in its parent: no head around it
     return []
-
-
-def _language(root: Any) -> str | None:
-    lang = root.get("lang") or root.get("{http://www.w3.org/XML/1998/namespace}lang")
-    return str(lang).strip() or None if lang else None
-
-
-def _country(language: str | None) -> tuple[str, str]:
-    match = _LANG.match(language or "")
-    return (match.group(1).lower(), (match.group(2) or "").upper()) if match else ("", "")
 
 
 def _page_time(
@@ -434,8 +424,6 @@ def _currency(
 
 
 def _zone(exchange: str | None, symbol: str, language: str | None) -> Any:
-    from .page import _COUNTRY_ZONES  # the zones of the countries quote pages name
-
     market = market_of_exchange(exchange) or market_of_symbol(symbol)
     if market is not None:
         return zone_named(market.zone)
@@ -451,7 +439,7 @@ def read_market_tables(
     """The quotes of the market tables of a page (``root``: its parsed tree;
     ``default_currency``: the site profile's)."""
     result = TableQuotes()
-    language = _language(root)
+    language = page_language(root)
     grids = list(_tables(root))
     taken = {g.element for g in grids}
     for grid in grids:  # a grid inside a table's cell is that table's
