@@ -167,3 +167,24 @@ def test_a_quote_page_with_a_table_of_its_peers_keeps_its_own_quote() -> None:
         ("CRNK", Decimal("1210.00"), "https://markets.example/quote/CRNK"),
     ]
     assert result.market_tables == 1
+
+
+def test_a_close_column_is_the_price_and_a_headers_currency_code_its_currency() -> None:
+    html = """<html lang="en-GB"><body><h1>Closing prices</h1>
+<p>As of 12 March 2025 16:35 GMT</p><table><tr><th>Ticker</th><th>Company</th>
+<th>Close (EUR)</th><th>Volume</th></tr>
+<tr><td>ABC</td><td>Abc plc</td><td>12.34</td><td>1,000</td></tr>
+<tr><td>DEF</td><td>Def plc</td><td>5.60</td><td>2,000</td></tr></table>
+<table><tr><th>Symbol</th><th>Name</th><th>Price</th><th>Chg</th></tr>
+<tr><td>GHI.L</td><td>Ghi plc</td><td>245.5p</td><td>-1.5p</td></tr>
+<tr><td>JKL.L</td><td>Jkl plc</td><td>1,020.0p</td><td>+3.0p</td></tr></table></body></html>"""
+    result = read(html)
+    got = {q["symbol"]: (q["price"], q["currency"], q.get("change")) for q in result.quotes}
+    assert got == {
+        "ABC": (Decimal("12.34"), "EUR", None),
+        "DEF": (Decimal("5.60"), "EUR", None),
+        "GHI.L": (Decimal("2.455"), "GBP", Decimal("-0.015")),
+        "JKL.L": (Decimal("10.200"), "GBP", Decimal("0.030")),
+    }
+    assert result.market_tables == 2
+    assert {q["as_of"] for q in result.quotes} == {"2025-03-12T16:35:00+00:00"}

@@ -96,6 +96,7 @@ _OTHER_FIELDS = frozenset(
 )
 _MAYBE_ROW = f"//*[count(*) >= 3 and count(*) <= {MAX_COLUMNS}]"
 _PENCE = re.compile(r"GBX|GBp|(?<=\d)p\b")
+_PENNY = re.compile(r"(?<=\d)p\b|\bGBp\b")
 
 
 @dataclass
@@ -332,6 +333,10 @@ def _row_quote(grid: Grid, cells: list[Any], ctx: _Context) -> dict[str, Any] | 
         if named in ("price", "close") and grid.hints[column]:
             hint = grid.hints[column]
     price_field = "price" if "price" in texts else "close"
+    price_text = texts[price_field][0]
+    pence = _PENCE.search(price_text) is not None
+    if pence:  # "245.5p", "GBX 245.5": amounts in pence, the "p" no part of them
+        texts = {name: [_PENNY.sub("", t) for t in values] for name, values in texts.items()}
     prices = {_amount(text, ctx.style, ctx.language) for text in texts[price_field]}
     symbol, exchange = to_symbol(texts["symbol"][0])
     if symbol is None:
@@ -353,8 +358,6 @@ def _row_quote(grid: Grid, cells: list[Any], ctx: _Context) -> dict[str, Any] | 
     exchange = single.get("exchange") or exchange
     if exchange:
         quote["exchange"] = exchange
-    price_text = texts[price_field][0]
-    pence = _PENCE.search(price_text) is not None
     quote["price"] = price / 100 if pence else price
     change_text = single.get("change")
     if change_text is not None:
