@@ -251,7 +251,8 @@ def _rows_after(header: Any, width: int) -> list[list[Any]]:
             rows = [r for r in (_row(s, width) for s in _cells(siblings[0])) if r]
         if rows:
             return rows
-        if len(_cells(start.getparent())) != 1 if start.getparent() is not None else True:
+        parent = start.getparent()
+        if parent is None or len(_cells(parent)) != 1:
             break  # the header row is not alone in its parent: no head around it
     return []
 
@@ -448,6 +449,7 @@ def read_market_tables(
     for grid in grids:  # a grid inside a table's cell is that table's
         taken.update(grid.element.iter())
     grids.extend(_grids(root, taken))
+    taken_urls: set[str] = set()
     for grid in grids:
         rows = grid.rows[:MAX_ROWS]
         if len(rows) < MIN_ROWS:
@@ -465,13 +467,11 @@ def read_market_tables(
         prices: dict[str, set[Decimal]] = {}
         for quote in quotes:
             prices.setdefault(quote["url"], set()).add(quote["price"])
-        seen: set[str] = set()
         for quote in quotes:
             if len(prices[quote["url"]]) > 1:
                 result.skipped["conflicting_prices"] += 1  # one symbol, two prices
-            elif quote["url"] not in seen and all(q["url"] != quote["url"]
-                                                  for q in result.quotes):
-                seen.add(quote["url"])
+            elif quote["url"] not in taken_urls:  # a row shown twice (or in two tables)
+                taken_urls.add(quote["url"])
                 result.quotes.append(quote)
         for reason in (q for q in decided if isinstance(q, str)):
             result.skipped[reason] += 1
