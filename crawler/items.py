@@ -169,7 +169,7 @@ OFFER_FIELDS: tuple[str, ...] = _names(offer=True)
 #: Where each field of a quote was read (:mod:`crawler.extraction.quotes`).
 QuoteSource = Literal[
     "structured", "embedded", "meta", "label", "attribute", "title", "url", "visible",
-    "profile", "endpoint", "language", "exchange", "fetch",
+    "profile", "endpoint", "language", "exchange", "fetch", "table",
 ]
 
 
@@ -182,7 +182,8 @@ class Quote:
 
     url: str = field(metadata=_meta("page", column=True, profile=()))
     """Absolute http(s) URL of the quote page (an endpoint's row: the endpoint's URL with
-    ``#<symbol>``): the quote's identity in every store. Required."""
+    ``#<symbol>``; a market table's row: the quote page it links to, else the table page's
+    URL with ``#<symbol>``): the quote's identity in every store. Required."""
 
     symbol: str = field(metadata=_meta("page", column=True, offer=True))
     """The instrument's ticker as the page shows it (``AAPL``, ``SAP``, ``7203``). Required."""

@@ -5,7 +5,11 @@ and then linked from no page of the shop and listed in none of its sitemaps, so 
 product crawl of the shop is the same with or without it. Under ``/market/``:
 
 =============================  =========================================================
-``/market/``                   the index: every instrument, its last price and change
+``/market/``                   the index: every instrument, its last price and currency,
+                               linked to its quote page (a market table)
+``/market/watchlist.html``     a watch list: every instrument in a table (last, change,
+                               % change, volume), its rows linked nowhere; no page
+                               links to it
 ``/market/q/<SYMBOL>.html``    one quote page (:mod:`demoshop.market_pages`: six layouts
                                in six locales and five currencies)
 ``/market/quotes.csv``         every quote, ``Symbol,Date,Time,Open,High,Low,Close,Volume``

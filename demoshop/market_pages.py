@@ -200,7 +200,15 @@ def quote_page(market: Market, instrument: Instrument, tick: int) -> str:
     return LAYOUTS[instrument.locale.layout](quote, market)
 
 
+def _stamp(market: Market, tick: int) -> str:
+    when = market.time_of(tick)
+    return (f'<p>As of <time datetime="{when.isoformat()}">{when:%b %d, %Y %H:%M} UTC</time>'
+            "</p>")
+
+
 def index_page(market: Market, tick: int) -> str:
+    """Every instrument, its last price and currency, linked to its quote page: a market
+    table whose rows join the quote pages' quotes (the same session, the same ``as_of``)."""
     rows = "".join(
         f'<tr><td><a href="{i.path}">{i.symbol}</a></td><td>{escape(i.name)}</td>'
         f'<td class="price">{market.quote(i, tick).price}</td><td>{i.locale.currency}</td></tr>'
@@ -208,9 +216,31 @@ def index_page(market: Market, tick: int) -> str:
     )
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Markets</title>'
-        f"</head><body><h1>Markets</h1><p>{len(market.instruments)} instruments.</p><table>"
-        f"<tr><th>Symbol</th><th>Name</th><th>Last</th><th>Currency</th></tr>{rows}</table>"
-        "</body></html>"
+        f"</head><body><h1>Markets</h1><p>{len(market.instruments)} instruments.</p>"
+        f"{_stamp(market, tick)}"
+        f"<table><tr><th>Symbol</th><th>Name</th><th>Last</th><th>Currency</th></tr>{rows}"
+        "</table></body></html>"
+    )
+
+
+def watchlist_page(market: Market, tick: int) -> str:
+    """A watch list: every instrument in a table of its own, with change, % change and
+    volume, its prices as its locale writes them, its rows linked nowhere (their quotes
+    are the watch list's: ``/market/watchlist.html#<symbol>``). No page links to it: a
+    crawl of the market is the same with or without it; seed it to read it."""
+    rows = []
+    for instrument in market.instruments:
+        q = market.quote(instrument, tick)
+        rows.append(
+            f"<tr><td>{instrument.symbol}</td><td>{escape(instrument.name)}</td>"
+            f"<td>{money(q, q.price)}</td><td>{_signed(f'{q.change}', q.change)}</td>"
+            f"<td>{_signed(f'{q.change_percent}', q.change)}%</td><td>{q.volume:,}</td></tr>"
+        )
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Watch list</title>'
+        f"</head><body><h1>Watch list</h1>{_stamp(market, tick)}<table><thead><tr>"
+        "<th>Symbol</th><th>Name</th><th>Last</th><th>Chg</th><th>Chg %</th><th>Volume</th>"
+        f"</tr></thead><tbody>{''.join(rows)}</tbody></table></body></html>"
     )
 
 
@@ -240,6 +270,8 @@ def resolve(market: Market, path: str) -> tuple[int, str, str] | None:
     tick = market.tick_now()
     if path == MARKET_PREFIX:
         return 200, index_page(market, tick), "text/html; charset=utf-8"
+    if path == f"{MARKET_PREFIX}watchlist.html":
+        return 200, watchlist_page(market, tick), "text/html; charset=utf-8"
     if path == f"{MARKET_PREFIX}quotes.csv":
         return 200, quotes_csv(market, tick), "text/csv; charset=utf-8"
     if path == f"{MARKET_PREFIX}quotes.json":

@@ -11,6 +11,9 @@ Two rules every quote store follows (:func:`batch_plan`):
   quote whose ``as_of`` is the same or later, so a late write of an older
   observation (a slow worker, a retried batch) never hides a newer one; its
   ``last_seen`` moves on in any case;
+* at the same ``as_of``, a market table's row (:mod:`crawler.extraction.quotes.tables`,
+  its price's provenance ``table``) does not replace a quote page's reading: the same
+  observation, with fewer fields (:func:`replaces`);
 * ``quote_history`` has one row per ``(url, as_of)``: a re-fetch of the same
   quote adds nothing. A page that shows no time gets the fetch time as its
   ``as_of``; such an observation is recorded only when its price, currency or
@@ -134,9 +137,27 @@ class QuoteRecord:
         return bool(currency == self.currency and stored_volume == self.volume)
 
     @property
+    def from_table(self) -> bool:
+        """Read from a row of a market table (its price's provenance is ``table``)."""
+        return from_table(self.data)
+
+    @property
     def crawled_at(self) -> dt.datetime | None:
         """When the page was fetched (the item's ``crawled_at``, UTC), if it says."""
         return parse_time(self.data.get("crawled_at"))
+
+
+def from_table(data: Any) -> bool:
+    """Whether a quote's data (an item, a stored document) was read from a market table."""
+    provenance = data.get("provenance") if isinstance(data, dict) else None
+    return isinstance(provenance, dict) and provenance.get("price") == "table"
+
+
+def replaces(record: QuoteRecord, as_of: dt.datetime, table: bool) -> bool:
+    """Whether ``record`` replaces a stored quote of ``as_of`` (``table``: read from a
+    market table): a later one does; one of the same time does unless it is a table's
+    row and the stored one a page's."""
+    return record.as_of > as_of or (record.as_of == as_of and (table or not record.from_table))
 
 
 def _text(value: Any) -> str | None:
@@ -158,7 +179,7 @@ def batch_plan(records: Sequence[QuoteRecord]) -> BatchPlan:
     observed: dict[tuple[str, dt.datetime], QuoteRecord] = {}
     for record in records:
         kept = latest.get(record.url)
-        if kept is None or record.as_of >= kept.as_of:
+        if kept is None or replaces(record, kept.as_of, kept.from_table):
             latest[record.url] = record
         observed.setdefault((record.url, record.as_of), record)
     observations: list[QuoteRecord] = []

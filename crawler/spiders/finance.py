@@ -15,6 +15,11 @@ endpoint that gives none. Quotes are validated against
 ``crawler/schema/quote.schema.json`` and kept by the quote stores (``quotes``,
 ``quote_history``). ``python -m master recrawl --spider finance --every 5m``
 fetches the stored quotes again at that interval.
+
+A market page (a table of instruments, one a row: :mod:`crawler.extraction.quotes.tables`)
+gives one quote per row; its reading says so (``QuoteExtraction.market_tables``), and
+the page is counted (``extraction/market_pages``): the one place where a market page
+is known as a listing of quotes.
 """
 
 from __future__ import annotations
@@ -39,6 +44,8 @@ class FinanceSpider(DistributedSpider):
         result = extract_quotes(response, profile)
         for reason, count in result.skipped.items():  # an endpoint's rows without a quote
             self.crawler.stats.inc_value(f"extraction/rejected/{reason}", count)
+        if result.market_tables:
+            self.crawler.stats.inc_value("extraction/market_pages")
         if self.accepted(response, result):
             yield from result.quotes
 

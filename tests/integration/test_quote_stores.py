@@ -186,3 +186,28 @@ def test_each_store_keeps_its_own_kind_of_item(tmp_path) -> None:  # type: ignor
 
     with pytest.raises(NotConfigured):
         EmbeddedQuotePipeline.from_crawler(get_crawler(EcommerceSpider, settings_dict=settings))
+
+
+def test_a_market_tables_row_of_a_pages_time_keeps_the_pages_reading(
+    backend: dict[str, Any],
+) -> None:
+    """A table's row (provenance ``table``, fewer fields) of the time of a quote page's
+    reading does not replace it; a later one does; both add their observation once."""
+    pipeline, options = backend["pipeline"], backend["options"]
+    table = {"price": "table", "as_of": "visible"}
+    pipeline.store_batch([quote(0, T0), quote(1, T0, provenance=table)])
+    row = {k: v for k, v in quote(0, T0, provenance=table).items() if k != "market_cap"}
+    # the same session from a table: in one batch with the page's reading, and after it
+    pipeline.store_batch([row, quote(1, T0)])
+    pipeline.store_batch([row])
+    quotes, history = read(options)
+    assert Decimal(str(quotes[row["url"]]["market_cap"])) == Decimal("2.95E+12")
+    assert quotes[row["url"]]["provenance"]["price"] == "label"  # the page's reading kept
+    assert quotes[quote(1, T0)["url"]]["provenance"]["price"] == "label"  # a page's wins
+    assert len(history) == 2
+    later = {**row, "as_of": T1.isoformat(), "price": Decimal("99.5")}
+    pipeline.store_batch([later])
+    quotes, history = read(options)
+    assert Decimal(str(quotes[row["url"]]["price"])) == Decimal("99.5")
+    assert quotes[row["url"]]["provenance"]["price"] == "table"  # the latest observation
+    assert len(history) == 3

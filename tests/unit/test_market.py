@@ -2,7 +2,8 @@
 
 Every quote page of both (six layouts and locales in the demo, a seventh markup in
 Spanish here) must give its instrument's symbol, price, currency, volume and time;
-the endpoints one quote per instrument; the indexes none. Offline (in-process
+the endpoints and the demo's market tables one quote per instrument; the Spanish
+index (rows with no column headers) none. Offline (in-process
 pages) but for one real shop process, which moves its prices on SIGUSR1.
 """
 
@@ -18,7 +19,13 @@ from decimal import Decimal
 from crawler.extraction.quotes import extract_quotes_from_text
 from demoshop import Catalog, ShopProcess
 from demoshop.market import LOCALES, Market
-from demoshop.market_pages import index_page, quote_page, quotes_csv, quotes_json
+from demoshop.market_pages import (
+    index_page,
+    quote_page,
+    quotes_csv,
+    quotes_json,
+    watchlist_page,
+)
 from demoshop.site import ShopSite
 from tests.support.quote_site import QuoteSite
 
@@ -54,7 +61,7 @@ def test_every_demo_quote_page_is_read_right_in_six_locales() -> None:
     assert {i.locale.currency for i in market.instruments} == {"USD", "EUR", "JPY", "CHF", "GBP"}
 
 
-def test_the_demo_endpoints_give_one_quote_per_instrument_and_the_index_none() -> None:
+def test_the_demo_endpoints_and_market_tables_give_one_quote_per_instrument() -> None:
     market = Market(60, seed=1, tick=0)
     csv_result = extract_quotes_from_text(
         quotes_csv(market, 2), f"{BASE}/market/quotes.csv", "text/csv", fetched=FETCHED
@@ -69,8 +76,22 @@ def test_the_demo_endpoints_give_one_quote_per_instrument_and_the_index_none() -
             assert got["price"] == market.quote(instrument, 2).price
             assert got["currency"] == instrument.locale.currency
             assert dt.datetime.fromisoformat(got["as_of"]) == market.quote(instrument, 2).as_of
+    # the index and the watch list are market tables: one quote a row, at the session's
+    # time; the index's rows under their quote pages' URLs (they join those pages' quotes)
     index = extract_quotes_from_text(index_page(market, 2), f"{BASE}/market/", fetched=FETCHED)
-    assert index.quotes == [] and index.rejected == "no_quote"
+    watch = extract_quotes_from_text(
+        watchlist_page(market, 2), f"{BASE}/market/watchlist.html", fetched=FETCHED
+    )
+    for result, url in ((index, "{}{}"), (watch, BASE + "/market/watchlist.html#{2}")):
+        assert result.market_tables == 1 and not result.skipped and len(result.quotes) == 60
+        for got, instrument in zip(result.quotes, market.instruments, strict=True):
+            expected = market.quote(instrument, 2)
+            assert got["url"] == url.format(BASE, instrument.path, instrument.symbol)
+            assert (got["symbol"], got["price"], got["currency"]) == (
+                instrument.symbol, expected.price, instrument.locale.currency)
+            assert dt.datetime.fromisoformat(got["as_of"]) == expected.as_of
+    assert all(q["volume"] == market.quote(i, 2).volume
+               for q, i in zip(watch.quotes, market.instruments, strict=True))
 
 
 def test_prices_move_with_the_clock() -> None:

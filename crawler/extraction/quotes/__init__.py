@@ -7,6 +7,8 @@ Pure functions from a response (or a page's text) to quotes; no spider state:
   (:mod:`.endpoints`), with the reason when there is none;
 * :func:`extract_quotes_from_text`: the same from a body, its address and its type
   (tests, tools);
+* :func:`with_table_quotes`: a page's quotes with one per row of its market
+  tables (:mod:`.tables`: an index's members, a market overview, a watch list);
 * :func:`looks_like_quote_url`: the shape of a quote page's address (it orders
   the queue only).
 
@@ -33,6 +35,7 @@ from crawler.extraction.tree import page_root
 from .endpoints import endpoint_kind, read_csv, read_json
 from .page import extract_quote_page
 from .result import REJECTED_REASONS, QuoteExtraction
+from .tables import read_market_tables
 
 _QUOTE_URL = re.compile(
     r"(?i)/(?:quote|quotes|stock|stocks|symbol|ticker|equity|equities|aktie|aktien|cours|"
@@ -61,7 +64,9 @@ def extract_quotes_from_text(
         return read_csv(body, url, fetched, currency)
     if kind == "json":
         return read_json(body, url, fetched, currency)
-    return extract_quote_page(Selector(text=body, type="html"), url, fetched, profile)
+    selector = Selector(text=body, type="html")
+    page = extract_quote_page(selector, url, fetched, profile)
+    return with_table_quotes(page, selector.root, url, fetched, currency)
 
 
 def extract_quotes(
@@ -77,7 +82,30 @@ def extract_quotes(
     if kind == "json":
         return read_json(response.text, response.url, fetched, currency)
     page_root(response)  # one parse, shared with link discovery
-    return extract_quote_page(response.selector, response.url, fetched, profile)
+    page = extract_quote_page(response.selector, response.url, fetched, profile)
+    return with_table_quotes(page, response.selector.root, response.url, fetched, currency)
+
+
+def with_table_quotes(
+    page: QuoteExtraction, root: Any, url: str, fetched: dt.datetime, currency: str | None
+) -> QuoteExtraction:
+    """The page's reading with one quote per row of its market tables: after the page's
+    own quote (a quote page with a table of its peers keeps it; a row of its own symbol
+    is the page's), and in its place when it has none (a market overview)."""
+    try:
+        tables = read_market_tables(root, url, fetched, currency)
+    except Exception as exc:  # the tables' failure costs their quotes only
+        page.errors.append(("quotes/tables", f"{type(exc).__name__}: {exc}"))
+        return page
+    page.market_tables = tables.tables
+    urls = {q["url"] for q in page.quotes}
+    symbols = {q["symbol"].upper() for q in page.quotes}
+    rows = [q for q in tables.quotes if q["url"] not in urls and q["symbol"].upper() not in symbols]
+    page.skipped.update(tables.skipped)
+    if rows:
+        page.quotes.extend(rows)
+        page.rejected = None
+    return page
 
 
 def is_endpoint(response: TextResponse) -> bool:
@@ -92,4 +120,5 @@ __all__ = [
     "extract_quotes_from_text",
     "is_endpoint",
     "looks_like_quote_url",
+    "with_table_quotes",
 ]

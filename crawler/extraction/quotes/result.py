@@ -33,6 +33,9 @@ class QuoteExtraction:
     rejected: str | None = None
     skipped: Counter[str] = field(default_factory=Counter)
     errors: list[tuple[str, str]] = field(default_factory=list)
+    #: how many market tables the page lists instruments in (:mod:`.tables`): a page with
+    #: one or more is a market page, whose quotes a refresh can read again from it
+    market_tables: int = 0
 
     def reject(self, reason: str) -> QuoteExtraction:
         self.quotes, self.rejected = [], reason

@@ -46,7 +46,12 @@ CREATE TABLE IF NOT EXISTS quote_history (
 """
 
 _COLUMNS = (*QUOTE_ROW_COLUMNS, "first_seen", "last_seen")
-_NEWER = "excluded.as_of >= quotes.as_of"
+# of the same time, a market table's row does not replace a page's (quote_record.replaces)
+_NEWER = (
+    "(excluded.as_of > quotes.as_of OR (excluded.as_of = quotes.as_of AND ("
+    "json_extract(excluded.data, '$.provenance.price') IS NOT 'table' "
+    "OR json_extract(quotes.data, '$.provenance.price') IS 'table')))"
+)
 _UPDATES = "".join(
     f"\n    {c} = CASE WHEN {_NEWER} THEN excluded.{c} ELSE quotes.{c} END,"
     for c in QUOTE_ROW_COLUMNS[1:]

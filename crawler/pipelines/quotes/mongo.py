@@ -18,7 +18,7 @@ from crawler.pipelines.mongo import (
     refusal,
     to_decimal128,
 )
-from crawler.pipelines.quote_record import QuoteRecord, batch_plan
+from crawler.pipelines.quote_record import QuoteRecord, batch_plan, from_table, replaces
 
 _MISSING = object()
 
@@ -112,8 +112,11 @@ class MongoQuotePipeline(MongoUpsertPipeline):
     ) -> dict[str, Any]:
         """One bulk write of ``todo``; returns the quotes another worker changed meanwhile."""
         urls = sorted(todo)
-        found = self.products.find({"url": {"$in": urls}}, {"_id": 0, "url": 1, "as_of": 1})
+        found = list(self.products.find(
+            {"url": {"$in": urls}}, {"_id": 0, "url": 1, "as_of": 1, "provenance": 1}
+        ))
         previous = {doc["url"]: doc.get("as_of") for doc in found}
+        tables = {doc["url"] for doc in found if from_table(doc)}
         operations: list[Any] = []
         for url in urls:
             record: QuoteRecord = todo[url]
@@ -123,8 +126,9 @@ class MongoQuotePipeline(MongoUpsertPipeline):
                 operations.append(InsertOne({"url": url, **document, "first_seen": now}))
                 continue
             old_time = _utc(old)
-            if old_time is not None and old_time > record.as_of:
-                # an older quote than the stored one: it was seen, nothing more
+            if old_time is not None and not replaces(record, old_time, url in tables):
+                # an older quote than the stored one (or a table's row of the time of a
+                # page's reading): it was seen, nothing more
                 operations.append(UpdateOne({"url": url}, {"$set": {"last_seen": now}}))
                 continue
             operations.append(

@@ -56,8 +56,13 @@ _CASTS = {
 }
 _COLUMNS = ", ".join(QUOTE_ROW_COLUMNS)
 _TEMPLATE = "(" + ", ".join(f"%s{_CASTS.get(c, '')}" for c in QUOTE_ROW_COLUMNS) + ")"
-# a row is replaced by a quote of the same time or later only; last_seen moves on anyway
-_NEWER = "EXCLUDED.as_of >= quotes.as_of"
+# a row is replaced by a quote of the same time or later only (of the same time, a market
+# table's row does not replace a page's: quote_record.replaces); last_seen moves on anyway
+_NEWER = (
+    "(EXCLUDED.as_of > quotes.as_of OR (EXCLUDED.as_of = quotes.as_of AND ("
+    "EXCLUDED.data->'provenance'->>'price' IS DISTINCT FROM 'table' "
+    "OR quotes.data->'provenance'->>'price' = 'table')))"
+)
 _UPDATES = "".join(
     f"\n    {c} = CASE WHEN {_NEWER} THEN EXCLUDED.{c} ELSE quotes.{c} END,"
     for c in QUOTE_ROW_COLUMNS[1:]
