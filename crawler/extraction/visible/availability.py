@@ -116,6 +116,11 @@ def read_availability(
                 own = normalize_text(_CONDITIONAL.sub(" ", about_this_product(text)))
             else:
                 own = normalize_text(text)
+            if own and len(own) > 60:
+                # a stock line that opens a longer text: its first sentence ("Currently
+                # unavailable. We don't know when or if this item will be back in
+                # stock."; class: buy areas whose unavailability line goes on to explain)
+                own = _first_sentence(own)
             if not own or len(own) > 60:
                 continue
             if template is not None and template(el, text):
@@ -137,6 +142,13 @@ def read_availability(
                     # (not one option's stock: "M - sold out" is not the product's)
                     return said_nearby, False
     return None, False
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！])")
+
+
+def _first_sentence(text: str) -> str:
+    return _SENTENCE_END.split(text, maxsplit=1)[0]
 
 
 _OPTION_TAGS = frozenset({"button", "input", "label", "a"})
