@@ -356,3 +356,153 @@ def marketplace_page(
         "sku": CODE,
     }
     return url, html, expected
+
+
+# --- buy areas whose wording is about a channel or an image, and labelled codes ---
+
+@dataclass(frozen=True)
+class ShopWords:
+    name: str
+    price: str
+    amount: Decimal
+    currency: str
+    buy: str
+    ship: str  # a channel that sells it
+    pickup_out: str  # a channel that does not
+    delivery_out: str
+    image_out: str
+    also: str
+    left: str
+
+
+SHOP_WORDS: dict[str, ShopWords] = {
+    "en": ShopWords(
+        "Brisa 12-Cup Programmable Coffee Maker", "$129.99", Decimal("129.99"), "USD",
+        "Add to Cart", "Available to ship", "Unavailable for store pickup",
+        "Delivery not available to 90210", "Image not available", "Customers also viewed",
+        "Only 1 left in stock",
+    ),
+    "de": ShopWords(
+        "Brisa Filterkaffeemaschine mit Timer, 12 Tassen", "129,99 €", Decimal("129.99"),
+        "EUR", "In den Warenkorb", "Versand verfügbar",
+        "Nicht verfügbar für Abholung im Markt", "Lieferung nach 10115 nicht verfügbar",
+        "Bild nicht verfügbar", "Kunden sahen sich auch an", "Nur noch 1 auf Lager",
+    ),
+    "fr": ShopWords(
+        "Cafetière programmable Brisa 12 tasses", "129,99 €", Decimal("129.99"), "EUR",
+        "Ajouter au panier", "Disponible en expédition",
+        "Indisponible pour le retrait en magasin", "Livraison non disponible vers 75001",
+        "Image non disponible", "Les clients ont aussi consulté",
+        "Plus que 1 en stock",
+    ),
+    "es": ShopWords(
+        "Cafetera programable Brisa de 12 tazas", "129,99 €", Decimal("129.99"), "EUR",
+        "Añadir al carrito", "Disponible para envío",
+        "No disponible para recogida en tienda", "Envío no disponible a 28001",
+        "Imagen no disponible", "Los clientes también vieron", "Solo queda 1 en stock",
+    ),
+    "ja": ShopWords(
+        "ブリサ 12杯用 プログラム式コーヒーメーカー", "￥12,980", Decimal("12980"), "JPY",
+        "カートに入れる", "配送可能", "店舗受け取り：在庫なし",
+        "お届け：在庫切れ", "画像はありません",
+        "この商品を見た人はこんな商品も見ています", "残り1点",
+    ),
+}
+
+
+def _shop_cards(words: ShopWords, count: int = 6) -> str:
+    cards = "".join(
+        f'<li><a href="/p/other-{i}"><img src="{HOST}/img/o{i}.jpg" alt=""></a>'
+        f'<a href="/p/other-{i}">{_other_name(i)}</a><span class="price">{words.price}</span>'
+        f"<span>{words.left}</span></li>"
+        for i in range(count)
+    )
+    return f'<section class="recs"><h2>{words.also}</h2><ul class="recs-list">{cards}</ul></section>'
+
+
+def shop_page(
+    lang_code: str,
+    layout: str,
+    buy_area: str,
+    *,
+    gallery: str = "",
+    ld_sku: str | None = None,
+    ld_availability: str | None = None,
+    code_block: str = "",
+) -> tuple[str, str]:
+    """A shop's product page: heading, a gallery, a price, ``buy_area`` (the channel and
+    stock lines and the buy control), ``code_block``, a strip of other products' cards
+    whose stock lines say "only 1 left"; with JSON-LD when ``ld_sku`` or
+    ``ld_availability`` is given. ``layout`` "a", "b" or "c" varies the markup."""
+    words = SHOP_WORDS[lang_code]
+    url = f"{HOST}/p/brisa-coffee-maker-{layout}"
+    ld = ""
+    if ld_sku is not None or ld_availability is not None:
+        offer = f'"price": "{words.amount}", "priceCurrency": "{words.currency}"'
+        if ld_availability:
+            offer += f', "availability": "https://schema.org/{ld_availability}"'
+        sku = f', "sku": "{ld_sku}"' if ld_sku else ""
+        ld = (
+            '<script type="application/ld+json">{"@context": "https://schema.org", '
+            f'"@type": "Product", "name": "{words.name}"{sku}, '
+            f'"offers": {{"@type": "Offer", {offer}}}}}</script>'
+        )
+    price = {
+        "a": f'<div class="price-now">{words.price}</div>',
+        "b": f'<p class="product-price"><span class="value">{words.price}</span></p>',
+        "c": f'<div><strong class="amount">{words.price}</strong></div>',
+    }[layout]
+    head = {
+        "a": f'<div class="product-header"><h1>{words.name}</h1></div>',
+        "b": f'<h1 class="product-name">{words.name}</h1>',
+        "c": f'<header class="entry-header"><h1>{words.name}</h1></header>',
+    }[layout]
+    html = (
+        f'<!DOCTYPE html><html lang="{lang_code}"><head><meta charset="utf-8">'
+        f"<title>{words.name} | Brisa Home</title>{ld}</head><body>"
+        '<header><a href="/">Brisa Home</a><nav><a href="/c/kitchen">Kitchen</a>'
+        '<a href="/c/coffee">Coffee</a></nav></header>'
+        f'<main><div class="product">{head}{gallery}{price}{buy_area}{code_block}'
+        "<div class=\"description\"><p>Brews up to twelve cups; a timer starts it before "
+        "you wake.</p></div></div>"
+        f"{_shop_cards(words)}</main><footer><a href=\"/help\">Help</a></footer></body></html>"
+    )
+    return url, html
+
+
+def button(words: ShopWords, layout: str) -> str:
+    """The enabled buy control of a layout."""
+    return {
+        "a": f'<form action="/cart/add" method="post"><button type="submit">{words.buy}</button></form>',
+        "b": f'<button class="btn btn-primary" type="button">{words.buy}</button>',
+        "c": f'<a class="button" href="/cart?add=brisa" role="button">{words.buy}</a>',
+    }[layout]
+
+
+def channel_buy_area(lang_code: str, layout: str) -> str:
+    """A channel that sells the product, others that do not, and the buy control."""
+    w = SHOP_WORDS[lang_code]
+    if layout == "a":
+        return (
+            '<div class="fulfillment"><div class="option"><p>' + w.ship + "</p></div>"
+            '<div class="option"><p>' + w.pickup_out + "</p></div></div>" + button(w, layout)
+        )
+    if layout == "b":  # the channels in stock elements
+        return (
+            '<ul class="fulfillment-options"><li class="availability">' + w.pickup_out + "</li>"
+            '<li class="availability">' + w.ship + "</li></ul>" + button(w, layout)
+        )
+    return (
+        f"<p>{w.delivery_out}</p><p>{w.ship}</p><p>{w.pickup_out}</p>" + button(w, layout)
+    )
+
+
+def image_gallery(lang_code: str, layout: str) -> str:
+    """A gallery whose placeholder says there is no image (in the page's language)."""
+    w = SHOP_WORDS[lang_code]
+    return {
+        "a": f'<div class="gallery"><div class="placeholder">{w.image_out}</div></div>',
+        "b": f'<figure class="media"><img src="{HOST}/static/none.png" alt="">'
+        f"<figcaption>{w.image_out}</figcaption></figure>",
+        "c": f'<div class="images"><p><span>{w.image_out}</span></p></div>',
+    }[layout]
