@@ -132,7 +132,9 @@ def _money(lang: Language, amount: Decimal) -> tuple[str, str, str]:
     whole_n, frac = f"{amount:.2f}".split(".")
     whole = f"{int(whole_n):,}" if lang.symbol_first else whole_n
     text = (
-        f"{lang.symbol}{whole}.{frac}" if lang.symbol_first else f"{whole}{lang.decimal}{frac} {lang.symbol}"
+        f"{lang.symbol}{whole}.{frac}"
+        if lang.symbol_first
+        else f"{whole}{lang.decimal}{frac} {lang.symbol}"
     )
     return whole, frac, text
 
@@ -168,7 +170,10 @@ def other_card(lang: Language, i: int, layout: str, buy: bool = False) -> str:
     stock wording of its own (and in some strips its own buy button)."""
     name = _other_name(i)
     code = f"OT{i:04d}X{i % 7}Z"
-    amount = Decimal(f"{12 + i * 3}.{(i * 17) % 100:02d}") if lang.decimal else Decimal(1200 + i * 350)
+    amount = (
+        Decimal(f"{12 + i * 3}.{(i * 17) % 100:02d}") if lang.decimal else Decimal(1200 + i * 350)
+    )
+    stars = lang.stars.format(v="4,3" if lang.decimal == "," else "4.3")
     stock = lang.left if i % 3 == 0 else (lang.card_out if i % 5 == 0 else lang.in_stock)
     button = (
         f'<form method="post" action="/buybox/submit"><input type="hidden" name="offer" '
@@ -184,8 +189,8 @@ def other_card(lang: Language, i: int, layout: str, buy: bool = False) -> str:
         f'<img src="{HOST}/images/{code}.jpg" alt="{name}" width="160" height="160"></a>'
         f'<a class="card-title" href="/{name.lower().replace(" ", "-")}/item/{code}">'
         f'<span class="truncate">{name}</span></a>'
-        f'<div class="card-rating"><i class="stars" title="{lang.stars.format(v="4,3" if lang.decimal == "," else "4.3")}">'
-        f'<span class="offscreen">{lang.stars.format(v="4,3" if lang.decimal == "," else "4.3")}</span></i>'
+        f'<div class="card-rating"><i class="stars" title="{stars}">'
+        f'<span class="offscreen">{stars}</span></i>'
         f'<a href="/{code}/reviews">{1000 + i * 37:,}</a></div>'
         f'<div class="card-price">{split_price(lang, amount, layout)}</div>'
         f'<div class="card-stock"><span>{stock}</span></div>{button}</div></{tag}>\n'
@@ -243,13 +248,19 @@ def _details(lang: Language, layout: str, code: str) -> str:
         body = "".join(
             f'<tr><th class="label">{k}</th><td class="value">{v}</td></tr>' for k, v in rows
         )
-        return f'<div id="details"><h2>{lang.details}</h2><table class="details">{body}</table></div>'
+        return (
+            f'<div id="details"><h2>{lang.details}</h2><table class="details">{body}</table>'
+            "</div>"
+        )
     if layout == "b":  # a details list: label, separator, value in three elements
         body = "".join(
             f'<li><span class="bold">{k}</span><span class="sep"> : </span><span>{v}</span></li>'
             for k, v in rows
         )
-        return f'<div id="details"><h2>{lang.details}</h2><ul class="detail-bullets">{body}</ul></div>'
+        return (
+            f'<div id="details"><h2>{lang.details}</h2><ul class="detail-bullets">{body}</ul>'
+            "</div>"
+        )
     body = "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in rows)  # a definition list
     return f'<section id="details"><h3>{lang.details}</h3><dl>{body}</dl></section>'
 
@@ -417,7 +428,10 @@ def _shop_cards(words: ShopWords, count: int = 6) -> str:
         f"<span>{words.left}</span></li>"
         for i in range(count)
     )
-    return f'<section class="recs"><h2>{words.also}</h2><ul class="recs-list">{cards}</ul></section>'
+    return (
+        f'<section class="recs"><h2>{words.also}</h2><ul class="recs-list">{cards}</ul>'
+        "</section>"
+    )
 
 
 def shop_page(
@@ -473,7 +487,8 @@ def shop_page(
 def button(words: ShopWords, layout: str) -> str:
     """The enabled buy control of a layout."""
     return {
-        "a": f'<form action="/cart/add" method="post"><button type="submit">{words.buy}</button></form>',
+        "a": f'<form action="/cart/add" method="post"><button type="submit">{words.buy}</button>'
+        "</form>",
         "b": f'<button class="btn btn-primary" type="button">{words.buy}</button>',
         "c": f'<a class="button" href="/cart?add=brisa" role="button">{words.buy}</a>',
     }[layout]

@@ -14,6 +14,7 @@ from ..normalize.text import normalize_text
 from .buy import ADD_TO_CART_ATTR, is_buy_control
 from .dom import CachedSearch, classes, visible_text
 from .index import PageIndex, register_class_test
+from .price_blocks import card_block
 from .stock_scope import about_this_product, states_a_variant
 
 _STOCK_CLASS = CachedSearch(
@@ -53,6 +54,15 @@ def read_availability(
     enabled button, and the stock wording beside it, as this product's stock).
     ``template``: a test of (element, text) that names the site's template statements
     (:mod:`..evidence`), which are not the product's."""
+    # The one precedence of this product's stock (a shopper's reading): its buy control
+    # enabled says it can be bought (``InStock``, decided in ..merge._judge_availability
+    # when nothing here names a state), unless wording in the buy area (a stock element,
+    # short texts after the heading and near the buy control) says that this product is
+    # out of stock; wording about a channel, a seller, an image, a variant not chosen or
+    # another product's card is not about it (.stock_scope, _in_other_card), and a
+    # channel's clause is set aside whole while the buy control sells the product
+    # (``sold``). No buy control and wording of unavailability: that state.
+    sold = buy_pos >= 0
     # 1. a dedicated stock element
     for el in stock_elements(idx):
         cls = idx.classes[idx.order[el]]
@@ -60,7 +70,7 @@ def read_availability(
         if template is not None and template(el, shown):
             continue  # the site's template says it on most pages: not this product's
         # "Store pickup: not available" is no stock state
-        text = _CONDITIONAL.sub(" ", about_this_product(shown))
+        text = _CONDITIONAL.sub(" ", about_this_product(shown, sold))
         said = availability_states(text) if len(text) <= 120 else []
         if said and states_a_variant(text, name):
             continue  # "Size XL: sold out": one variant's stock
@@ -113,7 +123,7 @@ def read_availability(
             # state wording is remembered per string, the clause patterns are not)
             names_state = availability_from_text(text) is not None
             if names_state:
-                own = normalize_text(_CONDITIONAL.sub(" ", about_this_product(text)))
+                own = normalize_text(_CONDITIONAL.sub(" ", about_this_product(text, sold)))
             else:
                 own = normalize_text(text)
             if own and len(own) > 60:
@@ -138,10 +148,25 @@ def read_availability(
                     and not _in_option(el)
                     and not states_a_variant(own, name)
                     and not _labelled_option(el, own)
+                    and not _in_other_card(el, idx, h1_pos, buy_pos)
                 ):
-                    # (not one option's stock: "M - sold out" is not the product's)
+                    # (not one option's stock: "M - sold out" is not the product's; nor
+                    # another product's card's: its "Only 1 left")
                     return said_nearby, False
     return None, False
+
+
+def _in_other_card(el: _Element, idx: PageIndex, h1_pos: int, buy_pos: int) -> bool:
+    """``el`` sits in another product's card (a small block linking to another page by
+    an image or a name, :func:`.price_blocks.in_card`; class: recommendation cards that
+    the page's records do not hold, one card alone or a strip under a heading of its
+    own, each with its "Only 1 left in stock"), and not in the block of this page's
+    buy control (a buy box that links to its seller's page)."""
+    block = card_block(el, idx.elements[h1_pos])
+    if block is None:
+        return False
+    buy = idx.elements[buy_pos] if buy_pos >= 0 else None
+    return buy is None or not (buy is block or any(a is block for a in buy.iterancestors()))
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！])")

@@ -58,21 +58,35 @@ _ELSEWHERE = re.compile(rf"{_OPTION}|{_SELLER}", re.I)
 _CLAUSE_END = re.compile(r"(?<=[.!?|;,\n。、，；])|(?=\s[-–—]\s)")
 
 
-def about_this_product(text: str) -> str:
-    """``text`` without its clauses about something else than this product's stock: a
-    delivery or collection option (a channel: "Unavailable for store pickup", "Delivery
-    not available to 90210", "Next-day delivery: unavailable"), another seller ("Sold by
-    Acme: unavailable"), or an image ("Image not available"), each clause dropped whole,
-    from its start to its end. A channel's wording never makes the product out of stock:
-    another channel may sell it ("Available to ship")."""
-    if _ELSEWHERE.search(text) is None and _IMAGE_SOMEWHERE.search(text) is None:
-        return text
+_NOT_THIS_PRODUCT = re.compile(rf"(?:{_OPTION}|{_SELLER})[^.|;\n]*", re.I)
+
+
+def about_this_product(text: str, sold: bool = False) -> str:
+    """``text`` without its wording about something else than this product's stock:
+
+    * an image's clause, whole ("Image not available", "Bild nicht verfügbar");
+    * a delivery or collection option (a channel) or another seller, from its word to
+      the end of its clause ("Next-day delivery: unavailable", "Sold by Acme:
+      unavailable");
+    * when the product is ``sold`` (its buy control is enabled: a channel sells it),
+      each clause that names a channel or a seller, whole: "Unavailable for store
+      pickup", "Delivery not available to 90210". A channel's wording never makes the
+      product out of stock while another channel sells it; without a buy control,
+      "Currently unavailable for delivery" is the product's own state."""
+    elsewhere = _ELSEWHERE.search(text) is not None
+    if _IMAGE_SOMEWHERE.search(text) is None:
+        if not elsewhere:
+            return text
+        if not sold:
+            return _NOT_THIS_PRODUCT.sub(" ", text)
     kept = [
         clause
         for clause in _CLAUSE_END.split(text)
-        if _ELSEWHERE.search(clause) is None and _IMAGE_CLAUSE.match(clause) is None
+        if _IMAGE_CLAUSE.match(clause) is None
+        and not (sold and _ELSEWHERE.search(clause) is not None)
     ]
-    return " ".join(kept) or " "
+    left = " ".join(kept)
+    return (_NOT_THIS_PRODUCT.sub(" ", left) if elsewhere and not sold else left) or " "
 
 
 # A variant's own label before its state: "M - Out of stock", "Size XL: sold out",
