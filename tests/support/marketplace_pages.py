@@ -293,11 +293,12 @@ def _buy_control(lang: Language, layout: str) -> str:
 
 
 def marketplace_page(
-    lang_code: str, layout: str, in_stock: bool = True, cards: int = 60
+    lang_code: str, layout: str, in_stock: bool = True, cards: int = 60, script_kb: int = 240
 ) -> tuple[str, str, dict[str, Any]]:
     """A marketplace-style product page (see the module doc); ``layout`` "a", "b" or
     "c" (details table / details list / definition list; buy control by
-    ``aria-labelledby`` input, ``aria-labelledby`` icon button, ``aria-label`` input)."""
+    ``aria-labelledby`` input, ``aria-labelledby`` icon button, ``aria-label`` input);
+    ``cards`` other products' cards, about ``script_kb`` KB of the page's own scripts."""
     lang = LANGUAGES[lang_code]
     slug = "halvorsen-drill-driver-18v"
     url = f"{HOST}/{slug}/item/{CODE}" if layout != "c" else f"{HOST}/p/{slug}?ref=nav_7"
@@ -355,7 +356,7 @@ def marketplace_page(
         f"{_details(lang, layout, CODE)}"
         f"{_strip(lang, lang.also_viewed, 200, cards - cards // 3, layout, buy=False)}"
         f"{_reviews(lang)}"
-        f"{_padding_script(240)}"
+        f"{_padding_script(script_kb)}"
         '<footer><a href="/help">Help</a> <a href="/conditions">Conditions</a></footer>'
         "</body></html>"
     )

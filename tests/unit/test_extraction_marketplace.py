@@ -63,6 +63,15 @@ def test_a_marketplace_page_out_of_stock_has_no_price(lang: str, layout: str) ->
     assert result.product["price"] is None and result.product["availability"] == "OutOfStock"
 
 
+@pytest.mark.parametrize("in_stock", [True, False])
+def test_a_marketplace_page_of_over_a_megabyte(in_stock: bool) -> None:
+    url, html, expected = marketplace_page("de", "a", in_stock, cards=150, script_kb=1100)
+    assert 1_000_000 < len(html.encode()) < 1_500_000
+    result = _extract(url, html)
+    assert result.product is not None, result.rejected
+    assert {k: result.product[k] for k in FIELDS} == expected
+
+
 def _category(unavailable: bool, code: bool) -> tuple[str, str]:
     """A category page of the same marketplace: a heading, many cards, and (to try the
     typing rule's limits) an unavailability line or a code row of its own."""
@@ -153,3 +162,18 @@ def test_the_japanese_price_has_no_fraction() -> None:
     url, html, expected = marketplace_page("ja", "b")
     product = _extract(url, html).product
     assert product is not None and product["price"] == Decimal("8999") == expected["price"]
+
+
+@pytest.mark.parametrize("lang", ["de", "en", "fr"])
+def test_the_title_heading_is_the_one_the_address_agrees_with(lang: str) -> None:
+    """A ``<title>`` that names only the shop: the address's slug tells the product's
+    ``<h1>`` from the promotion banner's first one."""
+    url, html, expected = marketplace_page(lang, "a")
+    name = LANGUAGES[lang].name
+    slug = "-".join(w.lower() for w in name.split() if w.isalnum())
+    url = url.replace("halvorsen-drill-driver-18v", slug)
+    html = html.replace(f"<title>{name} : {LANGUAGES[lang].category} : ", "<title>")
+    html = html.replace('<h1 id="title">', "<h1>")
+    result = _extract(url, html)
+    assert result.product is not None, result.rejected
+    assert result.product["name"] == expected["name"]
