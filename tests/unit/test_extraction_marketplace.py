@@ -40,27 +40,21 @@ def test_the_generated_pages_are_marketplace_sized() -> None:
     assert "application/ld+json" not in html and "itemscope" not in html and "og:type" not in html
 
 
+@pytest.mark.parametrize("in_stock", [True, False])
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("lang", sorted(LANGUAGES))
-def test_a_marketplace_page_in_stock(lang: str, layout: str) -> None:
-    url, html, expected = marketplace_page(lang, layout, in_stock=True)
+def test_a_marketplace_page(lang: str, layout: str, in_stock: bool) -> None:
+    """In stock: its price and its buy control (a submit input or icon button labelled
+    by another element, or by aria-label), found and enabled. Out of stock: no price,
+    no buy control, ``OutOfStock``."""
+    url, html, expected = marketplace_page(lang, layout, in_stock=in_stock)
     result = _extract(url, html)
     assert result.product is not None, result.rejected
     assert {k: result.product[k] for k in FIELDS} == expected
-    # the buy control (a submit input or icon button labelled by another element, or by
-    # aria-label) is found and enabled
     page = read_visible_page(lxml_html.fromstring(html), url)
-    assert page.add_to_cart and page.buy_enabled
-
-
-@pytest.mark.parametrize("layout", LAYOUTS)
-@pytest.mark.parametrize("lang", sorted(LANGUAGES))
-def test_a_marketplace_page_out_of_stock_has_no_price(lang: str, layout: str) -> None:
-    url, html, expected = marketplace_page(lang, layout, in_stock=False)
-    result = _extract(url, html)
-    assert result.product is not None, result.rejected
-    assert {k: result.product[k] for k in FIELDS} == expected
-    assert result.product["price"] is None and result.product["availability"] == "OutOfStock"
+    assert page.add_to_cart is page.buy_enabled is in_stock
+    if not in_stock:
+        assert result.product["price"] is None and result.product["availability"] == "OutOfStock"
 
 
 @pytest.mark.parametrize("in_stock", [True, False])
