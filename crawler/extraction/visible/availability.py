@@ -15,6 +15,7 @@ from .buy import ADD_TO_CART_ATTR, is_buy_control
 from .dom import CachedSearch, classes, visible_text
 from .index import PageIndex, register_class_test
 from .price_blocks import card_block
+from .stock_rows import STOCK_LABEL, stock_row
 from .stock_scope import about_this_product, states_a_variant
 
 _STOCK_CLASS = CachedSearch(
@@ -135,10 +136,10 @@ def read_availability(
                 continue
             if template is not None and template(el, text):
                 continue
-            if not names_state and _STOCK_LABEL.match(own) is None:
+            if not names_state and STOCK_LABEL.match(own) is None:
                 continue  # no stock wording, nor a stock row's label (its table not read)
             in_rows = _in_table_row(el)
-            stated = _stock_row(el, own, in_rows)
+            stated = stock_row(el, own, in_rows)
             if stated is not None:
                 return stated, True
             if not in_rows and names_state:
@@ -255,73 +256,6 @@ _ACTION = re.compile(
 def _names_an_option(control: _Element) -> bool:
     label = visible_text(control) or control.get("value") or ""
     return len(label) <= _OPTION_LABEL and not _ACTION.match(label) and not is_buy_control(control)
-
-
-# A stock row's label ("In stock: No", "Stock: 0", "Lagerbestand: 3 Stück") and the
-# answers its value gives (class: specification tables and details lists of B2B shops
-# and classifieds that answer the stock question with a yes, a no or a count).
-_STOCK_LABEL = re.compile(
-    r"^(?:in stock|stock|on hand|available|availability|qty available|quantity available|"
-    r"lagerbestand|auf lager|verfügbar|bestand|en stock|disponible|disponibilidad|"
-    r"disponibilità|disponibilidade|em estoque|op voorraad|voorraad|na stanie|"
-    r"stan magazynowy|dostępność|skladem|в наличии|наличие|остаток|stok|"
-    r"在庫|库存|庫存|재고)\s*[:：]?\s*(.*)$",
-    re.I,
-)
-_NO = frozenset(
-    {
-        "no",
-        "nein",
-        "non",
-        "nie",
-        "nee",
-        "nej",
-        "ei",
-        "ne",
-        "não",
-        "нет",
-        "なし",
-        "없음",
-        "无",
-        "無",
-        "none",
-    }
-)
-_YES = frozenset(
-    {"yes", "ja", "oui", "sí", "si", "sim", "tak", "да", "kyllä", "あり", "있음", "有"}
-)
-_COUNT = re.compile(r"^(\d+)(?:\s*[^\W\d_]{1,6}\.?)?$")
-
-
-def _stock_row(el: _Element, own: str, in_rows: bool) -> str | None:
-    """The state a stock row answers: its label in ``own`` (the element's own text)
-    and its value after the label or in the next element (``<th>In stock</th><td>No
-    </td>``, ``<span>Stock:</span> <span>0</span>``); None when it is no such row.
-    In a table of several rows (``in_rows``) only a two-cell row counts, a row of the
-    product's details; a cell of a variants' or sellers' table says its own stock."""
-    match = _STOCK_LABEL.match(own)
-    if match is None:
-        return None
-    value = match.group(1).strip()
-    if in_rows:
-        row = el.getparent()
-        cells = [] if row is None else [c for c in row if c.tag in ("th", "td")]
-        if value or len(cells) != 2 or cells[0] is not el:
-            return None
-    if not value:
-        after = el.getnext()
-        if after is None or len(after) or el.tail and el.tail.strip():
-            return None
-        value = normalize_text(after.text) or ""
-    value = value.strip(" .!").lower()
-    if value in _NO:
-        return "OutOfStock"
-    if value in _YES:
-        return "InStock"
-    count = _COUNT.match(value)
-    if count is None:
-        return None
-    return "InStock" if int(count.group(1)) > 0 else "OutOfStock"
 
 
 def _only_stock_words(label: str) -> bool:
