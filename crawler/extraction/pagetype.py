@@ -18,7 +18,8 @@ In the order :func:`crawler.extraction.product.extract_product` asks:
   products when the page shows them as products);
 * :func:`is_product_page` -- without a structured product, the page must list
   no products and either say ``og:type`` product (:func:`og_says_product`) or
-  show one (:func:`shows_product`); a page with a grid of priced cards and no
+  show one (:func:`shows_product`), or show one that cannot be bought now
+  (:func:`shows_unavailable_product`); a page with a grid of priced cards and no
   price of its own is a listing unless its structured product is the page's
   (its URL, its heading, or most words of its title); a page whose one
   structured product is a card linking away (:func:`is_card_of_listing`: its name
@@ -114,7 +115,11 @@ def is_product_page(
     if not (nodes or variants):
         if structured.has_product_list:
             return False
-        return og_says_product(og) or shows_product(visible)
+        return (
+            og_says_product(og)
+            or shows_product(visible)
+            or shows_unavailable_product(visible, page_title(response))
+        )
     if is_card_of_listing(response, nodes + variants, visible.name, canonical):
         return False
     if visible.records >= 2 and visible.price is None:
@@ -189,3 +194,29 @@ def shows_product(visible: VisiblePage) -> bool:
     product signal: add-to-cart control, product code, or stock wording."""
     shows_price = visible.price is not None or bool(visible.price_text)  # or a price range
     return bool(visible.name and shows_price and visible.product_signals >= 1)
+
+
+_UNAVAILABLE = frozenset({"OutOfStock", "Discontinued"})
+
+
+def shows_unavailable_product(visible: VisiblePage, title: str | None) -> bool:
+    """A product page that sells nothing now: no price and no buy control, but the
+    product's title (a heading whose words the page's ``<title>`` repeats), the shop's
+    code for it under a label (a details list or table) and a line in its buy area
+    saying it is unavailable ("Currently unavailable.", "Derzeit nicht verfügbar.").
+
+    Class of pages: marketplaces' out-of-stock product pages, which drop the price and
+    the buy control and keep the title, the images, the unavailability line and the
+    details; the other products' cards around them (sponsored strips, "customers also
+    viewed") are no listing. A listing's heading names its category, shows no shop code
+    of one item and no unavailability line of its own."""
+    return bool(
+        visible.name
+        and visible.price is None
+        and not visible.price_text
+        and not visible.buy_enabled
+        and visible.availability in _UNAVAILABLE
+        and any(visible.codes.get(k) for k in ("sku", "mpn", "gtin"))
+        and title
+        and _named_in(name_key(visible.name), title.casefold())
+    )

@@ -14,6 +14,8 @@ from ..normalize.text import normalize_text
 from .buy import ADD_TO_CART_ATTR, is_buy_control
 from .dom import CachedSearch, classes, visible_text
 from .index import PageIndex, register_class_test
+from .price_blocks import card_block
+from .stock_rows import STOCK_LABEL, stock_row
 from .stock_scope import about_this_product, states_a_variant
 
 _STOCK_CLASS = CachedSearch(
@@ -53,6 +55,15 @@ def read_availability(
     enabled button, and the stock wording beside it, as this product's stock).
     ``template``: a test of (element, text) that names the site's template statements
     (:mod:`..evidence`), which are not the product's."""
+    # The one precedence of this product's stock (a shopper's reading): its buy control
+    # enabled says it can be bought (``InStock``, decided in ..merge._judge_availability
+    # when nothing here names a state), unless wording in the buy area (a stock element,
+    # short texts after the heading and near the buy control) says that this product is
+    # out of stock; wording about a channel, a seller, an image, a variant not chosen or
+    # another product's card is not about it (.stock_scope, _in_other_card), and a
+    # channel's clause is set aside whole while the buy control sells the product
+    # (``sold``). No buy control and wording of unavailability: that state.
+    sold = buy_pos >= 0
     # 1. a dedicated stock element
     for el in stock_elements(idx):
         cls = idx.classes[idx.order[el]]
@@ -60,7 +71,7 @@ def read_availability(
         if template is not None and template(el, shown):
             continue  # the site's template says it on most pages: not this product's
         # "Store pickup: not available" is no stock state
-        text = _CONDITIONAL.sub(" ", about_this_product(shown))
+        text = _CONDITIONAL.sub(" ", about_this_product(shown, sold))
         said = availability_states(text) if len(text) <= 120 else []
         if said and states_a_variant(text, name):
             continue  # "Size XL: sold out": one variant's stock
@@ -113,17 +124,22 @@ def read_availability(
             # state wording is remembered per string, the clause patterns are not)
             names_state = availability_from_text(text) is not None
             if names_state:
-                own = normalize_text(_CONDITIONAL.sub(" ", about_this_product(text)))
+                own = normalize_text(_CONDITIONAL.sub(" ", about_this_product(text, sold)))
             else:
                 own = normalize_text(text)
+            if own and len(own) > 60:
+                # a stock line that opens a longer text: its first sentence ("Currently
+                # unavailable. We don't know when or if this item will be back in
+                # stock."; class: buy areas whose unavailability line goes on to explain)
+                own = _first_sentence(own)
             if not own or len(own) > 60:
                 continue
             if template is not None and template(el, text):
                 continue
-            if not names_state and _STOCK_LABEL.match(own) is None:
+            if not names_state and STOCK_LABEL.match(own) is None:
                 continue  # no stock wording, nor a stock row's label (its table not read)
             in_rows = _in_table_row(el)
-            stated = _stock_row(el, own, in_rows)
+            stated = stock_row(el, own, in_rows)
             if stated is not None:
                 return stated, True
             if not in_rows and names_state:
@@ -133,10 +149,32 @@ def read_availability(
                     and not _in_option(el)
                     and not states_a_variant(own, name)
                     and not _labelled_option(el, own)
+                    and not _in_other_card(el, idx, h1_pos, buy_pos)
                 ):
-                    # (not one option's stock: "M - sold out" is not the product's)
+                    # (not one option's stock: "M - sold out" is not the product's; nor
+                    # another product's card's: its "Only 1 left")
                     return said_nearby, False
     return None, False
+
+
+def _in_other_card(el: _Element, idx: PageIndex, h1_pos: int, buy_pos: int) -> bool:
+    """``el`` sits in another product's card (a small block linking to another page by
+    an image or a name, :func:`.price_blocks.in_card`; class: recommendation cards that
+    the page's records do not hold, one card alone or a strip under a heading of its
+    own, each with its "Only 1 left in stock"), and not in the block of this page's
+    buy control (a buy box that links to its seller's page)."""
+    block = card_block(el, idx.elements[h1_pos])
+    if block is None:
+        return False
+    buy = idx.elements[buy_pos] if buy_pos >= 0 else None
+    return buy is None or not (buy is block or any(a is block for a in buy.iterancestors()))
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！])")
+
+
+def _first_sentence(text: str) -> str:
+    return _SENTENCE_END.split(text, maxsplit=1)[0]
 
 
 _OPTION_TAGS = frozenset({"button", "input", "label", "a"})
@@ -218,73 +256,6 @@ _ACTION = re.compile(
 def _names_an_option(control: _Element) -> bool:
     label = visible_text(control) or control.get("value") or ""
     return len(label) <= _OPTION_LABEL and not _ACTION.match(label) and not is_buy_control(control)
-
-
-# A stock row's label ("In stock: No", "Stock: 0", "Lagerbestand: 3 Stück") and the
-# answers its value gives (class: specification tables and details lists of B2B shops
-# and classifieds that answer the stock question with a yes, a no or a count).
-_STOCK_LABEL = re.compile(
-    r"^(?:in stock|stock|on hand|available|availability|qty available|quantity available|"
-    r"lagerbestand|auf lager|verfügbar|bestand|en stock|disponible|disponibilidad|"
-    r"disponibilità|disponibilidade|em estoque|op voorraad|voorraad|na stanie|"
-    r"stan magazynowy|dostępność|skladem|в наличии|наличие|остаток|stok|"
-    r"在庫|库存|庫存|재고)\s*[:：]?\s*(.*)$",
-    re.I,
-)
-_NO = frozenset(
-    {
-        "no",
-        "nein",
-        "non",
-        "nie",
-        "nee",
-        "nej",
-        "ei",
-        "ne",
-        "não",
-        "нет",
-        "なし",
-        "없음",
-        "无",
-        "無",
-        "none",
-    }
-)
-_YES = frozenset(
-    {"yes", "ja", "oui", "sí", "si", "sim", "tak", "да", "kyllä", "あり", "있음", "有"}
-)
-_COUNT = re.compile(r"^(\d+)(?:\s*[^\W\d_]{1,6}\.?)?$")
-
-
-def _stock_row(el: _Element, own: str, in_rows: bool) -> str | None:
-    """The state a stock row answers: its label in ``own`` (the element's own text)
-    and its value after the label or in the next element (``<th>In stock</th><td>No
-    </td>``, ``<span>Stock:</span> <span>0</span>``); None when it is no such row.
-    In a table of several rows (``in_rows``) only a two-cell row counts, a row of the
-    product's details; a cell of a variants' or sellers' table says its own stock."""
-    match = _STOCK_LABEL.match(own)
-    if match is None:
-        return None
-    value = match.group(1).strip()
-    if in_rows:
-        row = el.getparent()
-        cells = [] if row is None else [c for c in row if c.tag in ("th", "td")]
-        if value or len(cells) != 2 or cells[0] is not el:
-            return None
-    if not value:
-        after = el.getnext()
-        if after is None or len(after) or el.tail and el.tail.strip():
-            return None
-        value = normalize_text(after.text) or ""
-    value = value.strip(" .!").lower()
-    if value in _NO:
-        return "OutOfStock"
-    if value in _YES:
-        return "InStock"
-    count = _COUNT.match(value)
-    if count is None:
-        return None
-    return "InStock" if int(count.group(1)) > 0 else "OutOfStock"
 
 
 def _only_stock_words(label: str) -> bool:

@@ -11,7 +11,7 @@ from itertools import product
 from lxml.etree import _Element
 
 from ..ascii_case import CaseFolded
-from .dom import CachedSearch, visible_text
+from .dom import CachedSearch, text_of, visible_text
 from .index import PageIndex, register_class_test
 
 # The letters the phrases of _ADD_TO_CART_TEXT open with (tests/unit/
@@ -170,10 +170,10 @@ def is_buy_control(el: _Element, tag: str | None = None) -> bool:
         if kind not in ("submit", "button", "image"):
             return False
     if tag in ("input", "img"):
-        label = get("value") or get("alt") or get("title") or ""
+        label = get("value") or get("alt") or accessible_label(el) or get("title") or ""
     else:
         # an icon-only button is labelled for screen readers ("aria-label", "title")
-        label = visible_text(el) or get("aria-label") or get("title") or ""
+        label = visible_text(el) or accessible_label(el) or get("title") or ""
     # the label first, then the attributes, then the script (each read only when the
     # one before says nothing)
     if _says_buy(label[:60]):
@@ -186,6 +186,31 @@ def is_buy_control(el: _Element, tag: str | None = None) -> bool:
         return False  # the script searched would be " ": no call in it
     script = (onclick or "") + " " + (href if href.startswith("javascript:") else "")
     return bool(_BUY_SCRIPT.search(script))
+
+
+def accessible_label(el: _Element) -> str:
+    """A control's label for assistive technology: its ``aria-label``, else the text of
+    the elements its ``aria-labelledby`` names (class: buy controls that are a submit
+    input without a value or an icon button, their words in another element:
+    ``<input type=submit aria-labelledby=b-label><span id=b-label>Add to Cart</span>``)."""
+    label = el.get("aria-label")
+    if label and label.strip():
+        return label.strip()
+    ids = (el.get("aria-labelledby") or "").split()
+    if not ids:
+        return ""
+    texts = []
+    parent = el.getparent()
+    scopes = [p for p in (parent, None if parent is None else parent.getparent()) if p is not None]
+    for ident in ids[:3]:
+        # the labelling element is mostly the control's neighbour: looked for in the
+        # control's wrapper first, then in the whole page
+        found = next((c for s in scopes for c in s.iter() if c.get("id") == ident), None)
+        if found is None:
+            found = next(iter(el.getroottree().getroot().xpath("//*[@id=$i]", i=ident)), None)
+        if found is not None:
+            texts.append(text_of(found))
+    return " ".join(" ".join(texts).split())
 
 
 # ASCII labels searched lowered (..ascii_case: most labels, searched 3-4x as fast);

@@ -19,7 +19,11 @@ _CODE_LABELS: list[tuple[re.Pattern[str], str]] = [
             r"^(?:mpn|manufacturer part (?:number|no)|manufacturer (?:number|no)|"
             r"(?:mfr|mfg|mfg\.|mfr\.)(?: part)?(?: (?:number|no))?|part (?:number|no)|"
             r"(?:item )?model(?: (?:number|no))?|herstellernummer|modell|modèle|modelo|"
-            r"modello|référence fabricant|型號|型号|型番|모델명|모델 ?번호)$"
+            r"modello|référence fabricant|型號|型号|型番|모델명|모델 ?번호|"
+            # issue 42: the model number in the languages of the item-number labels
+            r"modellnummer|num[ée]ro (?:du |de )?mod[èe]le|n[úu]mero (?:de |do )?modelo|"
+            r"numero (?:di )?modello|modelnummer|numer modelu|modellnummer|"
+            r"製品型番|メーカー型番|モデル番号)$"
         ),
         "mpn",
     ),
@@ -49,7 +53,13 @@ _CODE_LABELS: list[tuple[re.Pattern[str], str]] = [
             r"r[ée]f[ée]rence (?:produit|article)|c[óo]digo de refer[eê]ncia|"
             r"referencia del producto|refer[êe]ncia|riferimento|referentie|productnummer|"
             r"bestelnummer|kod katalogowy|symbol(?: produktu)?|art\.? ?nr|varenr|"
-            r"product id|item id|no\. d'article)$"
+            r"product id|item id|no\. d'article|"
+            # issue 42 (class: a marketplace's item number in a details table or list,
+            # in the page's language)
+            r"n[úu]mero de (?:art[íi]culo|producto|referencia)|n\.?[º°] de art[íi]culo|"
+            r"n[úu]mero do (?:artigo|produto)|numero (?:di )?articolo|numer artykułu|"
+            r"numéro de produit|artikelnr\.?|artikel-?nummer|"
+            r"貨號|货号|アイテム番号|상품 ?번호)$"
         ),
         "sku",
     ),

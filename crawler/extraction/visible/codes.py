@@ -127,7 +127,8 @@ def read_codes(idx: PageIndex, h1_pos: int = -1) -> dict[str, str]:
         if not 3 < len(text) <= 90:
             continue
         # "Ref.: 81070185 | Colour: black": the first of several rows written in one line
-        match = _LABEL_VALUE.match(text.split(" | ", 1)[0])
+        # ("Ref. 81070185 · Colour: black", "• " too)
+        match = _LABEL_VALUE.match(_ROW_SEPARATOR.split(text, 1)[0])
         spaced = None if match else _LABEL_SPACE_VALUE.match(text)
         if (
             spaced
@@ -200,7 +201,9 @@ def _text_elements(idx: PageIndex, marked: set[int]) -> dict[int, tuple[str | No
             # a label written before the code with a space ("Item 3928", "REF. 8107 - x"),
             # tested cheaply before the visible text is read
             text = raw.strip()
-            if not (len(text) <= 120 and text[:1].isalpha() and _DIGIT.search(text)):
+            if not (len(text) <= 120 and text[:1].isalpha() and _DIGIT.search(text)) and not (
+                len(text) <= 12 and text.endswith(".") and not nodes
+            ):  # (an abbreviated label alone, "Ref.", is read with the value beside it)
                 raw = None
         if raw is not None or (pos in marked and not excluded):
             found[pos] = (raw, excluded)
@@ -208,6 +211,8 @@ def _text_elements(idx: PageIndex, marked: set[int]) -> dict[int, tuple[str | No
 
 
 _DIGIT = re.compile(r"\d")
+# The separator of several rows written in one line.
+_ROW_SEPARATOR = re.compile(r"\s[|·•]\s")
 # A model's label: its value is a model name ("Primrose") unless it holds a digit.
 _MODEL_LABEL = re.compile(r"^(?:item )?(?:model|modell|modèle|modelo|modello)\b")
 # A "#4198" that is a rank ("Overall Rank: #4198", "Best Sellers Rank #12"), not a code.
@@ -257,7 +262,13 @@ def _adjacent_value(el: _Element, idx: PageIndex, add: Callable[[str, str], bool
     """A label element followed by its value in the next element:
     ``<span>Item Id:</span><span>GLOWROLL</span>``."""
     label = visible_text(el)
-    if not 1 < len(label) <= 30 or not re.search(r"[:#]\s*$", label):
+    if not 1 < len(label) <= 30 or not re.search(r"[:#.]\s*$", label):
+        return
+    # an abbreviated label ends with its point ("Ref.", "Art.-Nr."; class: shops writing
+    # their reference as a label element and the code beside it): a code's label only,
+    # and its value must hold a digit
+    dotted = label.rstrip().endswith(".") and label_kind(label) is not None
+    if label.rstrip().endswith(".") and not dotted:
         return
     value = el.getnext()
     while value is not None and not isinstance(value.tag, str):
@@ -265,7 +276,7 @@ def _adjacent_value(el: _Element, idx: PageIndex, add: Callable[[str, str], bool
     if value is None or value not in idx.order or idx.is_excluded(value):
         return
     shown = visible_text(value)
-    if 0 < len(shown) <= 60:
+    if 0 < len(shown) <= 60 and (not dotted or _DIGIT.search(shown)):
         add(label, shown)
 
 

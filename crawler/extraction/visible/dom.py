@@ -21,6 +21,22 @@ SCREEN_READER = re.compile(
     re.I,
 )
 
+# A style that places its element off the screen for screen readers (the inline form of
+# the classes above: far left or top of the page, or clipped to nothing), e.g.
+# "position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden".
+_OFFSCREEN_STYLE = re.compile(
+    r"(?:left|top|text-indent)\s*:\s*-\d{3,}|clip\s*:\s*rect\(\s*[01](?:px)?[\s,]+[01](?:px)?|"
+    r"clip-path\s*:\s*inset\(\s*50%",
+    re.I,
+)
+
+
+def offscreen_style(style: str) -> bool:
+    """An inline style that places its element off the screen (a screen-reader copy:
+    class of pages, price boxes that write the whole price for screen readers beside
+    its parts shown; the copy is the same price, its twin, not a second one)."""
+    return ("-" in style or "clip" in style.lower()) and bool(_OFFSCREEN_STYLE.search(style))
+
 
 class CachedSearch:
     """A compiled pattern whose ``search`` remembers its result per string (at most

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from urllib.parse import urlsplit
 
 from lxml.etree import _Element
 
@@ -78,7 +79,18 @@ def _words(text: str) -> set[str]:
     return set(re.findall(r"\w+", text.casefold()))
 
 
-def select_h1(idx: PageIndex, title: str = "") -> _Element | None:
+def _address_words(url: str) -> set[str]:
+    """The words of the address's last two path segments (a product's slug:
+    "/halvorsen-drill-driver-18v/item/HV18"), lowered."""
+    path = urlsplit(url).path
+    return set(re.findall(r"[^\W_]+", " ".join(path.split("/")[-3:]).casefold()))
+
+
+def select_h1(idx: PageIndex, title: str = "", url: str = "") -> _Element | None:
+    """The page's main heading (see the module doc and docs/extraction.md). Among
+    several ``<h1>``, the one whose name the ``<title>`` and the address (``url``'s
+    slug) agree with: not the first, which may be a promotion banner (class:
+    marketplaces whose first ``<h1>`` advertises the day's deals)."""
     h1s = [h for h in idx.h1s if visible_text(h) and not idx.is_excluded(h)]
     h1s = [h for h in h1s if not _WIDGET.search(classes(h))] or h1s
     if len(h1s) > 1:  # a heading inside a link to another page is a product card's
@@ -92,8 +104,8 @@ def select_h1(idx: PageIndex, title: str = "") -> _Element | None:
         return h1s[0]
     if len(h1s) > 1:  # drop logo headings, then prefer the main content's
         h1s = [h for h in h1s if not _LOGO.search(classes(h))] or h1s
-    if len(h1s) > 1 and title:  # the heading the page's <title> repeats
-        wanted = _words(title)
+    if len(h1s) > 1 and (title or url):  # the heading the page's <title> repeats
+        wanted = _words(title) | (_address_words(url) if url else set())
         # (share of the heading's words in the title, how many): "Tommy Jeans OFLEKI"
         # over a second heading "OFLEKI" that the title repeats as fully
         scored = sorted(

@@ -105,7 +105,7 @@ def read_visible_page(
     body = first_descendant(root, "body")
     idx = PageIndex(body if body is not None else root)
     title_el = first_descendant(root, "title")
-    h1 = select_h1(idx, text_of(title_el) if title_el is not None else "")
+    h1 = select_h1(idx, text_of(title_el) if title_el is not None else "", url or "")
     page.grid_cards = idx.find_grids(h1)
     records = find_records(idx, h1, url)
     if records.elements:

@@ -22,13 +22,18 @@ def in_card(price: _Element, h1: _Element) -> bool:
     """The price sits in a block of its own that links to another page by a name or an
     image (a product card, a table row of a listing, a search result), not under the
     page heading: the blocks from the price up to the one holding the heading."""
+    return card_block(price, h1) is not None
+
+
+def card_block(price: _Element, h1: _Element) -> _Element | None:
+    """The block of :func:`in_card` (the smallest that links away), or None."""
     h1_ancestors = set(h1.iterancestors())
     for depth, block in enumerate((price, *price.iterancestors())):
         if block in h1_ancestors or block.tag in ("body", "html") or depth > 4:
-            return False
+            return None
         # a card is small: a name, a price, a stock word, a button
         if len(visible_text(block)) > 300:
-            return False
+            return None
         for link in block.iter("a"):
             href = link.get("href") or ""
             if not href or _NOT_CARD_LINK.search(href):
@@ -37,8 +42,8 @@ def in_card(price: _Element, h1: _Element) -> bool:
             if link.find(".//img") is not None or (
                 len(label.split()) >= 3 and not _ACTION_LABEL.search(label)
             ):
-                return True
-    return False
+                return block
+    return None
 
 
 def in_titled_block(price: _Element, h1: _Element) -> bool:

@@ -8,7 +8,14 @@ import re
 from lxml.etree import _Element
 
 from ..normalize.text import normalize_text
-from .dom import SCREEN_READER, SKIPPED_TAGS, is_hidden, visible_strings, visible_text
+from .dom import (
+    SCREEN_READER,
+    SKIPPED_TAGS,
+    is_hidden,
+    offscreen_style,
+    visible_strings,
+    visible_text,
+)
 
 _PRICE_WHOLE = re.compile(r"(?:^|[-_\s])(?:whole|integer|entero|entier|intero)(?:$|\s)", re.I)
 _PRICE_FRACTION = re.compile(r"(?:^|[-_\s])(?:fraction|decimals?|decimales|cents)(?:$|\s)", re.I)
@@ -79,17 +86,19 @@ def price_text(el: _Element) -> str:
     for child in el.iterdescendants():
         if not isinstance(child.tag, str):
             continue
-        cls = child.get("class") or ""
-        if not cls:
+        cls, style = child.get("class") or "", child.get("style")
+        if not cls and not style:
             continue
-        if SCREEN_READER.search(cls):
+        if SCREEN_READER.search(cls) or (style and offscreen_style(style)):
             text = visible_text(child)
             if any(ch.isdigit() for ch in text) and len(text) <= 40:
                 return text
         elif not whole and _PRICE_WHOLE.search(cls):
             whole = re.sub(r"\D", "", child.text or "")
         elif fraction is None and _PRICE_FRACTION.search(cls):
-            fraction = re.sub(r"\D", "", visible_text(child))
+            # the decimal mark's own element ("price-decimal": ".") holds no digit: the
+            # fraction is the next part (class: prices split into whole, mark, fraction)
+            fraction = re.sub(r"\D", "", visible_text(child)) or None
         elif symbol is None and re.search(r"symbol|currency", cls, re.I):
             symbol = visible_text(child)
     if whole and not fraction:

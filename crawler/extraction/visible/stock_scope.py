@@ -30,7 +30,7 @@ _OPTION = (
     r"collect (?:in|from|at)|lieferung|zustellung|abholung|versand(?:kostenfrei)?|"
     r"livraison|retrait|envío|envio|entrega|recogida|consegna|ritiro|spedizione|"
     r"dostawa|odbiór|доставка|самовывоз|levering|afhalen|leverans|hämta|afhentning|"
-    r"toimitus|nouto|kargo|teslimat|配送|배송|配達"
+    r"toimitus|nouto|kargo|teslimat|配送|배송|配達|お届け|受け?取り?|店頭"
 )
 # Another seller's offer, to the end of its clause ("Sold by Acme: unavailable", "Other
 # sellers: out of stock").
@@ -40,13 +40,53 @@ _SELLER = (
     r"otros vendedores|vendido por|altri venditori|venduto da|outros vendedores|"
     r"inni sprzedawcy|sprzedawca|другие продавцы|продавец|andere verkopers|verkocht door"
 )
+# An image's own wording at the start of its clause ("Image not available", "Bild nicht
+# verfügbar", "Imagen no disponible", "画像は在庫切れ"...): a gallery's placeholder, not
+# the product's stock (issue 42).
+_IMAGE_WORD = (
+    r"(?:images?|photos?|pictures?|bild(?:er)?|fotos?|imagen(?:es)?|immagin[ei]|"
+    r"afbeelding(?:en)?|zdjęci[ae]|obraz(?:ek)?|изображени[ея]|фото|kuva|bilde|billede|"
+    r"resim|görsel|画像|写真|이미지|图片|圖片)(?!\w)"
+)
+_IMAGE_SOMEWHERE = re.compile(_IMAGE_WORD, re.I)
+_IMAGE_CLAUSE = re.compile(
+    rf"\W*(?:(?:no|kein\w*|sin|sans|pas d'|nessuna|geen|brak)\s+)?{_IMAGE_WORD}", re.I
+)
+_ELSEWHERE = re.compile(rf"{_OPTION}|{_SELLER}", re.I)
+# A clause ends at ".", "!", "?", "|", ";", ",", a line break, a dash between spaces, or
+# the Japanese and Chinese marks of a sentence's and a clause's end.
+_CLAUSE_END = re.compile(r"(?<=[.!?|;,\n。、，；])|(?=\s[-–—]\s)")
+
+
 _NOT_THIS_PRODUCT = re.compile(rf"(?:{_OPTION}|{_SELLER})[^.|;\n]*", re.I)
 
 
-def about_this_product(text: str) -> str:
-    """``text`` without its clauses about a delivery or collection option or another
-    seller (each to the end of its clause: ".", "|", ";")."""
-    return _NOT_THIS_PRODUCT.sub(" ", text)
+def about_this_product(text: str, sold: bool = False) -> str:
+    """``text`` without its wording about something else than this product's stock:
+
+    * an image's clause, whole ("Image not available", "Bild nicht verfügbar");
+    * a delivery or collection option (a channel) or another seller, from its word to
+      the end of its clause ("Next-day delivery: unavailable", "Sold by Acme:
+      unavailable");
+    * when the product is ``sold`` (its buy control is enabled: a channel sells it),
+      each clause that names a channel or a seller, whole: "Unavailable for store
+      pickup", "Delivery not available to 90210". A channel's wording never makes the
+      product out of stock while another channel sells it; without a buy control,
+      "Currently unavailable for delivery" is the product's own state."""
+    elsewhere = _ELSEWHERE.search(text) is not None
+    if _IMAGE_SOMEWHERE.search(text) is None:
+        if not elsewhere:
+            return text
+        if not sold:
+            return _NOT_THIS_PRODUCT.sub(" ", text)
+    kept = [
+        clause
+        for clause in _CLAUSE_END.split(text)
+        if _IMAGE_CLAUSE.match(clause) is None
+        and not (sold and _ELSEWHERE.search(clause) is not None)
+    ]
+    left = " ".join(kept)
+    return (_NOT_THIS_PRODUCT.sub(" ", left) if elsewhere and not sold else left) or " "
 
 
 # A variant's own label before its state: "M - Out of stock", "Size XL: sold out",
