@@ -4,6 +4,7 @@ Pure functions from a Scrapy response to data; no spider state:
 
 * :func:`extract_product` -- the product of a product detail page, or None;
 * :func:`extract` -- the same with the reason a page gave none and the sources that failed;
+* :func:`read_listing` -- the listed products (product cards) of a listing page;
 * :func:`discover_links` -- the URLs of a page worth following;
 * :class:`ProfileRegistry` / :class:`SiteProfile` -- per-site overrides loaded
   from ``crawler/profiles/*.json`` (:data:`PROFILES_DIR`).
@@ -26,6 +27,7 @@ from .product import (  # noqa: E402
     extract_product,
     extract_product_from_html,
 )
+from .listing import read_listing  # noqa: E402
 from .profiles import PROFILES_DIR, ProfileError, ProfileRegistry, SiteProfile  # noqa: E402
 
 __all__ = [
@@ -40,4 +42,5 @@ __all__ = [
     "extract",
     "extract_product",
     "extract_product_from_html",
+    "read_listing",
 ]
