@@ -135,7 +135,10 @@ def build_parser() -> argparse.ArgumentParser:
         "process gets SIGUSR1",
     )
     parser.add_argument(
-        "--generated", metavar="KIND", choices=("plain-lists", "templated", "card-layouts"), default=None,
+        "--generated",
+        metavar="KIND",
+        choices=("plain-lists", "templated", "card-layouts"),
+        default=None,
         help="serve the catalogue through another shop's template (demoshop/generated.py): "
         "plain-lists (no classes, no structured data, category pages that are ordered "
         "lists) or templated (a delivery notice and a sold-out badge on every page, JSON-LD "

@@ -19,6 +19,7 @@ from crawler.compiled import use_compiled
 use_compiled()  # first: the hot modules below load compiled where a current build is
 
 from .links import discover_links  # noqa: E402
+from .listing import read_listing  # noqa: E402
 from .product import (  # noqa: E402
     PRODUCT_FIELDS,
     REJECTED_REASONS,
@@ -27,7 +28,6 @@ from .product import (  # noqa: E402
     extract_product,
     extract_product_from_html,
 )
-from .listing import read_listing  # noqa: E402
 from .profiles import PROFILES_DIR, ProfileError, ProfileRegistry, SiteProfile  # noqa: E402
 
 __all__ = [

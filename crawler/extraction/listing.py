@@ -64,15 +64,15 @@ from .visible.dom import SKIPPED_TAGS, is_hidden, text_of
 from .visible.index import PageIndex
 from .visible.name import select_h1
 from .visible.price_text import LIST_BEFORE, MONEY_TEXT
-from .visible.records import _ACTION, _jaccard, _link_target, _tag_paths, find_records
-from .visible.records import _SIMILAR as SIMILAR
-from .visible.records import headed_strips
-
-#: The keys of a listed product, in this order (``crawler.items.ListedProduct``).
-LISTED_FIELDS = (
-    "url", "name", "price", "currency", "regular_price", "availability", "image", "rating",
-    "position",
+from .visible.records import (
+    _ACTION,
+    _jaccard,
+    _link_target,
+    _tag_paths,
+    find_records,
+    headed_strips,
 )
+from .visible.records import _SIMILAR as SIMILAR
 
 _STRUCK_TAGS = frozenset({"del", "s", "strike"})
 _STRUCK_CLASS = re.compile(
@@ -102,7 +102,9 @@ _RATING = re.compile(
 _RATING_CLASS = re.compile(r"rating|stars?\b|review", re.I)
 
 
-def read_listing(response: TextResponse, extraction: Extraction | None = None) -> list[dict[str, Any]]:
+def read_listing(
+    response: TextResponse, extraction: Extraction | None = None
+) -> list[dict[str, Any]]:
     """The listed products of a listing page (see the module doc), ``[]`` for any other
     page. ``extraction``: the page's :func:`.product.extract` when the caller has it
     (the spider does), else it is read here: only a page typed as a listing has cards."""
