@@ -69,14 +69,23 @@ class ProductStore(Protocol):
 
 
 def _history_row(
-    price: Any, currency: Any, availability: Any, worker: Any, seen_at: Any
+    price: Any,
+    currency: Any,
+    availability: Any,
+    worker: Any,
+    seen_at: Any,
+    source: Any = None,
+    listing_url: Any = None,
 ) -> dict[str, Any]:
+    """A price history row; ``source``: ``page`` or ``listing`` (read on ``listing_url``)."""
     return {
         "price": None if price is None else float(price),
         "currency": currency,
         "availability": availability,
         "worker": worker,
         "seen_at": _utc(seen_at).isoformat(),
+        "source": source or "page",
+        "listing_url": listing_url,
     }
 
 
@@ -249,6 +258,8 @@ class MongoStore:
                 d.get("availability"),
                 d.get("worker"),
                 d["seen_at"],
+                d.get("source"),
+                d.get("listing_url"),
             )
             for d in found
         ]

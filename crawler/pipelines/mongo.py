@@ -197,7 +197,12 @@ class MongoUpsertPipeline(BatchingStorePipeline):
                 operations.append(
                     UpdateOne(
                         {"url": url, **expected},
-                        {"$set": document, "$setOnInsert": {"first_seen": now}},
+                        {
+                            "$set": document,
+                            "$setOnInsert": {"first_seen": now},
+                            # the page's item replaces a listing's reading (listed_record)
+                            "$unset": {"source": "", "reading": ""},
+                        },
                         upsert=True,
                     )
                 )
