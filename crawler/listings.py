@@ -13,8 +13,10 @@ Keys, under the spider's prefix (:class:`crawler.keys.CrawlKeys`): ``<s>:listing
 ``<s>:listings:items`` (hash: item URL -> JSON ``{"listing": page URL, "shown": [field,
 ...], "seen_at": epoch seconds}``: the fields shown are those of every card of the item
 read so far, so a card that shows less, on a shelf of new arrivals, does not hide what
-the category page shows). Crawl-wide keys (no shard): a listing page holds tens of
-items, so they are a small part of the crawl's keys.
+the category page shows); ``<s>:listings:refresh`` (hash: the last refresh from
+listings, written by the master: ``started``, the requests it queued; the workers add
+``refreshed``, the items a listing showed since it started). Crawl-wide keys (no
+shard): a listing page holds tens of items, so they are a small part of the crawl's keys.
 """
 
 from __future__ import annotations
@@ -54,15 +56,26 @@ class ListingMemory:
         now = time.time() if now is None else now
         keys = self.keys
         urls = [url for url, _ in items]
-        earlier = self.server.hmget(keys.listed_items, urls) if urls else []
+        read = self.server.pipeline(transaction=False)
+        read.hget(keys.listings_refresh, "started")
+        if urls:
+            read.hmget(keys.listed_items, urls)
+        started_raw, *rest = read.execute()
+        earlier = rest[0] if rest else []
+        started = _number(started_raw)
         values: dict[str, str] = {}
+        refreshed = 0  # items seen for the first time since the refresh started
         for (url, shown), before in zip(items, earlier, strict=True):
             fields = set(shown)
+            previous: dict[str, Any] = {}
             if before:
                 try:
-                    fields.update(json.loads(before).get("shown") or ())
+                    previous = json.loads(before)
+                    fields.update(previous.get("shown") or ())
                 except (ValueError, AttributeError):
-                    pass  # a value of an earlier layout: replaced
+                    previous = {}  # a value of an earlier layout: replaced
+            if started is not None and (_number(previous.get("seen_at")) or 0) < started:
+                refreshed += 1
             values[url] = json.dumps(
                 {"listing": page_url, "shown": sorted(fields), "seen_at": round(now, 3)},
                 separators=(",", ":"),
@@ -75,4 +88,13 @@ class ListingMemory:
         )
         if values:
             pipe.hset(keys.listed_items, mapping=values)  # type: ignore[arg-type]
+        if refreshed:
+            pipe.hincrby(keys.listings_refresh, "refreshed", refreshed)
         pipe.execute()
+
+
+def _number(value: Any) -> float | None:
+    try:
+        return float(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None

@@ -117,7 +117,9 @@ def observe(
 ) -> Observation | None:
     """What ``record`` does to the row whose (price, currency, availability, data) is
     ``stored`` (None: no row); None when the card is older than the row's reading."""
-    reading: dict[str, Any] = {"source": LISTING, "listing_url": record.listing_url, "seen_at": record.crawled_at}
+    reading: dict[str, Any] = {
+        "source": LISTING, "listing_url": record.listing_url, "seen_at": record.crawled_at,
+    }
     if stored is None:
         fresh: dict[str, Any] = {
             "url": record.url,

@@ -1,7 +1,9 @@
-"""``python -m master recrawl --older-than 6h`` / ``--changed`` / ``--every 5m``: fetch again
-the items not seen lately, those the site's sitemaps say changed since they were last
-seen (``lastmod`` newer than ``last_seen``; :mod:`master.freshness`), or every stored
-item at an interval, for as long as the command runs.
+"""``python -m master recrawl --older-than 6h`` / ``--changed`` / ``--every 5m`` /
+``--listings``: fetch again the items not seen lately, those the site's sitemaps say
+changed since they were last seen (``lastmod`` newer than ``last_seen``;
+:mod:`master.freshness`), every stored item at an interval, for as long as the command
+runs, or refresh them from the listing pages the crawl read (``--listings``, once or
+``--every``: :mod:`master.listings`; the listing pages instead of the item pages).
 
 The items are the spider's (``--spider``: products for ``ecommerce``, quotes for
 ``finance``, read from their store: :mod:`master.quotestore`). ``--every 5m`` is
@@ -56,6 +58,7 @@ from crawler.scheduling.lanes import keep_requests
 from crawler.sites import site_key
 from master.clusterscan import queue_label
 from master.durations import parse_duration
+from master.listings import plan_refresh, start_refresh
 from master.quotestore import open_item_store
 from master.stores import StoreError, add_store_options, read_errors
 
@@ -198,10 +201,85 @@ def cmd_every(ctx: Context, args: argparse.Namespace, kind: ItemKind) -> int:
     return 0
 
 
+def _refresh_round(ctx: Context, store: Any, kind: ItemKind, dry_run: bool) -> int:
+    """One refresh from listings (:mod:`master.listings`): the listing pages the crawl read
+    queued again, and the pages of the items no listing refreshes."""
+    plan = plan_refresh(ctx.client, ctx.keys, store.products())
+    if dry_run:
+        for url in (*plan.listing_pages, *plan.item_pages):
+            print(url)
+        print(
+            f"dry run: {len(plan.listing_pages)} listing pages and {len(plan.item_pages)} "
+            f"{kind.name} pages; nothing was queued",
+            file=sys.stderr,
+        )
+        return 0
+    ensure_layout(ctx.client, ctx.keys)
+    start_refresh(ctx.client, ctx.keys, plan)
+    seen, queued = queue_again(ctx.client, ctx.keys, (*plan.listing_pages, *plan.item_pages))
+    print(
+        f"{dt.datetime.now():%Y-%m-%d %H:%M:%S} queued {queued} of {seen} pages: "
+        f"{len(plan.listing_pages)} listing pages and {len(plan.item_pages)} {kind.name} pages "
+        f"({plan.unlisted} in no listing, {plan.lacking} whose card lacks a field) "
+        f"({seen - queued} were queued already) into {queue_label(ctx.keys)}",
+        flush=True,
+    )
+    return queued
+
+
+def cmd_listings(ctx: Context, args: argparse.Namespace, kind: ItemKind) -> int:
+    """``--listings``: one refresh from listings, or one every ``--every``."""
+    interval = None
+    if args.every:
+        try:
+            interval = parse_duration(args.every).total_seconds()
+        except ValueError as exc:
+            print(f"error: --every: {exc}", file=sys.stderr)
+            return 2
+        if interval <= 0:
+            print("error: --every: the interval must be more than 0", file=sys.stderr)
+            return 2
+    try:
+        store = open_item_store(args, kind)
+    except StoreError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    previous = signal.signal(signal.SIGTERM, _stop)
+    rounds = 0
+    try:
+        while True:
+            started = time.monotonic()
+            _refresh_round(ctx, store, kind, args.dry_run)
+            rounds += 1
+            if interval is None or args.dry_run or (args.rounds and rounds >= args.rounds):
+                break
+            _sleep_until(started + interval)
+    except KeyboardInterrupt:
+        print(f"stopped after {rounds} rounds", flush=True)
+    except read_errors() as exc:
+        print(f"error: reading {store.location} failed: {exc}".rstrip(), file=sys.stderr)
+        return 1
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        store.close()
+    return 0
+
+
 def cmd_recrawl(ctx: Context, args: argparse.Namespace) -> int:
     kind = kind_of_spider(ctx.keys.spider)
+    if args.listings:
+        if args.changed or args.older_than:
+            print("error: --listings goes with --every only", file=sys.stderr)
+            return 2
+        if args.rounds and not args.every:
+            print("error: --rounds goes with --every", file=sys.stderr)
+            return 2
+        return cmd_listings(ctx, args, kind)
     if not (args.every or args.changed or args.older_than):
-        print("error: one of --older-than, --changed, --every is required", file=sys.stderr)
+        print(
+            "error: one of --older-than, --changed, --every, --listings is required",
+            file=sys.stderr,
+        )
         return 2
     if args.changed and args.older_than:
         print("error: --changed and --older-than do not go together", file=sys.stderr)
@@ -285,6 +363,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "applies to every sitemap fetched)",
     )
     parser.add_argument(
+        "--listings",
+        action="store_true",
+        help="refresh from listings: queue again the listing pages the crawl read (their "
+        "cards update prices and stock) and the item pages only of items no listing showed "
+        "or whose card lacks a field the item has (a price, a stock state); with --every: "
+        "every DURATION",
+    )
+    parser.add_argument(
         "--dry-run",
         action="store_true",
         help="print the stale URLs on stdout and queue nothing",
@@ -296,7 +382,8 @@ def register(commands: Subcommands) -> None:
     parser = commands.add(
         "recrawl",
         help="queue again the items not seen for longer than DURATION, changed according "
-        "to their sitemaps, or all of them every DURATION (quotes: --spider finance --every 5m)",
+        "to their sitemaps, or all of them every DURATION (quotes: --spider finance --every 5m), "
+        "or refresh them from listing pages (--listings)",
         description=(
             "Queue the spider's stored URLs (products; --spider finance: quotes) whose "
             "last_seen is older than DURATION (--older-than), or whose sitemap lastmod is "
@@ -305,12 +392,16 @@ def register(commands: Subcommands) -> None:
             "those URLs only, so the workers refetch them and record price changes. Run it "
             "from cron to keep prices fresh, or let --every run rounds at an interval until "
             "Ctrl-C: each queues what was not seen for half the interval (--older-than), "
-            "so each quote is observed once per interval."
+            "so each quote is observed once per interval. --listings refreshes prices and "
+            "stock from the listing pages the crawl read instead (requests per refreshed "
+            "product: status, report)."
         ),
         examples=[
             "recrawl --older-than 6h",
             "recrawl --older-than 2d --dry-run",
             "recrawl --changed",
+            "recrawl --listings",
+            "recrawl --listings --every 1d",
             "recrawl --spider finance --every 5m",
             "recrawl --spider finance --older-than 1h",
             "recrawl --older-than 12h --postgres-dsn postgresql://crawler@db/crawler",
