@@ -23,7 +23,7 @@ from scrapy_redis.connection import get_redis_from_settings
 from crawler import defaults
 from crawler.config import worker_id
 from crawler.flow import FlowControl
-from crawler.itemkinds import PRODUCT, kind_of
+from crawler.itemkinds import LISTED_PRODUCT, PRODUCT, kind_of, kind_of_item
 from crawler.keys import CrawlKeys
 from crawler.pipelines.backend import BatchResult, StoreBackend
 from crawler.pipelines.errors import StoreUnavailable
@@ -241,10 +241,17 @@ class BatchingStorePipeline(StoreBackend):
         result = self.store_batch(items)
         assert self.keeper is not None
         if result.stored and self.counts_crawl_wide:
+            listed = sum(
+                1 for at in result.stored if kind_of_item(items[at], PRODUCT) is LISTED_PRODUCT
+            )
             try:
-                self.keeper.server.hincrby(
-                    self.keeper.keys.stats, StatsFields.ITEMS_STORED, len(result.stored)
-                )
+                pipe = self.keeper.server.pipeline(transaction=False)
+                stats = self.keeper.keys.stats
+                if len(result.stored) > listed:
+                    pipe.hincrby(stats, StatsFields.ITEMS_STORED, len(result.stored) - listed)
+                if listed:  # cards of listing pages: observations, not items of their own
+                    pipe.hincrby(stats, StatsFields.LISTED_STORED, listed)
+                pipe.execute()
             except Exception as exc:  # noqa: BLE001 - a lost count must not lose the batch
                 logger.warning(
                     "Could not count %d stored items in Redis: %s", len(result.stored), exc
