@@ -139,7 +139,7 @@ def describe(
         ratio = refresh["requests_per_refreshed"]
         yield (
             f"last refresh from listings: {refresh['requests']} requests ("
-            f"{refresh['listing_pages']} listing pages, {refresh['item_pages']} {items} pages) "
+            f"{refresh['listing_pages']} listing pages, {refresh['item_pages']} {item} pages) "
             f"for {refresh['refreshed']} refreshed {items}"
             + (f": {ratio:.3f} requests per refreshed {item}" if ratio is not None else "")
         )

@@ -1,0 +1,71 @@
+"""The listing pages a crawl read and what their cards showed (crawler.listings), and
+the refresh from listings planned from them (master.listings): real Redis."""
+
+from __future__ import annotations
+
+import pytest
+
+from crawler.keys import CrawlKeys
+from crawler.listings import ListingMemory
+from master.listings import describe, gather_listings, plan_refresh, start_refresh
+
+KEYS = CrawlKeys.layout("ecommerce")
+FINANCE = CrawlKeys.layout("finance")
+P = "https://shop.example/p/{}.html"
+
+
+@pytest.fixture
+def memory(redis_client) -> ListingMemory:
+    return ListingMemory(redis_client, KEYS)
+
+
+def test_a_product_page_is_queued_only_when_no_card_refreshes_it(redis_client, memory):
+    memory.record("https://shop.example/c/a", [(P.format(1), ["price", "availability"]),
+                                               (P.format(2), ["price"])])
+    # a shelf that shows no stock does not hide what the category page showed
+    memory.record("https://shop.example/new", [(P.format(1), ["price"])])
+    stored = [
+        {"url": P.format(1), "price": 10.0, "availability": "InStock"},
+        {"url": P.format(2), "price": 5.0, "availability": "InStock"},  # stock not shown
+        {"url": P.format(3), "price": 7.0, "availability": None},  # in no listing
+        {"url": P.format(4), "price": None, "availability": None},  # in no listing
+    ]
+    memory.record("https://shop.example/c/b", [(P.format(5), ["price"])])
+    stored.append({"url": P.format(5), "price": 3.0, "availability": None})  # nothing lacking
+    plan = plan_refresh(redis_client, KEYS, stored)
+    assert plan.listing_pages == [
+        "https://shop.example/c/a", "https://shop.example/c/b", "https://shop.example/new",
+    ]
+    assert plan.item_pages == [P.format(2), P.format(3), P.format(4)]
+    assert (plan.unlisted, plan.lacking, plan.requests) == (2, 1, 6)
+
+
+def test_the_refresh_counts_the_products_its_listings_showed(redis_client, memory):
+    memory.record("https://shop.example/c/a", [(P.format(i), ["price"]) for i in range(20)],
+                  now=100.0)
+    assert gather_listings(redis_client, KEYS) == {
+        "listing_pages": 1, "listed": 20, "refresh": None,
+    }
+    plan = plan_refresh(redis_client, KEYS, [{"url": P.format(i), "price": 1.0}
+                                             for i in range(21)])
+    start_refresh(redis_client, KEYS, plan, now=200.0)
+    memory.record("https://shop.example/c/a", [(P.format(i), ["price"]) for i in range(20)],
+                  now=201.0)
+    memory.record("https://shop.example/c/a", [(P.format(i), ["price"]) for i in range(20)],
+                  now=202.0)  # read twice: each product counted once
+    refresh = gather_listings(redis_client, KEYS)["refresh"]
+    assert refresh["requests"] == 2  # the listing page, and product 20's page
+    assert refresh["refreshed"] == 21
+    assert refresh["requests_per_refreshed"] == round(2 / 21, 4)
+    lines = list(describe(gather_listings(redis_client, KEYS)))
+    assert lines[0] == "listed products: 20 on 1 listing pages"
+    assert lines[1].endswith("0.095 requests per refreshed product")
+
+
+def test_each_spider_has_its_own_memory(redis_client):
+    ListingMemory(redis_client, FINANCE).record(
+        "https://m.example/index", [("https://m.example/q/A", ["price"])]
+    )
+    assert gather_listings(redis_client, KEYS)["listing_pages"] == 0
+    assert gather_listings(redis_client, FINANCE)["listed"] == 1
+    assert all(k.startswith(b"finance:") for k in redis_client.keys("*listings*"))
