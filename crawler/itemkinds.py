@@ -38,6 +38,9 @@ QUOTE = ItemKind("quote", "quotes")
 #: a product card of a listing page, yielded beside products (crawler.items.ListedProduct)
 LISTED_PRODUCT = ItemKind("listed_product", "listed products")
 KINDS: dict[str, ItemKind] = {kind.name: kind for kind in (PRODUCT, QUOTE, LISTED_PRODUCT)}
+#: the crawl stat of the listed products that passed validation: no items of their own,
+#: a worker's ``items`` (crawler.extensions.workerstats) leaves them out
+LISTED_VALID = "validation/listed_valid"
 #: the key only a listed product has (its listing page): how it is told from a product
 LISTED_KEY = "listing_url"
 

@@ -91,6 +91,9 @@ class BatchingStorePipeline(StoreBackend):
     logs at ERROR how many items could not be written. Their requests were not
     acknowledged, so the lease mechanism crawls them again: nothing is lost.
 
+    Listed products (:mod:`crawler.pipelines.listed_record`) are counted apart:
+    ``listed_stored`` and ``store/listed_stored``.
+
     Crawl stats: ``store/location``, ``store/items_stored``,
     ``store/items_rejected``, ``store/batches``, ``store/outages``,
     ``store/retries``, ``store/flow_holds``, ``store/items_unwritten``.
@@ -241,9 +244,7 @@ class BatchingStorePipeline(StoreBackend):
         result = self.store_batch(items)
         assert self.keeper is not None
         if result.stored and self.counts_crawl_wide:
-            listed = sum(
-                1 for at in result.stored if kind_of_item(items[at], PRODUCT) is LISTED_PRODUCT
-            )
+            listed = _listed(items, result.stored)
             try:
                 pipe = self.keeper.server.pipeline(transaction=False)
                 stats = self.keeper.keys.stats
@@ -364,7 +365,11 @@ class BatchingStorePipeline(StoreBackend):
     def _batch_written(self, batch: list[Any], result: BatchResult) -> None:
         self.stats.inc_value("store/batches")
         if result.stored:
-            self.stats.inc_value("store/items_stored", len(result.stored))
+            listed = _listed(batch, result.stored)
+            if len(result.stored) > listed:
+                self.stats.inc_value("store/items_stored", len(result.stored) - listed)
+            if listed:  # cards of listing pages, observations: counted apart
+                self.stats.inc_value("store/listed_stored", listed)
         if result.rejected:
             self.stats.inc_value("store/items_rejected", len(result.rejected))
             for position, reason in result.rejected:
@@ -386,6 +391,11 @@ class BatchingStorePipeline(StoreBackend):
         if self._holding and (force or len(self._pending) < self.max_pending / 2):
             self._holding = False
             self.flow.release(self.hold_reason)
+
+
+def _listed(items: list[Any], positions: list[int]) -> int:
+    """How many of the items at ``positions`` are listed products (cards of listings)."""
+    return sum(1 for at in positions if kind_of_item(items[at], PRODUCT) is LISTED_PRODUCT)
 
 
 def item_url(item: Any) -> str:

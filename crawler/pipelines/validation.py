@@ -11,7 +11,7 @@ from scrapy_redis.connection import get_redis_from_settings
 
 from crawler import defaults
 from crawler.config import worker_id
-from crawler.itemkinds import LISTED_PRODUCT, PRODUCT, ItemKind, kind_of, kind_of_item
+from crawler.itemkinds import LISTED_PRODUCT, LISTED_VALID, PRODUCT, ItemKind, kind_of, kind_of_item
 from crawler.keys import CrawlKeys
 from crawler.pipelines.rejects import RejectedItemKeeper
 from crawler.schema import validation_errors, validator_of
@@ -98,6 +98,8 @@ class ItemValidationPipeline:
         problems = validation_errors(item, kind.name)
         if not problems:
             self.stats.inc_value("validation/items_valid")
+            if kind is LISTED_PRODUCT:  # counted apart from the items (workerstats)
+                self.stats.inc_value(LISTED_VALID)
             return item
         self.stats.inc_value("validation/items_invalid")
         for problem in problems:
