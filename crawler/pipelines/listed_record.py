@@ -28,7 +28,7 @@ from decimal import Decimal
 from typing import Any
 
 from crawler.itemkinds import LISTED_KEY
-from crawler.pipelines.product_record import data_as_json, exact_price, item_data
+from crawler.pipelines.product_record import data_as_json, exact_price, item_data, utc_time
 
 #: the price history's ``source`` of each kind of reading
 PAGE, LISTING = "page", "listing"
@@ -67,7 +67,7 @@ class ListedRecord:
     @property
     def seen_at(self) -> dt.datetime | None:
         """When the listing page was read (UTC), if the item says."""
-        return _when(self.crawled_at)
+        return utc_time(self.crawled_at)
 
 
 @dataclass(frozen=True)
@@ -93,16 +93,6 @@ def page_reading_is_new(data: dict[str, Any] | None) -> bool:
     """A product page's item written over this stored ``data`` adds a history row even
     with the same offer: the row's latest reading was a listing's."""
     return data is not None and reading_source(data) == LISTING
-
-
-def _when(value: Any) -> dt.datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        when = dt.datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    return when.replace(tzinfo=dt.UTC) if when.tzinfo is None else when.astimezone(dt.UTC)
 
 
 def _same(old: Any, new: Any) -> bool:
@@ -139,7 +129,7 @@ def observe(
     price, currency, availability, stored_data = stored
     data: dict[str, Any] = dict(stored_data or {})
     latest = (data.get("reading") or {}).get("seen_at") or data.get("crawled_at")
-    row_time, card_time = _when(latest), record.seen_at
+    row_time, card_time = utc_time(latest), record.seen_at
     if row_time is not None and card_time is not None and card_time < row_time:
         return None
     new_price, new_currency = price, currency

@@ -44,7 +44,7 @@ import datetime as dt
 import signal
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urldefrag
@@ -144,6 +144,42 @@ def _changed(store: Any, args: argparse.Namespace) -> tuple[Iterator[str], str, 
     return changed_products(store.last_seen(), fetcher), "whose sitemap lastmod is newer", fetcher
 
 
+def _open_store(args: argparse.Namespace, kind: ItemKind) -> Any:
+    """The store of the spider's items, or None when it cannot be opened (said)."""
+    try:
+        return open_item_store(args, kind)
+    except StoreError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return None
+
+
+def _rounds(
+    store: Any, one_round: Callable[[int], Any], interval: float | None, most: int
+) -> tuple[int, int]:
+    """``one_round(n)`` now and every ``interval`` seconds (None: once) until Ctrl-C,
+    SIGTERM or ``most`` rounds (0: no limit); (rounds made, exit status). The store is
+    closed at the end."""
+    previous = signal.signal(signal.SIGTERM, _stop)
+    rounds = 0
+    try:
+        while True:
+            started = time.monotonic()
+            one_round(rounds + 1)
+            rounds += 1
+            if interval is None or (most and rounds >= most):
+                break
+            _sleep_until(started + interval)
+    except KeyboardInterrupt:
+        print(f"stopped after {rounds} rounds", flush=True)
+    except read_errors() as exc:
+        print(f"error: reading {store.location} failed: {exc}".rstrip(), file=sys.stderr)
+        return rounds, 1
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        store.close()
+    return rounds, 0
+
+
 def _stop(signum: int, frame: object) -> None:
     raise KeyboardInterrupt  # SIGTERM ends the rounds as Ctrl-C does
 
@@ -164,39 +200,28 @@ def cmd_every(ctx: Context, args: argparse.Namespace, kind: ItemKind) -> int:
     if interval.total_seconds() <= 0:
         print("error: --every: the interval must be more than 0", file=sys.stderr)
         return 2
-    try:
-        store = open_item_store(args, kind)
-    except StoreError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    store = _open_store(args, kind)
+    if store is None:
         return 1
-    previous = signal.signal(signal.SIGTERM, _stop)
-    rounds = queued_total = 0
-    try:
-        ensure_layout(ctx.client, ctx.keys)
-        while True:
-            started = time.monotonic()
-            cutoff = dt.datetime.now(dt.UTC) - age
-            stale = pages_of(store.urls_seen_before(cutoff))
-            seen, queued = queue_again(ctx.client, ctx.keys, stale)
-            rounds += 1
-            queued_total += queued
-            print(
-                f"{dt.datetime.now():%Y-%m-%d %H:%M:%S} round {rounds}: queued {queued} of {seen} "
-                f"pages of {kind.plural} last seen before {cutoff:%H:%M:%S} UTC "
-                f"({seen - queued} were queued already) into {queue_label(ctx.keys)}",
-                flush=True,
-            )
-            if args.rounds and rounds >= args.rounds:
-                break
-            _sleep_until(started + interval.total_seconds())
-    except KeyboardInterrupt:
-        print(f"stopped after {rounds} rounds", flush=True)
-    except read_errors() as exc:
-        print(f"error: reading {store.location} failed: {exc}".rstrip(), file=sys.stderr)
-        return 1
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-        store.close()
+    ensure_layout(ctx.client, ctx.keys)
+    queued_total = 0
+
+    def one_round(number: int) -> None:
+        nonlocal queued_total
+        cutoff = dt.datetime.now(dt.UTC) - age
+        stale = pages_of(store.urls_seen_before(cutoff))
+        seen, queued = queue_again(ctx.client, ctx.keys, stale)
+        queued_total += queued
+        print(
+            f"{dt.datetime.now():%Y-%m-%d %H:%M:%S} round {number}: queued {queued} of {seen} "
+            f"pages of {kind.plural} last seen before {cutoff:%H:%M:%S} UTC "
+            f"({seen - queued} were queued already) into {queue_label(ctx.keys)}",
+            flush=True,
+        )
+
+    rounds, status = _rounds(store, one_round, interval.total_seconds(), args.rounds)
+    if status:
+        return status
     print(f"queued {queued_total} pages in {rounds} rounds every {args.every}")
     return 0
 
@@ -239,30 +264,14 @@ def cmd_listings(ctx: Context, args: argparse.Namespace, kind: ItemKind) -> int:
         if interval <= 0:
             print("error: --every: the interval must be more than 0", file=sys.stderr)
             return 2
-    try:
-        store = open_item_store(args, kind)
-    except StoreError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    store = _open_store(args, kind)
+    if store is None:
         return 1
-    previous = signal.signal(signal.SIGTERM, _stop)
-    rounds = 0
-    try:
-        while True:
-            started = time.monotonic()
-            _refresh_round(ctx, store, kind, args.dry_run)
-            rounds += 1
-            if interval is None or args.dry_run or (args.rounds and rounds >= args.rounds):
-                break
-            _sleep_until(started + interval)
-    except KeyboardInterrupt:
-        print(f"stopped after {rounds} rounds", flush=True)
-    except read_errors() as exc:
-        print(f"error: reading {store.location} failed: {exc}".rstrip(), file=sys.stderr)
-        return 1
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-        store.close()
-    return 0
+    every = None if args.dry_run else interval
+    _, status = _rounds(
+        store, lambda _: _refresh_round(ctx, store, kind, args.dry_run), every, args.rounds
+    )
+    return status
 
 
 def cmd_recrawl(ctx: Context, args: argparse.Namespace) -> int:
@@ -297,10 +306,8 @@ def cmd_recrawl(ctx: Context, args: argparse.Namespace) -> int:
             print(f"error: --older-than: {exc}", file=sys.stderr)
             return 2
         cutoff -= age
-    try:
-        store = open_item_store(args, kind)
-    except StoreError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    store = _open_store(args, kind)
+    if store is None:
         return 1
     what = f"last seen before {cutoff:%Y-%m-%d %H:%M:%S} UTC"
     try:

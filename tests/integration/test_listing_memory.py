@@ -69,3 +69,57 @@ def test_each_spider_has_its_own_memory(redis_client):
     assert gather_listings(redis_client, KEYS)["listing_pages"] == 0
     assert gather_listings(redis_client, FINANCE)["listed"] == 1
     assert all(k.startswith(b"finance:") for k in redis_client.keys("*listings*"))
+
+
+def _store(tmp_path, items):  # type: ignore[no-untyped-def]
+    """An embedded product store holding ``items``, written by the workers' pipeline."""
+    from scrapy import Spider
+    from scrapy.utils.test import get_crawler
+
+    from crawler.pipelines.embedded import EmbeddedStorePipeline
+
+    class EcommerceSpider(Spider):
+        name = "ecommerce"
+
+    path = tmp_path / "products.sqlite3"
+    crawler = get_crawler(
+        EcommerceSpider,
+        settings_dict={
+            "EMBEDDED_STORE_PATH": str(path),
+            "EXTENSIONS": {"crawler.flow.FlowControl": 10},
+        },
+    )
+    pipeline = EmbeddedStorePipeline.from_crawler(crawler)
+    assert len(pipeline.store_batch(items).stored) == len(items)
+    pipeline.disconnect()
+    return path
+
+
+def test_recrawl_listings_queues_the_listing_pages_and_the_unlisted_products(
+    tmp_path, redis_url, redis_client, memory, capsys
+):
+    from crawler.scheduling import serializer
+    from master.cli import main
+
+    items = [
+        {"url": P.format(i), "name": f"Lamp {i}", "price": 1.5 + i, "currency": "GBP",
+         "availability": "InStock"}
+        for i in range(3)
+    ]
+    path = _store(tmp_path, items)
+    memory.record("https://shop.example/c/a", [(P.format(0), ["price", "availability"]),
+                                               (P.format(1), ["price"])])
+    args = ["--redis-url", redis_url, "recrawl", "--listings", "--store-path", str(path)]
+    assert main([*args, "--dry-run"]) == 0
+    out = capsys.readouterr()
+    assert out.out.split() == ["https://shop.example/c/a", P.format(1), P.format(2)]
+    assert main(args) == 0
+    out = capsys.readouterr()
+    assert "queued 3 of 3 pages: 1 listing pages and 2 product pages (1 in no listing, " \
+        "1 whose card lacks a field)" in out.out
+    payloads = [serializer.loads(p) for p in redis_client.zrange(KEYS.requests, 0, -1)]
+    assert sorted(p["url"] for p in payloads) == [
+        "https://shop.example/c/a", P.format(1), P.format(2),
+    ]
+    assert all(p["dont_filter"] for p in payloads)
+    assert main([*args[:-2], "--older-than", "1h", "--store-path", str(path)]) == 2
