@@ -74,6 +74,11 @@ def kind_of_item(item: Any, default: ItemKind) -> ItemKind:
     return default
 
 
+def listed_count(items: list[Any], positions: list[int]) -> int:
+    """How many of the items at ``positions`` are listed products (a product spider's)."""
+    return sum(1 for at in positions if kind_of_item(items[at], PRODUCT) is LISTED_PRODUCT)
+
+
 def kind_of(spider: Any) -> ItemKind:
     """The item kind of a spider or spider class: its ``item_kind``, else by its name."""
     declared = getattr(spider, "item_kind", None)

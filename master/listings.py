@@ -13,16 +13,20 @@ since (``refreshed``), so the report gives the requests per refreshed item.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
 
 import redis
 
+from crawler.itemkinds import ItemKind
 from crawler.keys import CrawlKeys
+from master.clusterscan import queue_label
 
 #: the item fields a card must show for the item's page to be spared (products'; a
 #: spider whose listings show other fields passes its own)
@@ -99,6 +103,34 @@ def start_refresh(
         },
     )
     pipe.execute()
+
+
+def refresh_round(
+    client: redis.Redis,
+    keys: CrawlKeys,
+    items: Iterable[dict[str, Any]],
+    kind: ItemKind,
+    queue: Callable[[Iterable[str]], tuple[int, int]],
+    dry_run: bool = False,
+) -> None:
+    """One refresh from listings (``recrawl --listings``): planned from the stored
+    ``items``, started, and queued with ``queue`` (URLs -> (seen, newly queued)); with
+    ``dry_run`` the URLs are printed and nothing is queued."""
+    plan = plan_refresh(client, keys, items)
+    pages = f"{len(plan.listing_pages)} listing pages and {len(plan.item_pages)} {kind.name} pages"
+    if dry_run:
+        for url in (*plan.listing_pages, *plan.item_pages):
+            print(url)
+        print(f"dry run: {pages}; nothing was queued", file=sys.stderr)
+        return
+    start_refresh(client, keys, plan)
+    seen, queued = queue((*plan.listing_pages, *plan.item_pages))
+    print(
+        f"{dt.datetime.now():%Y-%m-%d %H:%M:%S} queued {queued} of {seen} pages: {pages} "
+        f"({plan.unlisted} in no listing, {plan.lacking} whose card lacks a field) "
+        f"({seen - queued} were queued already) into {queue_label(keys)}",
+        flush=True,
+    )
 
 
 def gather_listings(client: redis.Redis, keys: CrawlKeys) -> dict[str, Any]:

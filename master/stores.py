@@ -68,24 +68,17 @@ class ProductStore(Protocol):
     def close(self) -> None: ...
 
 
-def _history_row(
-    price: Any,
-    currency: Any,
-    availability: Any,
-    worker: Any,
-    seen_at: Any,
-    source: Any = None,
-    listing_url: Any = None,
+def _history_row(  # source: page or listing (read on listing_url)
+    price: Any, currency: Any, availability: Any, worker: Any, seen_at: Any,
+    source: Any = None, listing_url: Any = None,
 ) -> dict[str, Any]:
-    """A price history row; ``source``: ``page`` or ``listing`` (read on ``listing_url``)."""
     return {
         "price": None if price is None else float(price),
         "currency": currency,
         "availability": availability,
         "worker": worker,
         "seen_at": _utc(seen_at).isoformat(),
-        "source": source or "page",
-        "listing_url": listing_url,
+        "source": source or "page", "listing_url": listing_url,
     }
 
 
@@ -257,9 +250,7 @@ class MongoStore:
                 d.get("currency"),
                 d.get("availability"),
                 d.get("worker"),
-                d["seen_at"],
-                d.get("source"),
-                d.get("listing_url"),
+                d["seen_at"], d.get("source"), d.get("listing_url"),
             )
             for d in found
         ]

@@ -23,7 +23,7 @@ from scrapy_redis.connection import get_redis_from_settings
 from crawler import defaults
 from crawler.config import worker_id
 from crawler.flow import FlowControl
-from crawler.itemkinds import LISTED_PRODUCT, PRODUCT, kind_of, kind_of_item
+from crawler.itemkinds import PRODUCT, kind_of, listed_count
 from crawler.keys import CrawlKeys
 from crawler.pipelines.backend import BatchResult, StoreBackend
 from crawler.pipelines.errors import StoreUnavailable
@@ -91,12 +91,10 @@ class BatchingStorePipeline(StoreBackend):
     logs at ERROR how many items could not be written. Their requests were not
     acknowledged, so the lease mechanism crawls them again: nothing is lost.
 
-    Listed products (:mod:`crawler.pipelines.listed_record`) are counted apart:
-    ``listed_stored`` and ``store/listed_stored``.
-
     Crawl stats: ``store/location``, ``store/items_stored``,
     ``store/items_rejected``, ``store/batches``, ``store/outages``,
-    ``store/retries``, ``store/flow_holds``, ``store/items_unwritten``.
+    ``store/retries``, ``store/flow_holds``, ``store/items_unwritten``; listed products
+    apart: ``store/listed_stored`` (``listed_stored`` in Redis).
 
     Settings (defaults in :mod:`crawler.defaults`): ``STORE_BATCH_SIZE``,
     ``STORE_FLUSH_INTERVAL``, ``STORE_MAX_PENDING``, ``STORE_RETRY_INITIAL_DELAY``,
@@ -244,7 +242,7 @@ class BatchingStorePipeline(StoreBackend):
         result = self.store_batch(items)
         assert self.keeper is not None
         if result.stored and self.counts_crawl_wide:
-            listed = _listed(items, result.stored)
+            listed = listed_count(items, result.stored)
             try:
                 pipe = self.keeper.server.pipeline(transaction=False)
                 stats = self.keeper.keys.stats
@@ -365,7 +363,7 @@ class BatchingStorePipeline(StoreBackend):
     def _batch_written(self, batch: list[Any], result: BatchResult) -> None:
         self.stats.inc_value("store/batches")
         if result.stored:
-            listed = _listed(batch, result.stored)
+            listed = listed_count(batch, result.stored)
             if len(result.stored) > listed:
                 self.stats.inc_value("store/items_stored", len(result.stored) - listed)
             if listed:  # cards of listing pages, observations: counted apart
@@ -391,11 +389,6 @@ class BatchingStorePipeline(StoreBackend):
         if self._holding and (force or len(self._pending) < self.max_pending / 2):
             self._holding = False
             self.flow.release(self.hold_reason)
-
-
-def _listed(items: list[Any], positions: list[int]) -> int:
-    """How many of the items at ``positions`` are listed products (cards of listings)."""
-    return sum(1 for at in positions if kind_of_item(items[at], PRODUCT) is LISTED_PRODUCT)
 
 
 def item_url(item: Any) -> str:

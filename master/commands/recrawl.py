@@ -45,6 +45,7 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urldefrag
@@ -58,7 +59,7 @@ from crawler.scheduling.lanes import keep_requests
 from crawler.sites import site_key
 from master.clusterscan import queue_label
 from master.durations import parse_duration
-from master.listings import plan_refresh, start_refresh
+from master.listings import refresh_round
 from master.quotestore import open_item_store
 from master.stores import StoreError, add_store_options, read_errors
 
@@ -226,32 +227,6 @@ def cmd_every(ctx: Context, args: argparse.Namespace, kind: ItemKind) -> int:
     return 0
 
 
-def _refresh_round(ctx: Context, store: Any, kind: ItemKind, dry_run: bool) -> int:
-    """One refresh from listings (:mod:`master.listings`): the listing pages the crawl read
-    queued again, and the pages of the items no listing refreshes."""
-    plan = plan_refresh(ctx.client, ctx.keys, store.products())
-    if dry_run:
-        for url in (*plan.listing_pages, *plan.item_pages):
-            print(url)
-        print(
-            f"dry run: {len(plan.listing_pages)} listing pages and {len(plan.item_pages)} "
-            f"{kind.name} pages; nothing was queued",
-            file=sys.stderr,
-        )
-        return 0
-    ensure_layout(ctx.client, ctx.keys)
-    start_refresh(ctx.client, ctx.keys, plan)
-    seen, queued = queue_again(ctx.client, ctx.keys, (*plan.listing_pages, *plan.item_pages))
-    print(
-        f"{dt.datetime.now():%Y-%m-%d %H:%M:%S} queued {queued} of {seen} pages: "
-        f"{len(plan.listing_pages)} listing pages and {len(plan.item_pages)} {kind.name} pages "
-        f"({plan.unlisted} in no listing, {plan.lacking} whose card lacks a field) "
-        f"({seen - queued} were queued already) into {queue_label(ctx.keys)}",
-        flush=True,
-    )
-    return queued
-
-
 def cmd_listings(ctx: Context, args: argparse.Namespace, kind: ItemKind) -> int:
     """``--listings``: one refresh from listings, or one every ``--every``."""
     interval = None
@@ -268,9 +243,13 @@ def cmd_listings(ctx: Context, args: argparse.Namespace, kind: ItemKind) -> int:
     if store is None:
         return 1
     every = None if args.dry_run else interval
-    _, status = _rounds(
-        store, lambda _: _refresh_round(ctx, store, kind, args.dry_run), every, args.rounds
-    )
+    def one_round(_: int) -> None:
+        if not args.dry_run:
+            ensure_layout(ctx.client, ctx.keys)
+        queue = partial(queue_again, ctx.client, ctx.keys)
+        refresh_round(ctx.client, ctx.keys, store.products(), kind, queue, args.dry_run)
+
+    _, status = _rounds(store, one_round, every, args.rounds)
     return status
 
 
