@@ -24,6 +24,7 @@ import argparse
 import statistics
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 from scrapy.http import HtmlResponse
@@ -87,6 +88,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=5, help="runs per page (median)")
     parser.add_argument("--products", type=int, default=300, help="products of each shop")
+    parser.add_argument(
+        "--pages", type=Path, default=None,
+        help="a folder of saved product pages (as the accuracy benchmark's): their "
+        "extraction's median too, real product pages being larger than the shops'",
+    )
     args = parser.parse_args(argv)
     catalog = Catalog.build(products=args.products)
     shops = [build("card-layouts", catalog), build("plain-lists", catalog)]
@@ -118,6 +124,18 @@ def main(argv: list[str] | None = None) -> int:
         f"ratio {listing / product:.2f}x (target <= 2x); pages of 20 cards or more "
         f"({len(large)}): median {statistics.median(large):.2f}"
     )
+    if args.pages is not None:
+        from benchmarks.extraction_accuracy import load_folder
+
+        real = [
+            _cpu_ms(extract, response.url, response.body, args.repeat)
+            for _, response, _ in load_folder(args.pages)
+        ]
+        print(
+            f"a product page's extraction, {args.pages.name} ({len(real)} pages): median "
+            f"{statistics.median(real):.2f}; listing pages of 20 cards or more: "
+            f"{statistics.median(large) / statistics.median(real):.2f}x"
+        )
     print(
         f"requests per refreshed product (card-layouts, {args.products} products): "
         f"{requests} requests for {refreshed} products = {ratio:.3f} (robots.txt aside)"

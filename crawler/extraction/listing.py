@@ -51,7 +51,8 @@ from typing import Any
 from lxml import etree
 from lxml.etree import _Element
 from scrapy.http import TextResponse
-from w3lib.url import canonicalize_url
+
+from crawler.seeds import seed_fingerprint
 
 from .first_tags import first_descendant
 from .normalize.availability import availability_from_text
@@ -173,7 +174,7 @@ def read_card(card: _Element, response: TextResponse, hint: str | None) -> dict[
     target = _link_target(link.get("href") or "")
     if target is None:
         return None
-    url = canonicalize_url(response.urljoin(target))
+    url = seed_fingerprint(response.urljoin(target))  # w3lib's canonical form, fast
     texts = _texts(card, _name_elements(card, link))
     price, regular, currency = _price(texts, hint)
     availability = _availability(texts)
