@@ -1,9 +1,10 @@
 """Item kinds: what each spider yields, and the schema that item is held to.
 
 A spider yields items of one kind: the ``ecommerce`` spider products, the
-``finance`` spider quotes. The kind decides the JSON Schema the validation
-pipeline applies (``crawler/schema/<kind>.schema.json``), which store pipelines
-write the items (each store pipeline serves one kind and steps aside for the
+``finance`` spider quotes (and the ``ecommerce`` spider, beside its products, the
+listed products of listing pages: :func:`kind_of_item`). The kind decides the JSON
+Schema the validation pipeline applies (``crawler/schema/<kind>.schema.json``),
+which store pipelines write the items (each store pipeline serves one kind and steps aside for the
 others), and what the master's store commands read (``export``, ``recrawl``,
 the dashboard's tables).
 
@@ -34,7 +35,14 @@ class ItemKind:
 
 PRODUCT = ItemKind("product", "products")
 QUOTE = ItemKind("quote", "quotes")
-KINDS: dict[str, ItemKind] = {kind.name: kind for kind in (PRODUCT, QUOTE)}
+#: a product card of a listing page, yielded beside products (crawler.items.ListedProduct)
+LISTED_PRODUCT = ItemKind("listed_product", "listed products")
+KINDS: dict[str, ItemKind] = {kind.name: kind for kind in (PRODUCT, QUOTE, LISTED_PRODUCT)}
+#: the crawl stat of the listed products that passed validation: no items of their own,
+#: a worker's ``items`` (crawler.extensions.workerstats) leaves them out
+LISTED_VALID = "validation/listed_valid"
+#: the key only a listed product has (its listing page): how it is told from a product
+LISTED_KEY = "listing_url"
 
 #: spider name -> the kind of the items it yields
 SPIDER_ITEM_KINDS: dict[str, str] = {"ecommerce": PRODUCT.name, "finance": QUOTE.name}
@@ -52,6 +60,23 @@ def kind_named(name: str) -> ItemKind:
 def kind_of_spider(spider: str) -> ItemKind:
     """The kind of the items the spider named ``spider`` yields (products when unknown)."""
     return KINDS[SPIDER_ITEM_KINDS.get(spider, PRODUCT.name)]
+
+
+def kind_of_item(item: Any, default: ItemKind) -> ItemKind:
+    """The kind of one item of a spider whose kind is ``default``: a listed product
+    (it names its listing page, :data:`LISTED_KEY`) beside products, else ``default``."""
+    if default is PRODUCT:
+        try:
+            if LISTED_KEY in item:
+                return LISTED_PRODUCT
+        except TypeError:  # an item that is no mapping: a product of another shape
+            return default
+    return default
+
+
+def listed_count(items: list[Any], positions: list[int]) -> int:
+    """How many of the items at ``positions`` are listed products (a product spider's)."""
+    return sum(1 for at in positions if kind_of_item(items[at], PRODUCT) is LISTED_PRODUCT)
 
 
 def kind_of(spider: Any) -> ItemKind:

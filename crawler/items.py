@@ -1,7 +1,8 @@
 """The items, typed: every field with its contract, and the field lists derived from them.
 
-:class:`Product` (the ``ecommerce`` spider's item) and :class:`Quote` (the
-``finance`` spider's, with its lists ``QUOTE_*`` derived the same way).
+:class:`Product` (the ``ecommerce`` spider's item), :class:`ListedProduct` (a product
+card of a listing page, which the same spider yields beside its products) and
+:class:`Quote` (the ``finance`` spider's, with its lists ``QUOTE_*`` derived the same way).
 
 :class:`Product` is written once, here, in the manner of zyte-common-items: a
 typed class whose every field documents its contract. The lists the rest of the
@@ -261,11 +262,61 @@ QUOTE_OBSERVATION: tuple[str, ...] = ("url", *_quote_names(offer=True))
 QUOTE_PROFILE_FIELDS: frozenset[str] = frozenset(QUOTE_PAGE_FIELDS) - {"url"}
 
 
+@dataclass(kw_only=True)
+class ListedProduct:
+    """One product card of a listing page (:func:`crawler.extraction.read_listing`): an
+    observation of the product at ``url``, read on the page ``listing_url``. The
+    ``ecommerce`` spider yields one per card (plain dicts with these keys; the key
+    ``listing_url`` tells one from a :class:`Product`); the product stores keep it as
+    an observation of that product (``crawler/schema/listed_product.schema.json``)."""
+
+    url: str
+    """The product page's absolute URL, canonical as the dupefilter sees it. Required."""
+
+    name: str
+    """The name as the card shows it (possibly cut short). Required."""
+
+    price: Decimal | None = None
+    """The selling price the card shows; ``None`` when none, or an ambiguous one."""
+
+    currency: str | None = None
+    """ISO 4217 code of the price; required with a price."""
+
+    regular_price: Decimal | None = None
+    """A struck-through regular price shown beside the price."""
+
+    availability: Availability | None = None
+    """From the card's stock wording; ``None`` when the card says nothing of stock."""
+
+    image: str | None = None
+    """The card's image, absolute."""
+
+    rating: Rating | None = None
+    """The rating the card shows."""
+
+    position: int
+    """1-based position among the page's listed products. Required."""
+
+    listing_url: str
+    """The listing page the card was read on. Required."""
+
+    crawled_at: str | None = None
+    """When the listing page was parsed (RFC 3339, UTC offset)."""
+
+    worker: str | None = None
+    """``WORKER_ID`` of the worker that read it."""
+
+
+#: every field of a listed product, in the JSON Schema's order
+LISTED_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(ListedProduct))
+
+
 __all__ = [
     "AVAILABILITIES",
     "COLUMNS",
     "CRAWL_FIELDS",
     "FIELDS",
+    "LISTED_FIELDS",
     "OFFER_FIELDS",
     "PAGE_FIELDS",
     "PROFILE_FIELDS",
@@ -275,6 +326,7 @@ __all__ = [
     "QUOTE_PAGE_FIELDS",
     "QUOTE_PROFILE_FIELDS",
     "Availability",
+    "ListedProduct",
     "Product",
     "Quote",
     "QuoteSource",

@@ -40,6 +40,11 @@ key                           type    content
 ``<s>:seedpages``             hash    seed id -> requests made for it (seeds with max_pages)
 ``<s>:sites``                 hash    "<counter> <site>" -> count (pages, products, sitemaps)
 ``<s>:evidence:<site>``       hash    the site's evidence counters (crawler/extraction/evidence.py)
+``<s>:listings:pages``        hash    listing page URL -> JSON {cards, seen_at}: the listing pages
+                                      the crawl read (:mod:`crawler.listings`)
+``<s>:listings:items``        hash    item URL -> JSON {listing, shown, seen_at}: what a listing's
+                                      card showed of it, last (:mod:`crawler.listings`)
+``<s>:listings:refresh``      hash    the last ``recrawl --listings``: started, requests queued
 ``<s>:browser_sites``         hash    site -> JSON {since, worker, url}: sites whose pages need
                                       a headless browser (:mod:`crawler.browser.sites`)
 ``<s>:wake``                  channel not a key: pub/sub messages that wake idle workers
@@ -317,6 +322,21 @@ class CrawlKeys:
     def evidence(self, site: str) -> str:
         """The counters of a site's evidence (:mod:`crawler.extensions.siteevidence`)."""
         return f"{self.spider}:evidence:{site}"
+
+    @property
+    def listing_pages(self) -> str:
+        """The listing pages the crawl read (:mod:`crawler.listings`)."""
+        return f"{self.spider}:listings:pages"
+
+    @property
+    def listed_items(self) -> str:
+        """What a listing's card last showed of each item (:mod:`crawler.listings`)."""
+        return f"{self.spider}:listings:items"
+
+    @property
+    def listings_refresh(self) -> str:
+        """The last refresh from listings (``recrawl --listings``)."""
+        return f"{self.spider}:listings:refresh"
 
     @property
     def browser_sites(self) -> str:

@@ -375,6 +375,9 @@ class StatsFields:
 
     #: items written to a product store (the storage pipelines, per batch)
     ITEMS_STORED: Final = "items_stored"
+    #: listed products (cards of listing pages) written to a product store as
+    #: observations (the storage pipelines, per batch; not in ``items_stored``)
+    LISTED_STORED: Final = "listed_stored"
     #: items refused by the schema or by a store (:mod:`crawler.pipelines.rejects`)
     ITEMS_INVALID: Final = "items_invalid"
     #: seeds and requests a worker refused (network rule, seed meta): dead letters with

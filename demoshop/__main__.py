@@ -135,11 +135,15 @@ def build_parser() -> argparse.ArgumentParser:
         "process gets SIGUSR1",
     )
     parser.add_argument(
-        "--generated", metavar="KIND", choices=("plain-lists", "templated"), default=None,
+        "--generated",
+        metavar="KIND",
+        choices=("plain-lists", "templated", "card-layouts"),
+        default=None,
         help="serve the catalogue through another shop's template (demoshop/generated.py): "
         "plain-lists (no classes, no structured data, category pages that are ordered "
         "lists) or templated (a delivery notice and a sold-out badge on every page, JSON-LD "
-        "on two product pages of three); no sitemaps",
+        "on two product pages of three) or card-layouts (category pages with cards in several "
+        "layouts, for listed products); no sitemaps",
     )
     parser.add_argument(
         "--browser-products", type=_non_negative(int), default=0, metavar="N",

@@ -34,7 +34,7 @@ from demoshop.site import Response
 HTML = "text/html; charset=utf-8"
 ROBOTS = b"User-agent: *\nAllow: /\n"
 #: The kinds of generated shop (``--generated``).
-KINDS = ("plain-lists", "templated")
+KINDS = ("plain-lists", "templated", "card-layouts")
 
 
 def e(text: object) -> str:
@@ -187,4 +187,8 @@ def build(kind: str, catalog: Catalog) -> GeneratedShop:
         from demoshop.templated import TemplatedShop
 
         return TemplatedShop(catalog)
+    if kind == "card-layouts":
+        from demoshop.cardlayouts import CardLayoutShop
+
+        return CardLayoutShop(catalog)
     raise ValueError(f"unknown generated shop {kind!r} (one of {', '.join(KINDS)})")

@@ -58,7 +58,8 @@ _PAGE_SQL = (
     "AND (:availability IS NULL OR availability = :availability) ORDER BY url LIMIT :limit"
 )
 _HISTORY_SQL = (
-    "SELECT price, currency, availability, worker, seen_at FROM product_price_history "
+    "SELECT price, currency, availability, worker, seen_at, source, listing_url "
+    "FROM product_price_history "
     "WHERE url = {url} ORDER BY seen_at, id"
 )
 

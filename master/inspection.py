@@ -27,6 +27,7 @@ from crawler.politeness import rate_now, read_site_state
 from crawler.records import PauseMarker, StatsFields, WorkerRecord, as_float, as_int, as_text
 from crawler.scheduling.lanes import QueueCount, count_queue
 from master.clusterscan import Batch, scan, site_of_polite_key, total
+from master.listings import gather_listings
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ACTIVE_STATES = ("running", "paused")
@@ -200,6 +201,7 @@ def gather_status(client: redis.Redis, keys: CrawlKeys, now: float | None = None
     live = [w for w in workers if w.live]
     pause = read_pause(client, keys)
     backoff = gather_backoff(client, keys)
+    listings = gather_listings(client, keys)
     state, detail = crawl_state(
         pause is not None,
         live,
@@ -249,6 +251,9 @@ def gather_status(client: redis.Redis, keys: CrawlKeys, now: float | None = None
         # each became a dead letter
         "requests_refused": as_int(refused),
         "bloom": _bloom_status(client, keys),  # None unless the Bloom dupefilter is used
+        # the cards of listing pages (master.listings): items listed, pages, last refresh
+        "listed_products": listings["listed"],
+        "listings": listings,
         # retries waiting in Redis for their time, and the sites whose rate is cut
         "backoff": backoff,
         "time": now,
@@ -376,4 +381,5 @@ def gather_report(client: redis.Redis, keys: CrawlKeys, now: float | None = None
     items = kind_of_spider(keys.spider).plural
     report = build_report(load_workers(client, keys, now), now, items)
     report["spider"] = keys.spider
+    report["listings"] = gather_listings(client, keys)  # requests per refreshed product
     return report

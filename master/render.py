@@ -13,6 +13,7 @@ from typing import Any
 from crawler.itemkinds import kind_of_spider
 from crawler.records import as_epoch
 from master.deadletters import format_errors
+from master.listings import describe
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], right: Sequence[int] = ()) -> str:
@@ -95,6 +96,9 @@ def render_status(status: dict[str, Any], redis_url: str) -> str:
     numbers = max(len(str(value)) for _, value, _ in rows)
     for name, value, extra in rows:
         lines.append(f"  {name.ljust(width)}  {str(value).rjust(numbers)}{extra}".rstrip())
+    if status.get("listings"):
+        kind = kind_of_spider(str(status.get("spider") or ""))
+        lines.extend(f"  {line}" for line in describe(status["listings"], kind.plural, kind.name))
     bloom = status.get("bloom")
     if bloom:
         lines.append(
@@ -225,7 +229,10 @@ def render_report(report: dict[str, Any]) -> str:
     if not stores:
         lines.append(f"{kind_of_spider(str(report.get('spider') or '')).plural}: no store "
                      "reported by the workers")
-    items = kind_of_spider(str(report.get("spider") or "")).plural
+    kind = kind_of_spider(str(report.get("spider") or ""))
+    items = kind.plural
+    if report.get("listings"):
+        lines.extend(describe(report["listings"], items, kind.name))
     for store in stores:
         if store.get(items) is not None:
             lines.append(f"{items}: {store['store']} ({store[items]} {items})")

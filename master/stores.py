@@ -68,8 +68,9 @@ class ProductStore(Protocol):
     def close(self) -> None: ...
 
 
-def _history_row(
-    price: Any, currency: Any, availability: Any, worker: Any, seen_at: Any
+def _history_row(  # source: page or listing (read on listing_url)
+    price: Any, currency: Any, availability: Any, worker: Any, seen_at: Any,
+    source: Any = None, listing_url: Any = None,
 ) -> dict[str, Any]:
     return {
         "price": None if price is None else float(price),
@@ -77,6 +78,7 @@ def _history_row(
         "availability": availability,
         "worker": worker,
         "seen_at": _utc(seen_at).isoformat(),
+        "source": source or "page", "listing_url": listing_url,
     }
 
 
@@ -248,7 +250,7 @@ class MongoStore:
                 d.get("currency"),
                 d.get("availability"),
                 d.get("worker"),
-                d["seen_at"],
+                d["seen_at"], d.get("source"), d.get("listing_url"),
             )
             for d in found
         ]

@@ -20,6 +20,7 @@ from scrapy_redis.connection import get_redis_from_settings
 from twisted.internet import task
 
 from crawler import defaults
+from crawler.itemkinds import LISTED_KEY
 from crawler.keys import SPIDER_NAME, CrawlKeys
 from crawler.sites import site_key
 
@@ -57,7 +58,7 @@ class SiteStats:
 
     def item_scraped(self, item: Any, response: Any = None, spider: Any = None) -> None:
         url = item.get("url") if hasattr(item, "get") else None
-        if url:
+        if url and LISTED_KEY not in item:  # a listed product (a card) is no product
             self.counts[f"products {site_key(url)}"] += 1
 
     def spider_opened(self, spider: Any = None) -> None:

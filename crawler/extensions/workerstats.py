@@ -45,6 +45,7 @@ from crawler import defaults
 from crawler import signals as crawler_signals
 from crawler.config import worker_id
 from crawler.flow import FlowControl
+from crawler.itemkinds import LISTED_VALID
 from crawler.keys import SPIDER_NAME, CrawlKeys
 from crawler.records import WorkerRecord
 from crawler.series import SeriesWriter
@@ -88,7 +89,10 @@ class WorkerStats:
 
     def figures(self, now: float, finished: bool = False) -> dict[str, Any]:
         pages = int(self.stats.get_value("pages/parsed", 0))
-        items = int(self.stats.get_value("item_scraped_count", 0))
+        # the cards of listing pages (listed products) are observations, not items
+        items = int(self.stats.get_value("item_scraped_count", 0)) - int(
+            self.stats.get_value(LISTED_VALID, 0)
+        )
         elapsed = now - self.started_at
         idle_tail = 0.0
         if finished:

@@ -4,6 +4,7 @@ Pure functions from a Scrapy response to data; no spider state:
 
 * :func:`extract_product` -- the product of a product detail page, or None;
 * :func:`extract` -- the same with the reason a page gave none and the sources that failed;
+* :func:`read_listing` -- the listed products (product cards) of a listing page;
 * :func:`discover_links` -- the URLs of a page worth following;
 * :class:`ProfileRegistry` / :class:`SiteProfile` -- per-site overrides loaded
   from ``crawler/profiles/*.json`` (:data:`PROFILES_DIR`).
@@ -18,6 +19,7 @@ from crawler.compiled import use_compiled
 use_compiled()  # first: the hot modules below load compiled where a current build is
 
 from .links import discover_links  # noqa: E402
+from .listing import read_listing  # noqa: E402
 from .product import (  # noqa: E402
     PRODUCT_FIELDS,
     REJECTED_REASONS,
@@ -40,4 +42,5 @@ __all__ = [
     "extract",
     "extract_product",
     "extract_product_from_html",
+    "read_listing",
 ]

@@ -18,7 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from crawler.itemkinds import LISTED_PRODUCT, PRODUCT, kind_of_item
 from crawler.pipelines.errors import ErrorKind, RowRejected, StoreUnavailable, describe_error
+from crawler.pipelines.listed_record import ListedRecord
 from crawler.pipelines.product_record import ProductRecord
 
 if TYPE_CHECKING:
@@ -90,6 +92,8 @@ class StoreBackend:
         """The record of one item (a :class:`ProductRecord`; a store of another kind of
         item has its own record, with a ``url``); raises :class:`RowRejected` for data no
         store accepts."""
+        if kind_of_item(item, PRODUCT) is LISTED_PRODUCT:  # a card: an observation
+            return ListedRecord.of(item, self.worker)
         return ProductRecord.of(item, self.worker)
 
     def store_batch(self, items: Sequence[Any]) -> BatchResult:

@@ -23,7 +23,7 @@ from scrapy_redis.connection import get_redis_from_settings
 from crawler import defaults
 from crawler.config import worker_id
 from crawler.flow import FlowControl
-from crawler.itemkinds import PRODUCT, kind_of
+from crawler.itemkinds import PRODUCT, kind_of, listed_count
 from crawler.keys import CrawlKeys
 from crawler.outage import OutageLog
 from crawler.pipelines.backend import BatchResult, StoreBackend
@@ -97,7 +97,8 @@ class BatchingStorePipeline(StoreBackend):
 
     Crawl stats: ``store/location``, ``store/items_stored``,
     ``store/items_rejected``, ``store/batches``, ``store/outages``,
-    ``store/retries``, ``store/flow_holds``, ``store/items_unwritten``.
+    ``store/retries``, ``store/flow_holds``, ``store/items_unwritten``; listed products
+    apart: ``store/listed_stored`` (``listed_stored`` in Redis).
 
     Settings (defaults in :mod:`crawler.defaults`): ``STORE_BATCH_SIZE``,
     ``STORE_FLUSH_INTERVAL``, ``STORE_MAX_PENDING``, ``STORE_RETRY_INITIAL_DELAY``,
@@ -253,10 +254,15 @@ class BatchingStorePipeline(StoreBackend):
         result = self.store_batch(items)
         assert self.keeper is not None
         if result.stored and self.counts_crawl_wide:
+            listed = listed_count(items, result.stored)
             try:
-                self.keeper.server.hincrby(
-                    self.keeper.keys.stats, StatsFields.ITEMS_STORED, len(result.stored)
-                )
+                pipe = self.keeper.server.pipeline(transaction=False)
+                stats = self.keeper.keys.stats
+                if len(result.stored) > listed:
+                    pipe.hincrby(stats, StatsFields.ITEMS_STORED, len(result.stored) - listed)
+                if listed:  # cards of listing pages: observations, not items of their own
+                    pipe.hincrby(stats, StatsFields.LISTED_STORED, listed)
+                pipe.execute()
             except Exception as exc:  # noqa: BLE001 - a lost count must not lose the batch
                 logger.warning(
                     "Could not count %d stored items in Redis: %s", len(result.stored), exc
@@ -358,7 +364,11 @@ class BatchingStorePipeline(StoreBackend):
     def _batch_written(self, batch: list[Any], result: BatchResult) -> None:
         self.stats.inc_value("store/batches")
         if result.stored:
-            self.stats.inc_value("store/items_stored", len(result.stored))
+            listed = listed_count(batch, result.stored)
+            if len(result.stored) > listed:
+                self.stats.inc_value("store/items_stored", len(result.stored) - listed)
+            if listed:  # cards of listing pages, observations: counted apart
+                self.stats.inc_value("store/listed_stored", listed)
         if result.rejected:
             self.stats.inc_value("store/items_rejected", len(result.rejected))
             for position, reason in result.rejected:

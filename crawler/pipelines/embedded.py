@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
 import sqlite3
 import time
@@ -16,7 +17,19 @@ from crawler import defaults
 from crawler.items import OFFER_FIELDS
 from crawler.pipelines.batching import BatchingStorePipeline
 from crawler.pipelines.errors import ErrorKind
-from crawler.pipelines.product_record import ROW_COLUMNS, ProductRecord, latest_by_url
+from crawler.pipelines.listed_record import (
+    LISTING,
+    PAGE,
+    ListedRecord,
+    observe,
+    page_reading_is_new,
+)
+from crawler.pipelines.product_record import (
+    ROW_COLUMNS,
+    ProductRecord,
+    data_as_json,
+    latest_by_url,
+)
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -51,13 +64,25 @@ CREATE TABLE IF NOT EXISTS product_price_history (
 CREATE INDEX IF NOT EXISTS product_price_history_url_seen_at
     ON product_price_history (url, seen_at);
 """
+#: the history's columns added since its first version: (name, declaration), added to an
+#: older file's table on first use (SQLite has no ADD COLUMN IF NOT EXISTS)
+ADDED_HISTORY_COLUMNS = (("source", "TEXT NOT NULL DEFAULT 'page'"), ("listing_url", "TEXT"))
 
 # The row's columns: crawler.items.COLUMNS, then data (see crawler.pipelines.product_record).
 _COLUMNS = (*ROW_COLUMNS, "first_seen", "last_seen")
-_HISTORY_COLUMNS = ("url", *OFFER_FIELDS, "worker", "seen_at")
+_HISTORY_COLUMNS = ("url", *OFFER_FIELDS, "worker", "seen_at", "source", "listing_url")
 _UPDATES = "".join(f"\n    {column} = excluded.{column}," for column in ROW_COLUMNS[1:])
 
-_SELECT_OFFER = f"SELECT {', '.join(OFFER_FIELDS)} FROM products WHERE url = ?"
+_SELECT_OFFER = f"SELECT {', '.join(OFFER_FIELDS)}, data FROM products WHERE url = ?"
+_INSERT_LISTED = """
+INSERT INTO products (url, name, price, currency, availability, worker, data, first_seen,
+    last_seen)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+"""
+_UPDATE_LISTED = """
+UPDATE products SET price = ?, currency = ?, availability = ?, data = ?, last_seen = ?
+WHERE url = ?
+"""
 _UPSERT = f"""
 INSERT INTO products
     ({", ".join(_COLUMNS)})
@@ -106,7 +131,9 @@ class EmbeddedStorePipeline(BatchingStorePipeline):
     the same tables as PostgreSQL (``products``, ``product_price_history``)
     with SQLite types: ``price`` is exact decimal TEXT (``"19.90"``; sort with
     ``CAST(price AS REAL)``), ``data`` is the item as JSON text (query it with
-    ``json_extract``), times are ISO 8601 UTC text.
+    ``json_extract``), times are ISO 8601 UTC text. The history's ``source`` and
+    ``listing_url`` columns (listed products: :mod:`crawler.pipelines.listed_record`)
+    are added to a file of an earlier version on first use.
 
     Several worker processes on one machine share the file safely: WAL journal
     (readers never block the writer), ``busy_timeout`` of 30 s, and each batch
@@ -158,6 +185,7 @@ class EmbeddedStorePipeline(BatchingStorePipeline):
                 for statement in self.schema_sql.split(";"):
                     if statement.strip():
                         conn.execute(statement)
+                self._add_columns(conn)
             except BaseException:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
@@ -168,6 +196,16 @@ class EmbeddedStorePipeline(BatchingStorePipeline):
             conn.close()
             raise
         self.conn = conn
+
+    def _add_columns(self, conn: sqlite3.Connection) -> None:
+        """The history's columns a file of an earlier version lacks, added (a store of
+        products only: a quote store's tables are others)."""
+        if "product_price_history" not in self.schema_sql:
+            return
+        have = {row[1] for row in conn.execute("PRAGMA table_info(product_price_history)")}
+        for name, declaration in ADDED_HISTORY_COLUMNS:
+            if name not in have:
+                conn.execute(f"ALTER TABLE product_price_history ADD COLUMN {name} {declaration}")
 
     @staticmethod
     def _set_wal(conn: sqlite3.Connection) -> None:
@@ -206,17 +244,47 @@ class EmbeddedStorePipeline(BatchingStorePipeline):
             return ErrorKind.OUTAGE
         return None
 
-    def write_records(self, records: list[ProductRecord]) -> dict[str, str]:
+    def write_records(self, records: list[Any]) -> dict[str, str]:
         conn = self.conn
         assert conn is not None, "write_records() before connect()"
         now = dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
+        products = [r for r in records if isinstance(r, ProductRecord)]
         with write_transaction(conn):
-            for r in latest_by_url(records):
+            for r in latest_by_url(products):
                 old = conn.execute(_SELECT_OFFER, (r.url,)).fetchone()
                 conn.execute(_UPSERT, (*map(_sqlite_value, r.row()), now, now))
-                if old is None or not r.same_offer(*old):
+                if (
+                    old is None
+                    or not r.same_offer(*old[:-1])
+                    or page_reading_is_new(json.loads(old[-1]))
+                ):
                     crawled = r.crawled_at
                     seen_at = crawled.isoformat(timespec="milliseconds") if crawled else now
                     offer = map(_sqlite_value, r.offer())
-                    conn.execute(_HISTORY, (r.url, *offer, r.worker, seen_at))
+                    conn.execute(_HISTORY, (r.url, *offer, r.worker, seen_at, PAGE, None))
+            for listed in records:
+                if isinstance(listed, ListedRecord):
+                    self._observe(conn, listed, now)
         return {}
+
+    @staticmethod
+    def _observe(conn: sqlite3.Connection, r: ListedRecord, now: str) -> None:
+        """A listed product: an observation of its product's row
+        (:func:`crawler.pipelines.listed_record.observe`)."""
+        old = conn.execute(_SELECT_OFFER, (r.url,)).fetchone()
+        stored = None if old is None else (*old[:-1], json.loads(old[-1]))
+        seen = observe(r, stored)
+        if seen is None:
+            return
+        price, data = decimal_text(seen.price), data_as_json(seen.data)
+        if seen.new:
+            conn.execute(_INSERT_LISTED, (r.url, r.name, price, seen.currency,
+                                          seen.availability, r.worker, data, now, now))
+        else:
+            conn.execute(_UPDATE_LISTED, (price, seen.currency, seen.availability, data, now,
+                                          r.url))
+        if seen.history:
+            when = r.seen_at
+            seen_at = when.isoformat(timespec="milliseconds") if when else now
+            conn.execute(_HISTORY, (r.url, price, seen.currency, seen.availability, r.worker,
+                                    seen_at, LISTING, r.listing_url))

@@ -21,6 +21,13 @@ from crawler.config import redact_dsn
 from crawler.items import OFFER_FIELDS
 from crawler.pipelines.batching import BatchingStorePipeline
 from crawler.pipelines.errors import ErrorKind
+from crawler.pipelines.listed_record import (
+    LISTING,
+    PAGE,
+    ListedRecord,
+    observe,
+    page_reading_is_new,
+)
 from crawler.pipelines.product_record import ProductRecord, latest_by_url
 
 if TYPE_CHECKING:
@@ -31,7 +38,7 @@ logger = logging.getLogger(__name__)
 
 DUPLICATE_KEY_CODES = (11000, 11001)
 CONFLICT_ROUNDS = 5
-_OFFER_PROJECTION = {"_id": 0, "url": 1, **{name: 1 for name in OFFER_FIELDS}}
+_OFFER_PROJECTION = {"_id": 0, "url": 1, "reading": 1, **{name: 1 for name in OFFER_FIELDS}}
 
 
 class WriteConflict(Exception):
@@ -68,7 +75,9 @@ class MongoUpsertPipeline(BatchingStorePipeline):
       ``Decimal128`` (exact, and compared as a number by MongoDB), ``worker``,
       ``first_seen`` (set on insert only) and ``last_seen``;
     * ``price_history``: ``{url, price, currency, availability, worker,
-      seen_at}``, a document when a product is first seen and whenever a
+      seen_at, source, listing_url}`` (``source``: ``page``, or ``listing`` for a
+      listed product read on ``listing_url``: :mod:`crawler.pipelines.listed_record`),
+      a document when a product is first seen and whenever a
       re-crawl sees a different price, currency or availability (``seen_at``:
       the crawl time, the item's ``crawled_at``); index on ``(url, seen_at)``.
 
@@ -143,10 +152,12 @@ class MongoUpsertPipeline(BatchingStorePipeline):
             return ErrorKind.OUTAGE
         return None
 
-    def write_records(self, records: list[ProductRecord]) -> dict[str, str]:
+    def write_records(self, records: list[Any]) -> dict[str, str]:
         assert self.products is not None, "write_records() before connect()"
         self._send_history_backlog()
         now = dt.datetime.now(dt.UTC)
+        listed = [r for r in records if isinstance(r, ListedRecord)]
+        records = [r for r in records if isinstance(r, ProductRecord)]
         todo = {record.url: record for record in latest_by_url(records)}
         refused: dict[str, str] = {}
         history: list[dict[str, Any]] = []
@@ -154,6 +165,8 @@ class MongoUpsertPipeline(BatchingStorePipeline):
             if not todo:
                 break
             todo = self._write_round(todo, now, refused, history)
+        for record in sorted(listed, key=lambda r: r.url):
+            self._observe(record, now, history)
         if history:
             self._history_backlog = history
             self._send_history_backlog()
@@ -184,7 +197,12 @@ class MongoUpsertPipeline(BatchingStorePipeline):
                 operations.append(
                     UpdateOne(
                         {"url": url, **expected},
-                        {"$set": document, "$setOnInsert": {"first_seen": now}},
+                        {
+                            "$set": document,
+                            "$setOnInsert": {"first_seen": now},
+                            # the page's item replaces a listing's reading (listed_record)
+                            "$unset": {"source": "", "reading": ""},
+                        },
                         upsert=True,
                     )
                 )
@@ -194,13 +212,50 @@ class MongoUpsertPipeline(BatchingStorePipeline):
             record, error = todo[url], errors.get(index)
             if error is None:
                 old = previous.get(url)
-                if old is None or not record.same_offer(*_offer(old)):
+                if (
+                    old is None
+                    or not record.same_offer(*_offer(old))
+                    or page_reading_is_new(old)
+                ):
                     history.append(self._history_document(record, now))
             elif error.get("code") in DUPLICATE_KEY_CODES:
                 again[url] = record
             else:
                 refused[url] = refusal(error)
         return again
+
+    def _observe(
+        self, record: ListedRecord, now: dt.datetime, history: list[dict[str, Any]]
+    ) -> None:
+        """A listed product: an observation of its product's document
+        (:func:`crawler.pipelines.listed_record.observe`)."""
+        old = self.products.find_one({"url": record.url}, {"_id": 0, "first_seen": 0})
+        stored = None if old is None else (*_offer(old), _plain(old))
+        seen = observe(record, stored)
+        if seen is None:
+            return
+        document = {key: value for key, value in seen.data.items() if key != "url"}
+        document.update(price=to_decimal128(seen.price), last_seen=now)
+        document.setdefault("worker", record.worker)
+        self.products.update_one(
+            {"url": record.url},
+            {"$set": document, "$setOnInsert": {"first_seen": now}},
+            upsert=True,
+        )
+        if seen.history:
+            history.append(
+                {
+                    "_id": ObjectId(),
+                    "url": record.url,
+                    "price": to_decimal128(seen.price),
+                    "currency": seen.currency,
+                    "availability": seen.availability,
+                    "worker": record.worker,
+                    "seen_at": record.seen_at or now,
+                    "source": LISTING,
+                    "listing_url": record.listing_url,
+                }
+            )
 
     def _send_history_backlog(self) -> None:
         if not self._history_backlog:
@@ -235,6 +290,7 @@ class MongoUpsertPipeline(BatchingStorePipeline):
             **offer,  # price (as Decimal128), currency, availability
             "worker": record.worker,
             "seen_at": record.crawled_at or now,
+            "source": PAGE,
         }
 
 
@@ -255,6 +311,13 @@ def bulk_write_errors(collection: Any, operations: list[Any]) -> dict[int, dict[
 def refusal(error: dict[str, Any]) -> str:
     """The reason of a document MongoDB refused (a dead letter's)."""
     return f"MongoDB refused the document: {error.get('errmsg', error)}"
+
+
+def _plain(document: dict[str, Any]) -> dict[str, Any]:
+    """A stored document as the item's data (``Decimal128`` as float, as in ``data``)."""
+    return {
+        k: float(v.to_decimal()) if isinstance(v, Decimal128) else v for k, v in document.items()
+    }
 
 
 def _offer(document: dict[str, Any]) -> tuple[Any, ...]:

@@ -15,7 +15,13 @@ from crawler.config import redact_dsn
 from crawler.items import OFFER_FIELDS
 from crawler.pipelines.batching import BatchingStorePipeline
 from crawler.pipelines.errors import ErrorKind
-from crawler.pipelines.product_record import ROW_COLUMNS, ProductRecord, latest_by_url
+from crawler.pipelines.listed_record import LISTING, PAGE, ListedRecord, observe
+from crawler.pipelines.product_record import (
+    ROW_COLUMNS,
+    ProductRecord,
+    data_as_json,
+    latest_by_url,
+)
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -50,6 +56,8 @@ CREATE TABLE IF NOT EXISTS product_price_history (
 );
 CREATE INDEX IF NOT EXISTS product_price_history_url_seen_at
     ON product_price_history (url, seen_at);
+ALTER TABLE product_price_history ADD COLUMN IF NOT EXISTS source text NOT NULL DEFAULT 'page';
+ALTER TABLE product_price_history ADD COLUMN IF NOT EXISTS listing_url text;
 """
 
 # The row's columns (crawler.items.COLUMNS, then data), with the casts of their values.
@@ -65,8 +73,22 @@ ON CONFLICT (url) DO NOTHING
 RETURNING url
 """
 _LOCK_EXISTING = f"""
-SELECT url, {_OFFER} FROM products
+SELECT url, {_OFFER}, data->'reading'->>'source' FROM products
 WHERE url = ANY(%s) ORDER BY url FOR UPDATE
+"""
+_LOCK_OBSERVED = f"""
+SELECT url, {_OFFER}, data FROM products
+WHERE url = ANY(%s) ORDER BY url FOR UPDATE
+"""
+_INSERT_LISTED = """
+INSERT INTO products (url, name, price, currency, availability, worker, data, first_seen, last_seen)
+VALUES (%s, %s, %s::numeric, %s, %s, %s, %s::jsonb, now(), now())
+ON CONFLICT (url) DO NOTHING
+"""
+_UPDATE_LISTED = """
+UPDATE products SET price = %s::numeric, currency = %s, availability = %s, data = %s::jsonb,
+    last_seen = now()
+WHERE url = %s
 """
 _UPSERT = f"""
 INSERT INTO products ({_COLUMNS}, first_seen, last_seen)
@@ -74,7 +96,7 @@ SELECT v.*, now(), now() FROM (VALUES %s) AS v({_COLUMNS}) ORDER BY v.url
 ON CONFLICT (url) DO UPDATE SET{_UPDATES}
     last_seen = EXCLUDED.last_seen
 """
-_HISTORY_COLUMNS = ("url", *OFFER_FIELDS, "worker")
+_HISTORY_COLUMNS = ("url", *OFFER_FIELDS, "worker", "source", "listing_url")
 _HISTORY = f"""
 INSERT INTO product_price_history ({", ".join(_HISTORY_COLUMNS)}, seen_at)
 VALUES %s
@@ -112,10 +134,15 @@ class PostgresUpsertPipeline(BatchingStorePipeline):
       ``availability``, ``sku``, ``worker``; the whole JSON-ready item as
       ``data`` (jsonb); ``first_seen`` (kept) and ``last_seen`` (updated).
     * ``product_price_history``: ``(url, price, currency, availability,
-      worker, seen_at)``, a row when a product is first seen and whenever a
-      re-crawl sees a different price (compared as a number), currency or
-      availability; ``seen_at`` is the crawl time (the item's ``crawled_at``).
-      Index on ``(url, seen_at)``.
+      worker, seen_at, source, listing_url)``, a row when a product is first seen and
+      whenever a re-crawl sees a different price (compared as a number), currency or
+      availability; ``seen_at`` is the crawl time (the item's ``crawled_at``);
+      ``source``: ``page`` (the product page) or ``listing`` (a listed product, read
+      on ``listing_url``; :mod:`crawler.pipelines.listed_record`), columns added to a
+      table of an earlier version on first use. Index on ``(url, seen_at)``.
+
+    Listed products (cards of listing pages) are observations of their products'
+    rows, written after the batch's products (:func:`~crawler.pipelines.listed_record.observe`).
 
     One transaction per batch, with the rows sorted by url (no deadlocks
     between workers): ``INSERT ... ON CONFLICT DO NOTHING RETURNING url`` finds
@@ -198,8 +225,49 @@ class PostgresUpsertPipeline(BatchingStorePipeline):
                 logger.debug("Deadlock or serialisation failure, writing the batch again")
         return {}  # pragma: no cover - the loop returns or raises
 
+    @classmethod
+    def _upsert(cls, cur: psycopg2.extensions.cursor, records: list[Any]) -> None:
+        products = [r for r in records if isinstance(r, ProductRecord)]
+        if products:
+            cls._upsert_products(cur, products)
+        listed = [r for r in records if isinstance(r, ListedRecord)]
+        if listed:
+            cls._observe_listed(cur, listed)
+
     @staticmethod
-    def _upsert(cur: psycopg2.extensions.cursor, records: list[Any]) -> None:
+    def _observe_listed(cur: psycopg2.extensions.cursor, records: list[ListedRecord]) -> None:
+        """Listed products: observations of their products' rows
+        (:func:`crawler.pipelines.listed_record.observe`), one url at a time, in url order."""
+        by_url: dict[str, list[ListedRecord]] = {}
+        for record in records:
+            by_url.setdefault(record.url, []).append(record)
+        cur.execute(_LOCK_OBSERVED, (sorted(by_url),))
+        stored = {url: (price, currency, availability, data) for url, price, currency,
+                  availability, data in cur}
+        history = []
+        for url in sorted(by_url):
+            for record in by_url[url]:
+                seen = observe(record, stored.get(url))
+                if seen is None:
+                    continue
+                data_json = data_as_json(seen.data)
+                if seen.new:
+                    cur.execute(_INSERT_LISTED, (url, record.name, seen.price, seen.currency,
+                                                 seen.availability, record.worker, data_json))
+                else:
+                    cur.execute(_UPDATE_LISTED, (seen.price, seen.currency, seen.availability,
+                                                 data_json, url))
+                stored[url] = (seen.price, seen.currency, seen.availability, seen.data)
+                if seen.history:
+                    history.append((url, seen.price, seen.currency, seen.availability,
+                                    record.worker, LISTING, record.listing_url,
+                                    record.crawled_at))
+        if history:
+            execute_values(cur, _HISTORY, history, template=_HISTORY_TEMPLATE,
+                           page_size=len(history))
+
+    @staticmethod
+    def _upsert_products(cur: psycopg2.extensions.cursor, records: list[Any]) -> None:
         rows: list[ProductRecord] = latest_by_url(records)
         values = [r.row() for r in rows]
         inserted = execute_values(
@@ -208,9 +276,14 @@ class PostgresUpsertPipeline(BatchingStorePipeline):
         new_urls = {url for (url,) in inserted}
         existing = [r for r in rows if r.url not in new_urls]
         changed = [r for r in rows if r.url in new_urls]
+        listed_before: set[str] = set()  # rows whose latest reading was a listing's
         if existing:
             cur.execute(_LOCK_EXISTING, ([r.url for r in existing],))
-            previous = {url: tuple(offer) for url, *offer in cur}
+            previous = {}
+            for url, *offer, source in cur:
+                previous[url] = tuple(offer)
+                if source == LISTING:
+                    listed_before.add(url)
             execute_values(
                 cur,
                 _UPSERT,
@@ -219,13 +292,17 @@ class PostgresUpsertPipeline(BatchingStorePipeline):
                 page_size=len(existing),
             )
             changed.extend(
-                r for r in existing if r.url not in previous or not r.same_offer(*previous[r.url])
+                r
+                for r in existing
+                if r.url not in previous
+                or not r.same_offer(*previous[r.url])
+                or r.url in listed_before
             )
         if changed:
             execute_values(
                 cur,
                 _HISTORY,
-                [(r.url, *r.offer(), r.worker, r.crawled_at) for r in changed],
+                [(r.url, *r.offer(), r.worker, PAGE, None, r.crawled_at) for r in changed],
                 template=_HISTORY_TEMPLATE,
                 page_size=len(changed),
             )

@@ -133,14 +133,19 @@ class ProductRecord:
     @property
     def crawled_at(self) -> dt.datetime | None:
         """When the page was fetched (the item's ``crawled_at``, UTC), if it says."""
-        value = self.data.get("crawled_at")
-        if not isinstance(value, str):
-            return None
-        try:
-            when = dt.datetime.fromisoformat(value)
-        except ValueError:
-            return None
-        return when.replace(tzinfo=dt.UTC) if when.tzinfo is None else when.astimezone(dt.UTC)
+        return utc_time(self.data.get("crawled_at"))
+
+
+def utc_time(value: Any) -> dt.datetime | None:
+    """An item's ISO 8601 time (``crawled_at``) in UTC (naive: taken as UTC); None when
+    it is no such text."""
+    if not isinstance(value, str):
+        return None
+    try:
+        when = dt.datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return when.replace(tzinfo=dt.UTC) if when.tzinfo is None else when.astimezone(dt.UTC)
 
 
 def latest_by_url(records: Sequence[ProductRecord]) -> list[ProductRecord]:

@@ -11,7 +11,7 @@ from scrapy_redis.connection import get_redis_from_settings
 
 from crawler import defaults
 from crawler.config import worker_id
-from crawler.itemkinds import PRODUCT, ItemKind, kind_of
+from crawler.itemkinds import LISTED_PRODUCT, LISTED_VALID, PRODUCT, ItemKind, kind_of, kind_of_item
 from crawler.keys import CrawlKeys
 from crawler.pipelines.rejects import RejectedItemKeeper
 from crawler.schema import validation_errors, validator_of
@@ -29,7 +29,9 @@ MAX_REASON_LENGTH = 500
 class ItemValidationPipeline:
     """Validates every item against the schema of the spider's item kind
     (:mod:`crawler.itemkinds`): ``crawler/schema/product.schema.json`` for the
-    ``ecommerce`` spider, ``quote.schema.json`` for ``finance``.
+    ``ecommerce`` spider, ``quote.schema.json`` for ``finance``; an item of the
+    ``ecommerce`` spider that names its listing page is a listed product
+    (``listed_product.schema.json``, :func:`crawler.itemkinds.kind_of_item`).
 
     The schema is loaded and checked once, when the pipeline is built: a broken
     schema stops the worker at start-up. Each item is validated through
@@ -58,6 +60,8 @@ class ItemValidationPipeline:
         spidercls = getattr(crawler, "spidercls", None)
         self.kind = kind or (kind_of(spidercls) if spidercls is not None else PRODUCT)
         validator_of(self.kind.name)  # load and check the schema now, not on the first item
+        if self.kind is PRODUCT:  # listed products come beside products
+            validator_of(LISTED_PRODUCT.name)
         self.crawler = crawler
         self.stats = crawler.stats
         self.worker = worker_id(crawler.settings)
@@ -90,9 +94,12 @@ class ItemValidationPipeline:
             self.server = None
 
     def process_item(self, item: Any) -> Any:
-        problems = validation_errors(item, self.kind.name)
+        kind = kind_of_item(item, self.kind)
+        problems = validation_errors(item, kind.name)
         if not problems:
             self.stats.inc_value("validation/items_valid")
+            if kind is LISTED_PRODUCT:  # counted apart from the items (workerstats)
+                self.stats.inc_value(LISTED_VALID)
             return item
         self.stats.inc_value("validation/items_invalid")
         for problem in problems:
@@ -101,7 +108,7 @@ class ItemValidationPipeline:
         self.keeper.keep_all([(item, problems)])
         url = ItemAdapter(item).get("url") if ItemAdapter.is_item(item) else None
         summary = "; ".join(f"{p.field or 'item'}: {p.message}" for p in problems)
-        reason = f"Invalid {self.kind.name} {url or '(no url)'}: {summary}".replace("\n", " ")
+        reason = f"Invalid {kind.name} {url or '(no url)'}: {summary}".replace("\n", " ")
         if len(reason) > MAX_REASON_LENGTH:
             reason = reason[: MAX_REASON_LENGTH - 3] + "..."
         raise DropItem(reason)

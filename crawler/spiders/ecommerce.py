@@ -17,9 +17,11 @@ from typing import Any, ClassVar
 from scrapy.http import TextResponse
 
 from crawler.extensions.siteevidence import SiteEvidenceStore
-from crawler.extraction import extract
-from crawler.itemkinds import PRODUCT
+from crawler.extraction import extract, read_listing
+from crawler.extraction.product import Extraction
+from crawler.itemkinds import LISTED_KEY, PRODUCT
 from crawler.keys import SPIDER_NAME
+from crawler.listings import ListingMemory, shown_fields
 from crawler.sites import site_key
 from crawler.spiders.base import DistributedSpider
 from crawler.spiders.redischeck import ClusterLayoutMismatch, RedisUnavailable, check_redis
@@ -45,3 +47,32 @@ class EcommerceSpider(DistributedSpider):
                 return  # read again once the site is known (EvidenceRetryMiddleware); counted then
         if self.accepted(response, result) and result.product is not None:
             yield result.product
+        elif result.rejected == "listing":
+            yield from self.listed_products(response, result)
+
+    #: the fields of a card whose absence sends ``recrawl --listings`` to the product page
+    REFRESHED_FIELDS: ClassVar[tuple[str, ...]] = ("price", "availability")
+
+    def listed_products(
+        self, response: TextResponse, result: Extraction
+    ) -> Iterator[dict[str, Any]]:
+        """The listed products of a page typed as a listing (one per card,
+        :func:`crawler.extraction.read_listing`), each naming its listing page; the page
+        and what each card showed are recorded for ``recrawl --listings``
+        (:class:`~crawler.listings.ListingMemory`)."""
+        try:
+            cards = read_listing(response, result)
+        except Exception as exc:  # the page's links are still followed
+            self.crawler.stats.inc_value("extraction/errors/listing")
+            self.logger.warning("Reading the cards of %s failed (%r)", response.url, exc)
+            return
+        if not cards:
+            return
+        self.crawler.stats.inc_value("listing/pages")
+        self.crawler.stats.inc_value("listing/products", len(cards))
+        ListingMemory(self.server, self.keys).record(
+            response.url, [(c["url"], shown_fields(c, self.REFRESHED_FIELDS)) for c in cards]
+        )
+        for card in cards:
+            card[LISTED_KEY] = response.url
+            yield card

@@ -1,7 +1,9 @@
-"""``python -m master recrawl --older-than 6h`` / ``--changed`` / ``--every 5m``: fetch again
-the items not seen lately, those the site's sitemaps say changed since they were last
-seen (``lastmod`` newer than ``last_seen``; :mod:`master.freshness`), or every stored
-item at an interval, for as long as the command runs.
+"""``python -m master recrawl --older-than 6h`` / ``--changed`` / ``--every 5m`` /
+``--listings``: fetch again the items not seen lately, those the site's sitemaps say
+changed since they were last seen (``lastmod`` newer than ``last_seen``;
+:mod:`master.freshness`), every stored item at an interval, for as long as the command
+runs, or refresh them from the listing pages the crawl read (``--listings``, once or
+``--every``: :mod:`master.listings`; the listing pages instead of the item pages).
 
 The items are the spider's (``--spider``: products for ``ecommerce``, quotes for
 ``finance``, read from their store: :mod:`master.quotestore`). ``--every 5m`` is
@@ -42,7 +44,8 @@ import datetime as dt
 import signal
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urldefrag
@@ -56,6 +59,7 @@ from crawler.scheduling.lanes import keep_requests
 from crawler.sites import site_key
 from master.clusterscan import queue_label
 from master.durations import parse_duration
+from master.listings import refresh_round
 from master.quotestore import open_item_store
 from master.stores import StoreError, add_store_options, read_errors
 
@@ -141,6 +145,42 @@ def _changed(store: Any, args: argparse.Namespace) -> tuple[Iterator[str], str, 
     return changed_products(store.last_seen(), fetcher), "whose sitemap lastmod is newer", fetcher
 
 
+def _open_store(args: argparse.Namespace, kind: ItemKind) -> Any:
+    """The store of the spider's items, or None when it cannot be opened (said)."""
+    try:
+        return open_item_store(args, kind)
+    except StoreError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return None
+
+
+def _rounds(
+    store: Any, one_round: Callable[[int], Any], interval: float | None, most: int
+) -> tuple[int, int]:
+    """``one_round(n)`` now and every ``interval`` seconds (None: once) until Ctrl-C,
+    SIGTERM or ``most`` rounds (0: no limit); (rounds made, exit status). The store is
+    closed at the end."""
+    previous = signal.signal(signal.SIGTERM, _stop)
+    rounds = 0
+    try:
+        while True:
+            started = time.monotonic()
+            one_round(rounds + 1)
+            rounds += 1
+            if interval is None or (most and rounds >= most):
+                break
+            _sleep_until(started + interval)
+    except KeyboardInterrupt:
+        print(f"stopped after {rounds} rounds", flush=True)
+    except read_errors() as exc:
+        print(f"error: reading {store.location} failed: {exc}".rstrip(), file=sys.stderr)
+        return rounds, 1
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        store.close()
+    return rounds, 0
+
+
 def _stop(signum: int, frame: object) -> None:
     raise KeyboardInterrupt  # SIGTERM ends the rounds as Ctrl-C does
 
@@ -161,47 +201,73 @@ def cmd_every(ctx: Context, args: argparse.Namespace, kind: ItemKind) -> int:
     if interval.total_seconds() <= 0:
         print("error: --every: the interval must be more than 0", file=sys.stderr)
         return 2
-    try:
-        store = open_item_store(args, kind)
-    except StoreError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    store = _open_store(args, kind)
+    if store is None:
         return 1
-    previous = signal.signal(signal.SIGTERM, _stop)
-    rounds = queued_total = 0
-    try:
-        ensure_layout(ctx.client, ctx.keys)
-        while True:
-            started = time.monotonic()
-            cutoff = dt.datetime.now(dt.UTC) - age
-            stale = pages_of(store.urls_seen_before(cutoff))
-            seen, queued = queue_again(ctx.client, ctx.keys, stale)
-            rounds += 1
-            queued_total += queued
-            print(
-                f"{dt.datetime.now():%Y-%m-%d %H:%M:%S} round {rounds}: queued {queued} of {seen} "
-                f"pages of {kind.plural} last seen before {cutoff:%H:%M:%S} UTC "
-                f"({seen - queued} were queued already) into {queue_label(ctx.keys)}",
-                flush=True,
-            )
-            if args.rounds and rounds >= args.rounds:
-                break
-            _sleep_until(started + interval.total_seconds())
-    except KeyboardInterrupt:
-        print(f"stopped after {rounds} rounds", flush=True)
-    except read_errors() as exc:
-        print(f"error: reading {store.location} failed: {exc}".rstrip(), file=sys.stderr)
-        return 1
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-        store.close()
+    ensure_layout(ctx.client, ctx.keys)
+    queued_total = 0
+
+    def one_round(number: int) -> None:
+        nonlocal queued_total
+        cutoff = dt.datetime.now(dt.UTC) - age
+        stale = pages_of(store.urls_seen_before(cutoff))
+        seen, queued = queue_again(ctx.client, ctx.keys, stale)
+        queued_total += queued
+        print(
+            f"{dt.datetime.now():%Y-%m-%d %H:%M:%S} round {number}: queued {queued} of {seen} "
+            f"pages of {kind.plural} last seen before {cutoff:%H:%M:%S} UTC "
+            f"({seen - queued} were queued already) into {queue_label(ctx.keys)}",
+            flush=True,
+        )
+
+    rounds, status = _rounds(store, one_round, interval.total_seconds(), args.rounds)
+    if status:
+        return status
     print(f"queued {queued_total} pages in {rounds} rounds every {args.every}")
     return 0
 
 
+def cmd_listings(ctx: Context, args: argparse.Namespace, kind: ItemKind) -> int:
+    """``--listings``: one refresh from listings, or one every ``--every``."""
+    interval = None
+    if args.every:
+        try:
+            interval = parse_duration(args.every).total_seconds()
+        except ValueError as exc:
+            print(f"error: --every: {exc}", file=sys.stderr)
+            return 2
+        if interval <= 0:
+            print("error: --every: the interval must be more than 0", file=sys.stderr)
+            return 2
+    store = _open_store(args, kind)
+    if store is None:
+        return 1
+    every = None if args.dry_run else interval
+    def one_round(_: int) -> None:
+        if not args.dry_run:
+            ensure_layout(ctx.client, ctx.keys)
+        queue = partial(queue_again, ctx.client, ctx.keys)
+        refresh_round(ctx.client, ctx.keys, store.products(), kind, queue, args.dry_run)
+
+    _, status = _rounds(store, one_round, every, args.rounds)
+    return status
+
+
 def cmd_recrawl(ctx: Context, args: argparse.Namespace) -> int:
     kind = kind_of_spider(ctx.keys.spider)
+    if args.listings:
+        if args.changed or args.older_than:
+            print("error: --listings goes with --every only", file=sys.stderr)
+            return 2
+        if args.rounds and not args.every:
+            print("error: --rounds goes with --every", file=sys.stderr)
+            return 2
+        return cmd_listings(ctx, args, kind)
     if not (args.every or args.changed or args.older_than):
-        print("error: one of --older-than, --changed, --every is required", file=sys.stderr)
+        print(
+            "error: one of --older-than, --changed, --every, --listings is required",
+            file=sys.stderr,
+        )
         return 2
     if args.changed and args.older_than:
         print("error: --changed and --older-than do not go together", file=sys.stderr)
@@ -219,10 +285,8 @@ def cmd_recrawl(ctx: Context, args: argparse.Namespace) -> int:
             print(f"error: --older-than: {exc}", file=sys.stderr)
             return 2
         cutoff -= age
-    try:
-        store = open_item_store(args, kind)
-    except StoreError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    store = _open_store(args, kind)
+    if store is None:
         return 1
     what = f"last seen before {cutoff:%Y-%m-%d %H:%M:%S} UTC"
     try:
@@ -285,6 +349,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "applies to every sitemap fetched)",
     )
     parser.add_argument(
+        "--listings",
+        action="store_true",
+        help="refresh from listings: queue again the listing pages the crawl read (their "
+        "cards update prices and stock) and the item pages only of items no listing showed "
+        "or whose card lacks a field the item has (a price, a stock state); with --every: "
+        "every DURATION",
+    )
+    parser.add_argument(
         "--dry-run",
         action="store_true",
         help="print the stale URLs on stdout and queue nothing",
@@ -296,7 +368,8 @@ def register(commands: Subcommands) -> None:
     parser = commands.add(
         "recrawl",
         help="queue again the items not seen for longer than DURATION, changed according "
-        "to their sitemaps, or all of them every DURATION (quotes: --spider finance --every 5m)",
+        "to their sitemaps, or all of them every DURATION (quotes: --spider finance --every 5m), "
+        "or refresh them from listing pages (--listings)",
         description=(
             "Queue the spider's stored URLs (products; --spider finance: quotes) whose "
             "last_seen is older than DURATION (--older-than), or whose sitemap lastmod is "
@@ -305,12 +378,16 @@ def register(commands: Subcommands) -> None:
             "those URLs only, so the workers refetch them and record price changes. Run it "
             "from cron to keep prices fresh, or let --every run rounds at an interval until "
             "Ctrl-C: each queues what was not seen for half the interval (--older-than), "
-            "so each quote is observed once per interval."
+            "so each quote is observed once per interval. --listings refreshes prices and "
+            "stock from the listing pages the crawl read instead (requests per refreshed "
+            "product: status, report)."
         ),
         examples=[
             "recrawl --older-than 6h",
             "recrawl --older-than 2d --dry-run",
             "recrawl --changed",
+            "recrawl --listings",
+            "recrawl --listings --every 1d",
             "recrawl --spider finance --every 5m",
             "recrawl --spider finance --older-than 1h",
             "recrawl --older-than 12h --postgres-dsn postgresql://crawler@db/crawler",

@@ -54,7 +54,8 @@
 
   // --- status, workers ------------------------------------------------------------
   const FIGURES = ["queued_requests", "pending_seeds", "in_flight", "seen_fingerprints", "live_workers",
-    "pages_per_min", "items_stored", "items_invalid", "dead_letters", "browser_queued"];
+    "pages_per_min", "items_stored", "listed_products", "items_invalid", "dead_letters",
+    "browser_queued"];
 
   async function loadStatus() {
     const status = await api("/status");
