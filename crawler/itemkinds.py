@@ -23,17 +23,20 @@ from typing import Any
 
 @dataclass(frozen=True)
 class ItemKind:
-    """One kind of item: its name, its plural (tables, collections, messages), its schema."""
+    """One kind of item: its name, its plural (tables, collections, messages), its schema;
+    ``refreshed_fields``: the fields a listing's card must show of an item for
+    ``recrawl --listings`` to spare the item's own page (:mod:`crawler.listings`)."""
 
     name: str
     plural: str
+    refreshed_fields: tuple[str, ...] = ("price",)
 
     @property
     def schema_file(self) -> str:
         return f"{self.name}.schema.json"
 
 
-PRODUCT = ItemKind("product", "products")
+PRODUCT = ItemKind("product", "products", refreshed_fields=("price", "availability"))
 QUOTE = ItemKind("quote", "quotes")
 #: a product card of a listing page, yielded beside products (crawler.items.ListedProduct)
 LISTED_PRODUCT = ItemKind("listed_product", "listed products")

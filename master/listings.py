@@ -6,9 +6,10 @@ The workers remember the listing pages they read and what each card showed
 listing pages again (their cards update the items' prices and stock: a tenth to a
 sixtieth of the requests of fetching every item page), and an item's own page only when
 no listing showed the item, or when its card lacks a field the stored item has (a
-price, a stock state: :data:`REFRESHED_FIELDS`). It records when it started and what it
-queued (``<s>:listings:refresh``); the workers count the items their listings showed
-since (``refreshed``), so the report gives the requests per refreshed item.
+price, a stock state: the item kind's ``refreshed_fields``,
+:class:`crawler.itemkinds.ItemKind`). It records when it started and what it queued
+(``<s>:listings:refresh``); the workers count the items their listings showed since
+(``refreshed``), so the report gives the requests per refreshed item.
 """
 
 from __future__ import annotations
@@ -28,9 +29,6 @@ from crawler.itemkinds import ItemKind
 from crawler.keys import CrawlKeys
 from master.clusterscan import queue_label
 
-#: the item fields a card must show for the item's page to be spared (products'; a
-#: spider whose listings show other fields passes its own)
-REFRESHED_FIELDS: tuple[str, ...] = ("price", "availability")
 _BATCH = 500
 
 
@@ -62,7 +60,7 @@ def plan_refresh(
     client: redis.Redis,
     keys: CrawlKeys,
     items: Iterable[dict[str, Any]],
-    fields: tuple[str, ...] = REFRESHED_FIELDS,
+    fields: tuple[str, ...],
 ) -> RefreshPlan:
     """The refresh of the stored ``items`` (their data, with ``url``): every listing
     page, and the pages of the items a listing does not refresh (see the module doc)."""
@@ -116,7 +114,7 @@ def refresh_round(
     """One refresh from listings (``recrawl --listings``): planned from the stored
     ``items``, started, and queued with ``queue`` (URLs -> (seen, newly queued)); with
     ``dry_run`` the URLs are printed and nothing is queued."""
-    plan = plan_refresh(client, keys, items)
+    plan = plan_refresh(client, keys, items, kind.refreshed_fields)
     pages = f"{len(plan.listing_pages)} listing pages and {len(plan.item_pages)} {kind.name} pages"
     if dry_run:
         for url in (*plan.listing_pages, *plan.item_pages):

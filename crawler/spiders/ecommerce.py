@@ -50,9 +50,6 @@ class EcommerceSpider(DistributedSpider):
         elif result.rejected == "listing":
             yield from self.listed_products(response, result)
 
-    #: the fields of a card whose absence sends ``recrawl --listings`` to the product page
-    REFRESHED_FIELDS: ClassVar[tuple[str, ...]] = ("price", "availability")
-
     def listed_products(
         self, response: TextResponse, result: Extraction
     ) -> Iterator[dict[str, Any]]:
@@ -70,8 +67,9 @@ class EcommerceSpider(DistributedSpider):
             return
         self.crawler.stats.inc_value("listing/pages")
         self.crawler.stats.inc_value("listing/products", len(cards))
+        fields = PRODUCT.refreshed_fields
         ListingMemory(self.server, self.keys).record(
-            response.url, [(c["url"], shown_fields(c, self.REFRESHED_FIELDS)) for c in cards]
+            response.url, [(c["url"], shown_fields(c, fields)) for c in cards]
         )
         for card in cards:
             card[LISTED_KEY] = response.url

@@ -18,8 +18,10 @@ fetches the stored quotes again at that interval.
 
 A market page (a table of instruments, one a row: :mod:`crawler.extraction.quotes.tables`)
 gives one quote per row; its reading says so (``QuoteExtraction.market_tables``), and
-the page is counted (``extraction/market_pages``): the one place where a market page
-is known as a listing of quotes.
+the page is counted (``extraction/market_pages``) and recorded as a listing of its rows'
+quotes (:class:`~crawler.listings.ListingMemory`), so ``python -m master recrawl --spider
+finance --listings [--every 5m]`` refreshes a market from its tables: the table pages
+again, and a quote's own page only when no table shows its symbol.
 """
 
 from __future__ import annotations
@@ -30,7 +32,9 @@ from typing import Any, ClassVar
 from scrapy.http import TextResponse
 
 from crawler.extraction.quotes import extract_quotes, is_endpoint, looks_like_quote_url
+from crawler.extraction.quotes.tables import SOURCE as TABLE_SOURCE
 from crawler.itemkinds import QUOTE
+from crawler.listings import ListingMemory, shown_fields
 from crawler.spiders.base import DistributedSpider
 
 
@@ -46,8 +50,18 @@ class FinanceSpider(DistributedSpider):
             self.crawler.stats.inc_value(f"extraction/rejected/{reason}", count)
         if result.market_tables:
             self.crawler.stats.inc_value("extraction/market_pages")
+            self.remember_market_page(response, result.quotes)
         if self.accepted(response, result):
             yield from result.quotes
+
+    def remember_market_page(self, response: TextResponse, quotes: list[dict[str, Any]]) -> None:
+        """Record a market page and the quotes its tables' rows gave (their price read
+        from the table: provenance ``table``) for ``recrawl --listings``."""
+        rows = [q for q in quotes if (q.get("provenance") or {}).get("price") == TABLE_SOURCE]
+        fields = QUOTE.refreshed_fields
+        ListingMemory(self.server, self.keys).record(
+            response.url, [(q["url"], shown_fields(q, fields)) for q in rows]
+        )
 
     def is_item_link(self, url: str) -> bool:
         return looks_like_quote_url(url)

@@ -1,5 +1,6 @@
 """Real ``finance`` workers read a market page: one quote per row of its table, observed
-again after the prices moved, the page fetched again by ``recrawl --spider finance --every``.
+again after the prices moved, the market refreshed from its table by ``recrawl --spider
+finance --listings`` (the watch list again, no quote's own page).
 
 The market page is the demo shop's watch list (``/market/watchlist.html``, 30
 instruments in six locales' price formats, its rows linked nowhere: each row's quote is
@@ -76,8 +77,9 @@ def test_a_market_page_of_30_instruments_gives_30_quotes_observed_again_after_pr
 
     shop.advance_market()  # every price moves
     wait_until(lambda: _served_tick(shop) == 1, CRAWL_TIMEOUT, "the shop's prices to move")
-    out = recrawl(crawl, "--every", "1h", "--older-than", "0s", "--rounds", "1")
-    assert "queued 1 of 1 pages of quotes" in out  # the 30 rows are one page
+    out = recrawl(crawl, "--listings")
+    # the 30 rows are one listing page, and each row's quote is shown by it: no quote page
+    assert "queued 1 of 1 pages: 1 listing pages and 0 quote pages" in out, out
     wait_until(lambda: stored("quote_history", 2 * COUNT), CRAWL_TIMEOUT,
                "a second observation of each instrument")
     check(1)

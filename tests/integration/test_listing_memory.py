@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from crawler.itemkinds import PRODUCT
 from crawler.keys import CrawlKeys
 from crawler.listings import ListingMemory
 from master.listings import describe, gather_listings, plan_refresh, start_refresh
@@ -32,7 +33,7 @@ def test_a_product_page_is_queued_only_when_no_card_refreshes_it(redis_client, m
     ]
     memory.record("https://shop.example/c/b", [(P.format(5), ["price"])])
     stored.append({"url": P.format(5), "price": 3.0, "availability": None})  # nothing lacking
-    plan = plan_refresh(redis_client, KEYS, stored)
+    plan = plan_refresh(redis_client, KEYS, stored, PRODUCT.refreshed_fields)
     assert plan.listing_pages == [
         "https://shop.example/c/a", "https://shop.example/c/b", "https://shop.example/new",
     ]
@@ -46,8 +47,8 @@ def test_the_refresh_counts_the_products_its_listings_showed(redis_client, memor
     assert gather_listings(redis_client, KEYS) == {
         "listing_pages": 1, "listed": 20, "refresh": None,
     }
-    plan = plan_refresh(redis_client, KEYS, [{"url": P.format(i), "price": 1.0}
-                                             for i in range(21)])
+    stored = [{"url": P.format(i), "price": 1.0} for i in range(21)]
+    plan = plan_refresh(redis_client, KEYS, stored, PRODUCT.refreshed_fields)
     start_refresh(redis_client, KEYS, plan, now=200.0)
     memory.record("https://shop.example/c/a", [(P.format(i), ["price"]) for i in range(20)],
                   now=201.0)
