@@ -250,7 +250,9 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(data_dir, ignore_errors=True)  # every demo starts a fresh crawl
         redis_server = RedisServer(data_dir=data_dir, appendonly=True, own_session=True).start()
         redis_url = redis_server.url
-        print(f"demo: started a private Redis at {redis_url} (append-only, data in {data_dir})")
+        print(
+            f"demo: started a private Redis at {redis_url} (append-only, data in {shown(data_dir)})"
+        )
     store = DEMO_DIR / "products.sqlite3"
     env = {
         **os.environ,
@@ -263,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     if not (env.get("POSTGRES_DSN") or env.get("MONGO_URI")):
         for stale in DEMO_DIR.glob("products.sqlite3*"):
             stale.unlink()
-        env["EMBEDDED_STORE_PATH"] = str(store)
+        env["EMBEDDED_STORE_PATH"] = shown(store)  # (relative: its processes run in ROOT)
     workers: list[WorkerProcess] = []
     dashboard: subprocess.Popen[bytes] | None = None
     try:
