@@ -13,12 +13,8 @@ See ``docs/extraction.md``.
 
 from __future__ import annotations
 
-from crawler.compiled import use_compiled
-
-use_compiled()  # first: the hot modules below load compiled where a current build is
-
-from .links import discover_links  # noqa: E402
-from .product import (  # noqa: E402
+from .links import discover_links
+from .product import (
     PRODUCT_FIELDS,
     REJECTED_REASONS,
     Extraction,
@@ -26,7 +22,7 @@ from .product import (  # noqa: E402
     extract_product,
     extract_product_from_html,
 )
-from .profiles import PROFILES_DIR, ProfileError, ProfileRegistry, SiteProfile  # noqa: E402
+from .profiles import PROFILES_DIR, ProfileError, ProfileRegistry, SiteProfile
 
 __all__ = [
     "PRODUCT_FIELDS",
