@@ -265,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     if not (env.get("POSTGRES_DSN") or env.get("MONGO_URI")):
         for stale in DEMO_DIR.glob("products.sqlite3*"):
             stale.unlink()
-        env["EMBEDDED_STORE_PATH"] = shown(store)  # (relative: its processes run in ROOT)
+        env["EMBEDDED_STORE_PATH"] = str(store)
     workers: list[WorkerProcess] = []
     dashboard: subprocess.Popen[bytes] | None = None
     try:
