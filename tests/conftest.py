@@ -155,7 +155,58 @@ def postgres_dsn() -> Iterator[str]:
         admin.close()
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The soak test (two minutes of a slow crawl) first: under pytest-xdist one
-    worker runs it while the others run the rest, instead of ending the run alone."""
-    items.sort(key=lambda item: item.get_closest_marker("soak") is None)
+# A rough cost of a test in seconds, from its markers, for the order below: the soak
+# test is the longest (about a minute), a worker-process test takes 5 to 30 s, the others
+# well under a second each.
+SOAK_COST = 60.0
+WORKERS_COST = 10.0
+OTHER_COST = 0.1
+
+
+def _cost(item: pytest.Item) -> float:
+    if item.get_closest_marker("soak") is not None:
+        return SOAK_COST
+    return WORKERS_COST if item.get_closest_marker("workers") is not None else OTHER_COST
+
+
+def _chunk_sizes(total: int, processes: int) -> list[int]:
+    """How pytest-xdist's ``--dist worksteal`` first splits ``total`` tests: into
+    ``processes`` contiguous chunks, each ``pending // processes left``."""
+    sizes = []
+    for left in range(processes, 0, -1):
+        sizes.append(total // left)
+        total -= sizes[-1]
+    return sizes
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The long tests at the head of every process's share, the short ones after them.
+
+    Under ``--dist worksteal`` each of the N processes first gets one contiguous
+    Nth of the collection, and a process that runs out takes the second half of
+    another's queue. So the worker-process tests (by module, heaviest first: a
+    module's fixtures are set up once per process that runs it) are dealt to the N
+    shares, each to the lightest so far, and head them: all N processes crawl from
+    the start, and what is left at the end, to be shared out, is short tests. With
+    no xdist (``-n 0``) the order is the same with one share: the long ones first.
+    """
+    workerinput = getattr(config, "workerinput", None)
+    processes = int(workerinput["workercount"]) if workerinput else 1
+    modules: dict[str, list[pytest.Item]] = {}
+    light: list[pytest.Item] = []
+    for item in items:
+        if _cost(item) > OTHER_COST:
+            modules.setdefault(item.nodeid.split("::")[0], []).append(item)
+        else:
+            light.append(item)
+    groups = sorted(modules.values(), key=lambda group: -sum(map(_cost, group)))
+    heads: list[list[pytest.Item]] = [[] for _ in range(processes)]
+    for group in groups:
+        min(heads, key=lambda head: sum(map(_cost, head))).extend(group)
+    ordered: list[pytest.Item] = []
+    for head, size in zip(heads, _chunk_sizes(len(items), processes), strict=True):
+        ordered += head
+        take = max(0, size - len(head))
+        ordered += light[:take]
+        del light[:take]
+    items[:] = ordered + light
