@@ -63,6 +63,7 @@ from scrapy_redis.utils import bytes_to_str
 
 from crawler import defaults
 from crawler.config import worker_id
+from crawler.extensions.datachecks import DataChecks
 from crawler.extraction import ProfileRegistry, discover_links
 from crawler.extraction.links import looks_like_product
 from crawler.firstpage import without_first_page
@@ -78,6 +79,7 @@ from crawler.scheduling import serializer
 from crawler.scheduling.scheduler import wake_engine
 from crawler.scope import Scope
 from crawler.seeds import SEED_LABEL_KEYS, InvalidSeed, parse_seed
+from crawler.signals import page_rejected
 from crawler.sitemaps import SitemapReader, robots_sitemap_urls
 from crawler.sites import site_key
 from crawler.spiders.redischeck import check_redis
@@ -268,9 +270,12 @@ class DistributedSpider(RedisSpider):
             return
         profile = self.profiles.for_url(response.url)
         crawled_at = datetime.now(UTC).isoformat(timespec="seconds")
+        checks = DataChecks.of(self.crawler)
         for item in self._extract(response, profile):
             item["crawled_at"] = crawled_at
             item["worker"] = self.worker_id
+            if checks is not None:  # the fields in doubt: the item's own, its site's checks'
+                checks.mark(item, site)
             yield item
         if not self.follows_links_of(response):
             return
@@ -338,6 +343,9 @@ class DistributedSpider(RedisSpider):
             return False
         if result.rejected is not None:
             stats.inc_value(f"extraction/rejected/{result.rejected}")
+            self.crawler.signals.send_catch_log(
+                page_rejected, response=response, reason=result.rejected, spider=self
+            )
             self.logger.debug("No %s on %s: %s", self.item_kind, response.url, result.rejected)
             return False
         return True

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 from scrapy.http import TextResponse
 
+from crawler.datachecks.uncertain import read_uncertainly
 from crawler.extensions.siteevidence import SiteEvidenceStore
 from crawler.extraction import extract
 from crawler.itemkinds import PRODUCT
@@ -44,4 +45,5 @@ class EcommerceSpider(DistributedSpider):
             if store.observe(response, site, result):
                 return  # read again once the site is known (EvidenceRetryMiddleware); counted then
         if self.accepted(response, result) and result.product is not None:
+            result.product["uncertain"] = read_uncertainly(result.product, result.uncertain)
             yield result.product
