@@ -217,7 +217,8 @@ SITE_EVIDENCE_RETRY_PRIORITY = -100
 # Every site's figures (coverage, spread of values, product-looking pages rejected),
 # shared by every worker in <spider>:checks:<site>, and the checks run on them.
 DATACHECKS_ENABLED = True
-DATACHECKS_SYNC_INTERVAL = 5.0  # seconds between two additions to Redis (0: on close only)
+DATACHECKS_SYNC_PAGES = 100  # a site's figures go to Redis after this many of its pages (0: never)
+DATACHECKS_SYNC_INTERVAL = 30.0  # and at least this often, in seconds (0: on close only)
 DATACHECKS_TOP_VALUES = 24  # most common values kept per site and group (prices, names...)
 DATACHECKS_TTL = 7 * 24 * 3600  # seconds a site's figures stay in Redis after the last sync
 # Thresholds for every site: {"<check>": {"threshold": x, "min_rows": n}, or false to

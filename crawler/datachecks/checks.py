@@ -115,7 +115,8 @@ def _product_pages_rejected(fig: Figures, threshold: float) -> Verdict:
     share = rejected / looked if looked else 0.0
     seen = {"product_looking": looked, "rejected": rejected, "share": round(share, 3),
             "reasons": reasons}
-    message = f"{share:.0%} of {looked} product-looking pages gave no product ({reasons or '-'})"
+    why = ", ".join(f"{reason} {count}" for reason, count in sorted(reasons.items()))
+    message = f"{share:.0%} of {looked} product-looking pages gave no product ({why or '-'})"
     return looked > 0 and share >= threshold, looked, seen, message, examples[:3]
 
 

@@ -2,11 +2,15 @@
 and the data checks run on them (:mod:`crawler.datachecks`; ``docs/data-checks.md``).
 
 The worker adds each stored row (``item_scraped``) and each page that gave no item
-(:data:`crawler.signals.page_rejected`) to its site's figures in memory, and every
-``DATACHECKS_SYNC_INTERVAL`` seconds (and when the spider closes) adds them to the
-site's figures in Redis (:class:`crawler.datachecks.store.FiguresStore`: one script
-call a site touched since the last sync, never one per page) and runs the checks on
-the sum of every worker's. When a check starts failing on a site the worker logs one
+(:data:`crawler.signals.page_rejected`) to its site's figures in memory, and adds them
+to the site's figures in Redis (:class:`crawler.datachecks.store.FiguresStore`: one
+script call, three commands) once ``DATACHECKS_SYNC_PAGES`` of the site's pages were
+counted since the last addition, every ``DATACHECKS_SYNC_INTERVAL`` seconds for the
+sites with fewer, and when the spider closes; then it runs the checks on the sum of
+every worker's. So the checks cost at most ``3 / DATACHECKS_SYNC_PAGES`` Redis
+commands a page (0.03) on a site crawled fast, and three per interval on a slow one.
+
+When a check starts failing on a site the worker logs one
 WARNING::
 
     Data check availability_one_value fails on shop.example: 100% of 60 rows have the
@@ -16,7 +20,8 @@ once per site and check (an INFO line when it passes again), and puts the field 
 doubt in the ``uncertain`` list of the site's rows read from then on
 (:func:`crawler.datachecks.uncertain.mark`, through :meth:`mark`).
 
-Settings: ``DATACHECKS_ENABLED`` (False: ``NotConfigured``), ``DATACHECKS_SYNC_INTERVAL``,
+Settings: ``DATACHECKS_ENABLED`` (False: ``NotConfigured``), ``DATACHECKS_SYNC_PAGES``,
+``DATACHECKS_SYNC_INTERVAL``,
 ``DATACHECKS_TOP_VALUES``, ``DATACHECKS_TTL``, ``DATACHECKS_OVERRIDES`` (thresholds for
 every site; a site profile's ``checks`` section wins). Stats: ``datachecks/synced``,
 ``datachecks/failing``. Other components find it with :meth:`DataChecks.of`.
@@ -71,8 +76,10 @@ class DataChecks:
         self.interval = settings.getfloat(
             "DATACHECKS_SYNC_INTERVAL", defaults.DATACHECKS_SYNC_INTERVAL
         )
+        self.sync_pages = settings.getint("DATACHECKS_SYNC_PAGES", defaults.DATACHECKS_SYNC_PAGES)
         self.stats = crawler.stats
         self.pending: dict[str, Figures] = {}
+        self.counted: dict[str, int] = {}  # pages counted per site since its last addition
         #: site -> {check: field} of the checks failing there (as last synced)
         self.failing: dict[str, dict[str, str]] = {}
         self.profiles: Any = None
@@ -94,33 +101,41 @@ class DataChecks:
         return found
 
     # -- figures -------------------------------------------------------------------
-    def _figures(self, url: str) -> Figures:
+    def _figures(self, url: str) -> tuple[str, Figures]:
         site = site_key(url)
         figures = self.pending.get(site)
         if figures is None:
             figures = self.pending[site] = Figures()
-        return figures
+        return site, figures
+
+    def _counted(self, site: str, figures: Figures) -> None:
+        """One more page of the site: its figures go to Redis every ``sync_pages``."""
+        count = self.counted[site] = self.counted.get(site, 0) + 1
+        if self.sync_pages > 0 and count >= self.sync_pages:
+            self._sync_site(site, self.pending.pop(site, figures))
+        elif len(figures.top.get("price") or ()) > 4 * self.store.cap or len(
+            figures.top.get("rejected") or ()
+        ) > 4 * self.store.cap:
+            figures.trim(2 * self.store.cap)
 
     def item_scraped(self, item: Any, response: Any = None, spider: Any = None) -> None:
         url = item.get("url") if hasattr(item, "get") else None
         if not url:
             return
-        figures = self._figures(url)
+        site, figures = self._figures(url)
         if self.kind == "quote":
             observe_quote(figures, item)
         else:
             text = getattr(response, "text", None) if response is not None else None
             observe_product(figures, item, text if isinstance(text, str) else None)
-        if len(figures.top.get("price") or ()) > 4 * self.store.cap:
-            figures.trim(2 * self.store.cap)
+        self._counted(site, figures)
 
     def page_rejected(self, response: Any, reason: str, spider: Any = None) -> None:
         url = getattr(response, "url", "")
         if url:
-            figures = self._figures(url)
+            site, figures = self._figures(url)
             observe_rejected(figures, url, reason, looks_like_product(url))
-            if len(figures.top.get("rejected") or ()) > 4 * self.store.cap:
-                figures.trim(2 * self.store.cap)
+            self._counted(site, figures)
 
     def mark(self, item: dict[str, Any], site: str) -> None:
         """Set the item's ``uncertain`` list (its own and its site's failing checks')."""
@@ -142,14 +157,18 @@ class DataChecks:
         """Add each touched site's figures to the shared ones; run the checks on the sums."""
         pending, self.pending = self.pending, {}
         for site, figures in pending.items():
-            try:
-                shared = self.store.add(site, figures)
-            except Exception as exc:  # Redis away: keep them for the next sync
-                self.pending.setdefault(site, Figures()).add(figures, 2 * self.store.cap)
-                logger.warning("Could not share the data checks' figures (%r); retrying", exc)
-                continue
-            self.stats.inc_value("datachecks/synced")
-            self._check(site, shared)
+            self._sync_site(site, figures)
+
+    def _sync_site(self, site: str, figures: Figures) -> None:
+        self.counted.pop(site, None)
+        try:
+            shared = self.store.add(site, figures)
+        except Exception as exc:  # Redis away: keep them for the next sync
+            self.pending.setdefault(site, Figures()).add(figures, 2 * self.store.cap)
+            logger.warning("Could not share the data checks' figures (%r); retrying", exc)
+            return
+        self.stats.inc_value("datachecks/synced")
+        self._check(site, shared)
 
     def site_overrides(self, site: str) -> dict[str, Any]:
         if self.profiles is None:

@@ -339,3 +339,19 @@ def test_gather_checks_reads_a_site_profiles_silence(redis_client) -> None:
     assert report["failing"] == 0
     statuses = {r["check"]: r["status"] for r in report["sites"][0]["checks"]}
     assert statuses["availability_one_value"] == OFF
+
+
+def test_a_sites_figures_go_to_redis_every_sync_pages_pages_not_per_page(
+    redis_url, redis_client
+) -> None:
+    checks = _extension(redis_url)
+    assert checks.sync_pages == 100
+    for n in range(250):
+        item = product(n)
+        checks.item_scraped(item, _page(item["url"]))
+    # two additions of 100 pages each (3 commands apiece), the last 50 wait in memory
+    shared = FiguresStore(redis_client, KEYS).read([SITE])[SITE]
+    assert shared.get("rows") == 200
+    assert checks.pending[SITE].get("rows") == 50
+    checks.sync()
+    assert FiguresStore(redis_client, KEYS).read([SITE])[SITE].get("rows") == 250
