@@ -141,6 +141,22 @@ class DataChecks:
         """Set the item's ``uncertain`` list (its own and its site's failing checks')."""
         uncertain.mark(item, self.failing.get(site, {}))
 
+    @classmethod
+    def mark_item(cls, crawler: Any, item: dict[str, Any], site: str) -> None:
+        """:meth:`mark` by the crawler's extension; without it, the item's own list only."""
+        checks = cls.of(crawler)
+        if checks is not None:
+            checks.mark(item, site)
+        else:
+            uncertain.mark(item, {})
+
+    @staticmethod
+    def rejected(crawler: Any, response: Any, reason: str) -> None:
+        """Say that a page gave no item (:data:`crawler.signals.page_rejected`)."""
+        crawler.signals.send_catch_log(
+            crawler_signals.page_rejected, response=response, reason=reason
+        )
+
     # -- sharing and checking ------------------------------------------------------
     def spider_opened(self, spider: Any = None) -> None:
         self.profiles = getattr(spider, "profiles", None)

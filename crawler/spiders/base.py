@@ -79,7 +79,6 @@ from crawler.scheduling import serializer
 from crawler.scheduling.scheduler import wake_engine
 from crawler.scope import Scope
 from crawler.seeds import SEED_LABEL_KEYS, InvalidSeed, parse_seed
-from crawler.signals import page_rejected
 from crawler.sitemaps import SitemapReader, robots_sitemap_urls
 from crawler.sites import site_key
 from crawler.spiders.redischeck import check_redis
@@ -270,12 +269,10 @@ class DistributedSpider(RedisSpider):
             return
         profile = self.profiles.for_url(response.url)
         crawled_at = datetime.now(UTC).isoformat(timespec="seconds")
-        checks = DataChecks.of(self.crawler)
         for item in self._extract(response, profile):
             item["crawled_at"] = crawled_at
             item["worker"] = self.worker_id
-            if checks is not None:  # the fields in doubt: the item's own, its site's checks'
-                checks.mark(item, site)
+            DataChecks.mark_item(self.crawler, item, site)  # its fields in doubt ("uncertain")
             yield item
         if not self.follows_links_of(response):
             return
@@ -343,9 +340,7 @@ class DistributedSpider(RedisSpider):
             return False
         if result.rejected is not None:
             stats.inc_value(f"extraction/rejected/{result.rejected}")
-            self.crawler.signals.send_catch_log(
-                page_rejected, response=response, reason=result.rejected, spider=self
-            )
+            DataChecks.rejected(self.crawler, response, result.rejected)
             self.logger.debug("No %s on %s: %s", self.item_kind, response.url, result.rejected)
             return False
         return True

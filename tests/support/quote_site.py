@@ -31,9 +31,12 @@ from urllib.parse import parse_qs, urlsplit
 from zoneinfo import ZoneInfo
 
 PER_PAGE = 40
-NEWS = """<section class="noticias"><h2>Noticias</h2><ul>
-<li><time datetime="2024-01-02T10:00:00+01:00">2 ene 2024</time> Resultados anuales</li>
-<li><time datetime="2023-11-05T09:30:00+01:00">5 nov 2023</time> Junta general</li></ul></section>"""
+NEWS = (
+    '<section class="noticias"><h2>Noticias</h2><ul>\n'
+    '<li><time datetime="2024-01-02T10:00:00+01:00">2 ene 2024</time> Resultados anuales</li>\n'
+    '<li><time datetime="2023-11-05T09:30:00+01:00">5 nov 2023</time> Junta general</li>'
+    "</ul></section>"
+)
 # timeless pages: no date anywhere (a dated news item is read as the quote's time: see
 # the report of issue 45)
 NEWS_UNDATED = """<section class="noticias"><h2>Noticias</h2><ul>
