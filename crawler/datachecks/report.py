@@ -17,6 +17,7 @@ from typing import Any
 from crawler import defaults
 from crawler.itemkinds import kind_of_spider
 from crawler.keys import CrawlKeys
+from crawler.records import as_text
 
 from .checks import FAIL, run_checks, validate_overrides
 from .store import FiguresStore
@@ -54,15 +55,11 @@ class CheckSettings:
         return dict(getattr(profile, "checks", None) or {}) if profile is not None else {}
 
 
-def _text(value: Any) -> str:
-    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
-
-
 def crawl_sites(client: Any, keys: CrawlKeys) -> list[str]:
     """The sites of the crawl (those a worker fetched a page of), sorted."""
     sites = set()
     for name in client.hkeys(keys.sites):
-        counter, _, site = _text(name).partition(" ")
+        counter, _, site = as_text(name).partition(" ")
         if counter == "pages" and site:
             sites.add(site)
     return sorted(sites)
