@@ -1,6 +1,7 @@
 """Data checks over a real crawl (issue 45): two worker processes crawl a sound demo
 shop and a shop whose site profile reads a template's constant as every product's
-stock, price and name; the defect's checks fail in the worker's log, ``master checks``
+stock, price and name, and a shop whose profile rejects part of its product
+pages; the defects' checks fail in the worker's log, ``master checks``
 (exit 1 with ``--fail-on warn``), ``status --sites``, the metrics, and the rows carry
 the fields in doubt; the sound shop raises none over its full crawl."""
 
@@ -25,6 +26,16 @@ DEFECT_PROFILE = {
     },
 }
 
+# A profile whose product-page rule rejects part of the shop's product pages (those whose
+# heading's length is not what it allows: about half of the demo catalogue's 120).
+REJECTING_PROFILE = {
+    "name": "a rule that rejects product pages",
+    "domains": ["127.0.0.3"],
+    "is_product": {
+        "xpath": "//form[@class='add-to-cart'][string-length(normalize-space(//h1)) mod 3 != 0]"
+    },
+}
+
 
 def test_defects_raise_their_checks_and_the_sound_shop_none(crawl, shop_factory, tmp_path):
     sound = shop_factory(products=120)
@@ -32,13 +43,15 @@ def test_defects_raise_their_checks_and_the_sound_shop_none(crawl, shop_factory,
     # every page): no check may fail on them either
     others = [shop_factory(products=60, generated=kind) for kind in ("plain-lists", "templated")]
     broken = shop_factory(products=120, host="127.0.0.2")
+    rejecting = shop_factory(products=120, host="127.0.0.3")
     profiles = tmp_path / "profiles"
     profiles.mkdir()
     (profiles / "wrong.json").write_text(json.dumps(DEFECT_PROFILE))
+    (profiles / "rejecting.json").write_text(json.dumps(REJECTING_PROFILE))
     crawl.env["ALLOW_PRIVATE_NETWORKS"] = "127.0.0.0/8"
     crawl.env["SITE_PROFILES_DIR"] = str(profiles)
     crawl.pause()
-    crawl.seed(sound.url, broken.url, *(shop.url for shop in others))
+    crawl.seed(sound.url, broken.url, rejecting.url, *(shop.url for shop in others))
     for name in ("w1", "w2"):
         crawl.start_worker(name, SITE_PROFILES_DIR=str(profiles), DATACHECKS_SYNC_INTERVAL=1)
     crawl.wait_open(2)
@@ -76,6 +89,14 @@ def test_defects_raise_their_checks_and_the_sound_shop_none(crawl, shop_factory,
     assert failing["availability_one_value"]["figures"]["value"] == "OutOfStock"
     assert failing["price_one_value"]["figures"]["share"] == 1.0
     assert all(len(r["examples"]) == 3 for r in failing.values())
+    rejecting_site = rejecting.url.split("//", 1)[1].rstrip("/")
+    assert by_site[rejecting_site]["failing"] == ["product_pages_rejected"]
+    (rejected,) = [r for r in by_site[rejecting_site]["checks"] if r["status"] == "fail"]
+    assert rejected["figures"]["product_looking"] == 120
+    assert set(rejected["figures"]["reasons"]) == {"profile"}  # the profile's rule said no
+    assert rejected["figures"]["share"] >= 0.3
+    assert len(rejected["examples"]) == 3
+    assert f"Data check product_pages_rejected fails on {rejecting_site}" in logs
     assert crawl.master("checks", "--fail-on", "warn").returncode == 1
     text = crawl.master("status", "--sites").stdout
     assert "FAIL availability_one_value" in text
