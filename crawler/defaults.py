@@ -222,6 +222,18 @@ SITE_EVIDENCE_TTL = 7 * 24 * 3600  # seconds a site's evidence stays in Redis af
 SITE_EVIDENCE_RETRY = True
 SITE_EVIDENCE_RETRY_PRIORITY = -100
 
+# --- Data checks (crawler/datachecks/, crawler/extensions/datachecks.py, docs/data-checks.md) --
+# Every site's figures (coverage, spread of values, product-looking pages rejected),
+# shared by every worker in <spider>:checks:<site>, and the checks run on them.
+DATACHECKS_ENABLED = True
+DATACHECKS_SYNC_PAGES = 100  # a site's figures go to Redis after this many of its pages (0: never)
+DATACHECKS_SYNC_INTERVAL = 30.0  # and at least this often, in seconds (0: on close only)
+DATACHECKS_TOP_VALUES = 24  # most common values kept per site and group (prices, names...)
+DATACHECKS_TTL = 7 * 24 * 3600  # seconds a site's figures stay in Redis after the last sync
+# Thresholds for every site: {"<check>": {"threshold": x, "min_rows": n}, or false to
+# silence it}; a site profile's "checks" section wins; the defaults are the checks' own.
+DATACHECKS_OVERRIDES: dict[str, object] = {}
+
 # --- A headless browser where a page needs one (crawler/browser/, docs/browser.md) ----
 # auto: a page whose HTML gives no product, no embedded state and no links but looks like
 # an application shell is fetched again through the browser, and its site is remembered

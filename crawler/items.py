@@ -138,6 +138,12 @@ class Product:
     list of structured fields whose value differs from what the site's learned position
     shows on the page (:mod:`crawler.extraction.evidence`)."""
 
+    uncertain: list[str] = field(default_factory=list, metadata=_meta("extraction"))
+    """The fields whose reading is in doubt (:mod:`crawler.datachecks.uncertain`): a
+    structured value the page contradicts, a price or stock state left to a guess, a
+    field a data check fails on for the product's site; ``[]`` when none.
+    ``master export --trusted`` leaves out the rows that name any."""
+
     crawled_at: str | None = field(default=None, metadata=_meta("crawl"))
     """When the page was parsed: RFC 3339 date-time with a UTC offset. Absent
     (never null) when unknown."""
@@ -236,6 +242,11 @@ class Quote:
     named for the field), ``title``, ``url``, ``visible``, ``profile``, ``endpoint``
     (a CSV or JSON row); for the currency also ``language`` or ``exchange``; for
     ``as_of`` also ``fetch``."""
+
+    uncertain: list[str] = field(default_factory=list, metadata=_meta("extraction"))
+    """The fields whose reading is in doubt: those of a data check failing on the
+    quote's site (``price``, ``as_of``: :mod:`crawler.datachecks.uncertain`); ``[]``
+    when none."""
 
     crawled_at: str | None = field(default=None, metadata=_meta("crawl"))
     """When the page was parsed: RFC 3339 date-time with a UTC offset."""

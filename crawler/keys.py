@@ -45,6 +45,8 @@ key                           type    content
 ``<s>:listings:items``        hash    item URL -> JSON {listing, shown, seen_at}: what a listing's
                                       card showed of it, last (:mod:`crawler.listings`)
 ``<s>:listings:refresh``      hash    the last ``recrawl --listings``: started, requests queued
+``<s>:checks:<site>``         string  JSON: the site's data-check figures, added to by every
+                                      worker (:mod:`crawler.datachecks`); in the site's shard
 ``<s>:browser_sites``         hash    site -> JSON {since, worker, url}: sites whose pages need
                                       a headless browser (:mod:`crawler.browser.sites`)
 ``<s>:wake``                  channel not a key: pub/sub messages that wake idle workers
@@ -67,7 +69,8 @@ that every Lua script and transaction touches one hash slot:
   and their index, same tag), its browser queue ``<s>:{s<i>}:browser_requests`` (and
   its lanes and index), its fingerprints ``<s>:{s<i>}:dupefilter`` (or
   ``:bloom`` and ``:bloom:meta``), the politeness budgets ``<s>:{s<i>}:polite:<site>``
-  of its sites and each worker's leases of its requests ``<s>:{s<i>}:inflight:<worker>``.
+  and data-check figures ``<s>:{s<i>}:checks:<site>`` of its sites and each worker's
+  leases of its requests ``<s>:{s<i>}:inflight:<worker>``.
   A request is queued, and its fingerprint checked, in the shard of the site of
   its URL;
 * the seeds and their leases live together under ``{seeds}``:
@@ -156,6 +159,10 @@ class ShardKeys:
     def evidence(self, site: str) -> str:
         """The counters of a site's evidence (:mod:`crawler.extensions.siteevidence`)."""
         return f"{self.spider}:evidence:{site}"
+
+    def checks(self, site: str) -> str:
+        """A site's data-check figures (:mod:`crawler.datachecks.store`), in its shard."""
+        return self._key(f"checks:{site}")
 
     @property
     def polite_pattern(self) -> str:

@@ -148,6 +148,7 @@ EXTENSIONS = {
     "crawler.extensions.workerstats.WorkerStats": 200,
     "crawler.extensions.sitestats.SiteStats": 210,
     "crawler.extensions.siteevidence.SiteEvidenceStore": 220,
+    "crawler.extensions.datachecks.DataChecks": 230,
     "crawler.extensions.pause.PauseControl": 300,
     "crawler.extensions.metrics.PrometheusMetrics": 400,
     # says in the log when Redis is unreachable, with what the worker holds

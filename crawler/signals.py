@@ -18,7 +18,14 @@
     Arguments: ``request``, ``reason`` (``"HTTP 429"``, an exception's name) and
     ``retry_after`` (seconds the answer's ``Retry-After`` asked for, or None).
     The politeness middleware cuts the site's shared rate on it.
+
+``page_rejected``
+    Sent by the spider (:meth:`crawler.spiders.base.DistributedSpider.accepted`) when
+    a page gave no item. Arguments: ``response``, ``reason`` (the extractor's, e.g.
+    ``no_product``, ``listing``), ``spider``. The data checks count the pages that
+    looked like the site's product pages by it (:mod:`crawler.datachecks`).
 """
 
 items_stored = object()
 site_throttled = object()
+page_rejected = object()

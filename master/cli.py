@@ -34,6 +34,7 @@ from crawler.keys import SPIDER_NAME, CrawlKeys
 from crawler.layout import LayoutMismatch
 from master.commands import (
     bench,
+    checks,
     dead,
     export,
     invalid,
@@ -79,6 +80,7 @@ COMMANDS: dict[str, ModuleType] = {
     "recrawl": recrawl,
     "bench": bench,
     "serve": serve,
+    "checks": checks,
 }
 
 

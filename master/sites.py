@@ -9,7 +9,9 @@ It also says what needs a browser (:func:`browser_needs`): the sites and section
 remembered in ``<spider>:browser_sites`` (:mod:`crawler.browser.sites`) and the
 requests that wait in the browser queue (``<spider>:browser_requests``) for a
 worker that renders, in all and, while they are at most :data:`BROWSER_COUNT_MAX`,
-per site (their payloads read: one ``LRANGE`` per lane).
+per site (their payloads read: one ``LRANGE`` per lane), and the data checks
+(:func:`crawler.datachecks.report.gather_checks`: ``"checks"``, and each site's failing
+checks in ``checks_failing``, the ``checks`` column).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 import redis
 
 from crawler.browser.sites import read_browser_sites
+from crawler.datachecks.report import CheckSettings, failing_by_site, gather_checks
 from crawler.keys import CrawlKeys
 from crawler.scheduling.lanes import index_key, queue_counts, queue_keys
 from crawler.sites import site_key
@@ -66,10 +69,15 @@ def gather_sites(client: redis.Redis, keys: CrawlKeys) -> dict[str, Any]:
                 "pages": min(taken, max_pages) if max_pages else taken,
             }
         )
+    checks = gather_checks(client, keys, CheckSettings.from_project())
+    checked = failing_by_site(checks)
+    for entry in sites.values():  # None: no figures yet; []: every check passes or is quiet
+        entry["checks_failing"] = checked.get(entry["site"])
     return {
         "sites": sorted(sites.values(), key=lambda s: (-s["pages"], s["site"])),
         "seeds": sorted(seeds, key=lambda s: (s["url"] or "", s["id"])),
         "browser": browser_needs(client, keys),
+        "checks": checks,
     }
 
 
@@ -114,10 +122,11 @@ def _site_of(payload: Any) -> str:
 def render_sites(figures: dict[str, Any], items: str = "products") -> str:
     """The table of ``--sites``; ``items``: what the spider's items are called (its
     ``products`` counter counts them: quotes for ``finance``)."""
-    lines = [f"{'site':<40} {'pages':>8} {items:>9} {'sitemaps':>9}"]
+    lines = [f"{'site':<40} {'pages':>8} {items:>9} {'sitemaps':>9}  checks"]
     for site in figures["sites"]:
         lines.append(
             f"{site['site']:<40} {site['pages']:>8} {site['products']:>9} {site['sitemaps']:>9}"
+            f"  {_checks_cell(site.get('checks_failing'))}"
         )
     if not figures["sites"]:
         lines.append("(no page fetched yet)")
@@ -142,6 +151,13 @@ def render_sites(figures: dict[str, Any], items: str = "products") -> str:
             label = f"{seed['url']} ({seed['strategy']}, {seed['max_pages'] or '-'})"
             lines.append(f"{label:<60} {seed['pages']:>8}")
     return "\n".join(lines)
+
+
+def _checks_cell(failing: list[str] | None) -> str:
+    """The ``checks`` column: ``-`` (no figures yet), ``ok``, or the failing checks."""
+    if failing is None:
+        return "-"
+    return "FAIL " + ", ".join(failing) if failing else "ok"
 
 
 def _when(epoch: Any) -> str:

@@ -9,6 +9,7 @@ A profile is selected by the domain of the URL and may
   shown without any symbol);
 * restrict link discovery (``follow.allow`` / ``follow.deny`` regexes,
   ``follow.restrict_css`` / ``follow.restrict_xpath``);
+* set or silence the data checks on the site (``checks``, :mod:`crawler.datachecks`);
 * for the ``finance`` spider, give a quote's fields (``quote.fields``: ``symbol``,
   ``price``, ``volume``... and ``day_range``) and say which pages are quote pages
   (``quote.is_quote``), see :mod:`crawler.extraction.quotes`.
@@ -34,6 +35,7 @@ from parsel import Selector
 from parsel.csstranslator import HTMLTranslator
 
 from crawler import items
+from crawler.datachecks.checks import CheckConfigError, validate_overrides
 
 from .normalize.currency import ISO_CURRENCIES
 
@@ -43,7 +45,10 @@ PROFILES_DIR = Path(__file__).resolve().parent.parent / "profiles"
 #: derived from :class:`crawler.items.Product`.
 PROFILE_FIELDS = items.PROFILE_FIELDS
 _TOP_LEVEL = frozenset(
-    {"name", "domains", "currency", "is_product", "fields", "follow", "notes", "max_rps", "quote"}
+    {
+        "name", "domains", "currency", "is_product", "fields", "follow", "notes", "max_rps",
+        "quote", "checks",
+    }
 )
 #: Fields a profile may give a quote (``quote.fields``), from :class:`crawler.items.Quote`,
 #: and ``day_range`` (low and high in one text).
@@ -102,6 +107,8 @@ class SiteProfile:
     max_rps: float | None = None  # this site's SITE_MAX_RPS (all workers together); 0: no limit
     is_quote: FieldSelector | None = None
     quote_fields: dict[str, FieldSelector] = field(default_factory=dict)
+    #: the data checks' thresholds on this site (crawler.datachecks.checks; false: silenced)
+    checks: dict[str, Any] = field(default_factory=dict)
     source: str = "<memory>"
 
     def matches_host(self, host: str) -> int:
@@ -208,6 +215,11 @@ class SiteProfile:
         for i, xpath in enumerate(lists["restrict_xpath"]):
             _check_xpath(xpath, f"follow.restrict_xpath[{i}]", fail)
         is_quote, quote_fields = _quote_section(data.get("quote", {}), fail)
+        try:
+            checks = validate_overrides(data.get("checks", {}), "checks")
+        except CheckConfigError as exc:
+            where, _, message = str(exc).partition(": ")
+            raise fail(where, message) from exc
         return cls(
             name=name.strip(),
             domains=tuple(clean_domains),
@@ -221,6 +233,7 @@ class SiteProfile:
             max_rps=None if max_rps is None else float(max_rps),
             is_quote=is_quote,
             quote_fields=quote_fields,
+            checks=checks,
             source=source,
         )
 

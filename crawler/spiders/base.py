@@ -63,6 +63,7 @@ from scrapy_redis.utils import bytes_to_str
 
 from crawler import defaults
 from crawler.config import worker_id
+from crawler.extensions.datachecks import DataChecks
 from crawler.extraction import ProfileRegistry, discover_links
 from crawler.extraction.links import looks_like_product
 from crawler.firstpage import without_first_page
@@ -274,6 +275,7 @@ class DistributedSpider(RedisSpider):
         for item in self._extract(response, profile):
             item["crawled_at"] = crawled_at
             item["worker"] = self.worker_id
+            DataChecks.mark_item(self.crawler, item, site)  # its fields in doubt ("uncertain")
             yield item
         if not self.follows_links_of(response):
             return
@@ -341,6 +343,7 @@ class DistributedSpider(RedisSpider):
             return False
         if result.rejected is not None:
             stats.inc_value(f"extraction/rejected/{result.rejected}")
+            DataChecks.rejected(self.crawler, response, result.rejected)
             self.logger.debug("No %s on %s: %s", self.item_kind, response.url, result.rejected)
             return False
         return True

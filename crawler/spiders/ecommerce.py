@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 from scrapy.http import TextResponse
 
+from crawler.datachecks.uncertain import read_uncertainly
 from crawler.extensions.siteevidence import SiteEvidenceStore
 from crawler.extraction import extract, read_listing
 from crawler.extraction.product import Extraction
@@ -46,6 +47,7 @@ class EcommerceSpider(DistributedSpider):
             if store.observe(response, site, result):
                 return  # read again once the site is known (EvidenceRetryMiddleware); counted then
         if self.accepted(response, result) and result.product is not None:
+            result.product["uncertain"] = read_uncertainly(result.product, result.uncertain)
             yield result.product
         elif result.rejected == "listing":
             yield from self.listed_products(response, result)

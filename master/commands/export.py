@@ -13,6 +13,9 @@ bar (tqdm) goes to stderr when stderr is a terminal, or with ``--progress``.
 * ``csv``: a header row, then one row per product; lists and objects (images,
   breadcrumbs, rating, provenance) are written as JSON text.
 
+``--trusted`` leaves out the rows whose ``uncertain`` list names a field
+(:mod:`crawler.datachecks.uncertain`).
+
 Every format carries the item's fields plus ``first_seen`` and ``last_seen``;
 ``--fields`` picks and orders them. ``--since`` keeps the items seen (``last_seen``; an
 observation: ``seen_at``) at or after a time: an ISO 8601 time, or a duration back
@@ -135,6 +138,12 @@ def _progress(
         yield from bar
 
 
+def trusted(rows: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """The rows none of whose fields was read uncertainly (their ``uncertain`` list is
+    empty: :mod:`crawler.datachecks.uncertain`)."""
+    return (row for row in rows if not row.get("uncertain"))
+
+
 def cmd_export(ctx: Any, args: argparse.Namespace) -> int:
     try:
         since = parse_since(args.since) if args.since else None
@@ -161,6 +170,8 @@ def cmd_export(ctx: Any, args: argparse.Namespace) -> int:
         show = args.progress if args.progress is not None else sys.stderr.isatty()
         total = None if history else store.count(since) if show else None
         rows = store.observations(since) if history else store.products(since)  # type: ignore[attr-defined]
+        if args.trusted and not history:
+            rows = trusted(rows)
         if args.out != "-":
             out = open(args.out, "w", encoding="utf-8", newline="")  # noqa: SIM115
         count = write_products(
@@ -212,6 +223,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="quotes (--spider finance): export their observations (quote_history), one row "
         "per url and as_of, instead of the latest quote of each url",
+    )
+    parser.add_argument(
+        "--trusted",
+        action="store_true",
+        help="leave out the rows with a field read uncertainly (data.uncertain not empty: "
+        "a value the page contradicts or left to a guess, a data check failing on the "
+        "site when the row was read; docs/data-checks.md)",
     )
     parser.add_argument(
         "--progress",

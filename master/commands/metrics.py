@@ -16,7 +16,8 @@ stats hash has ``politeness_waits``), ``stats{field}`` (every numeric field of
 ``<spider>:stats``), ``redis_up``; backoff (:func:`master.inspection.gather_backoff`):
 ``retries_waiting`` (retries waiting in Redis for their time), ``sites_in_backoff``,
 ``site_rate{site}`` and ``site_budget{site}`` (req/s of each site in backoff),
-``site_paused_seconds{site}``, ``site_rate_cuts_total``, ``site_rate_restores_total``.
+``site_paused_seconds{site}``, ``site_rate_cuts_total``, ``site_rate_restores_total``;
+data checks (:func:`crawler.datachecks.report.gather_checks`): ``data_check_failing{site,check}``.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ from prometheus_client import CollectorRegistry, generate_latest, start_http_ser
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from crawler.datachecks.checks import FAIL
+from crawler.datachecks.report import CheckSettings, gather_checks
 from crawler.keys import CrawlKeys
 from crawler.records import StatsFields, as_float, as_text
 from master import inspection
@@ -68,12 +71,14 @@ class CrawlCollector(Collector):
     def __init__(self, client: redis.Redis, keys: CrawlKeys) -> None:
         self.client = client
         self.keys = keys
+        self.checks = CheckSettings.from_project()
 
     def collect(self) -> Iterator[Any]:
         up = GaugeMetricFamily("crawl_redis_up", "1 when the crawl's Redis answered this scrape.")
         try:
             status = inspection.gather_status(self.client, self.keys)
             stats = self.client.hgetall(self.keys.stats)
+            checks = gather_checks(self.client, self.keys, self.checks)
         except redis.RedisError:
             up.add_metric([], 0.0)
             yield up
@@ -117,6 +122,7 @@ class CrawlCollector(Collector):
             if (value := as_float(raw)) is not None
         }
         yield from backoff_metrics(status["backoff"])
+        yield from data_check_metrics(checks)
         if StatsFields.POLITENESS_WAITS in numbers:
             yield CounterMetricFamily(
                 "crawl_politeness_waits",
@@ -169,6 +175,20 @@ def backoff_metrics(backoff: dict[str, Any]) -> Iterator[Any]:
         "Times a site's shared rate climbed back to its budget.",
         value=backoff["site_rate_restores"],
     )
+
+
+def data_check_metrics(report: dict[str, Any]) -> Iterator[Any]:
+    """One series per site and check: 1 while the check fails there, else 0 (it passes,
+    has too few rows yet, or is silenced for the site)."""
+    failing = GaugeMetricFamily(
+        "crawl_data_check_failing",
+        "1 while a data check fails on a site (docs/data-checks.md), else 0.",
+        labels=["site", "check"],
+    )
+    for site in report["sites"]:
+        for result in site["checks"]:
+            failing.add_metric([site["site"], result["check"]], float(result["status"] == FAIL))
+    yield failing
 
 
 def build_registry(client: redis.Redis, keys: CrawlKeys) -> CollectorRegistry:

@@ -6,6 +6,7 @@ route                                  answer (the same function as the command)
 ``GET /status``                        ``master status --json`` (inspection.gather_status)
 ``GET /workers``                       ``master report --json`` (inspection.gather_report)
 ``GET /sites``                         ``master status --sites --json`` (sites.gather_sites)
+``GET /checks``                        ``master checks --json`` (datachecks.report.gather_checks)
 ``GET /series``                        pages and items per minute, last hour (crawler.series)
 ``POST /seeds``                        ``master seed --json`` (seeding.seed_stream)
 ``POST /pause``, ``POST /resume``      control.pause / control.resume
@@ -40,6 +41,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
+from crawler.datachecks.report import CheckSettings, gather_checks
 from crawler.itemkinds import QUOTE, kind_of_spider
 from crawler.items import Availability
 from crawler.keys import CrawlKeys
@@ -80,6 +82,11 @@ def status(config: Config, keys: Keys) -> dict[str, Any]:
 @router.get("/sites", summary="Per site and per seed figures, and what needs a browser")
 def site_figures(config: Config, keys: Keys) -> dict[str, Any]:
     return sites.gather_sites(config.client, keys)
+
+
+@router.get("/checks", summary="The data checks of every site (master checks --json)")
+def data_checks(config: Config, keys: Keys) -> dict[str, Any]:
+    return gather_checks(config.client, keys, CheckSettings.from_project())
 
 
 @router.get("/workers", summary="Every worker's record and the totals (master report --json)")

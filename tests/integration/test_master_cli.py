@@ -40,9 +40,11 @@ OPTIONS = {
         "--since",
         "--fields",
         "--progress",
+        "--trusted",
         "--postgres-dsn",
         "--store-path",
     ],
+    "checks": ["--json", "--all", "--fail-on"],
     "recrawl": ["--older-than", "--dry-run", "--postgres-dsn", "--mongo-uri", "--store-path"],
     "bench": [
         "--products",

@@ -31,6 +31,16 @@ from urllib.parse import parse_qs, urlsplit
 from zoneinfo import ZoneInfo
 
 PER_PAGE = 40
+NEWS = (
+    '<section class="noticias"><h2>Noticias</h2><ul>\n'
+    '<li><time datetime="2024-01-02T10:00:00+01:00">2 ene 2024</time> Resultados anuales</li>\n'
+    '<li><time datetime="2023-11-05T09:30:00+01:00">5 nov 2023</time> Junta general</li>'
+    "</ul></section>"
+)
+# timeless pages: no date anywhere (a dated news item is read as the quote's time: see
+# the report of issue 45)
+NEWS_UNDATED = """<section class="noticias"><h2>Noticias</h2><ul>
+<li>Resultados anuales</li><li>Junta general</li></ul></section>"""
 EPOCH = dt.datetime(2025, 3, 10, 16, 30, tzinfo=dt.UTC)
 # exchange, currency, how the price shows its currency, zone of the times shown
 MARKETS = (
@@ -84,8 +94,11 @@ class SiteQuote:
 class QuoteSite:
     """The site, its instruments and its sessions (see the module's doc)."""
 
-    def __init__(self, count: int = 120, seed: int = 7, latency: float = 0.0) -> None:
+    def __init__(
+        self, count: int = 120, seed: int = 7, latency: float = 0.0, timeless: bool = False
+    ) -> None:
         self.seed = seed
+        self.timeless = timeless  # its quote pages show no time nor date at all
         self.latency = latency  # seconds each answer waits (a slower site)
         self.session = 0
         self.fetches: Counter[str] = Counter()
@@ -150,6 +163,11 @@ class QuoteSite:
             f"<td>{_es(self.quote(o, self.session).price, 3)}</td><td>{o.currency}</td></tr>"
             for o in self.instruments[instrument.index + 1 : instrument.index + 4]
         )
+        news = NEWS_UNDATED if self.timeless else NEWS
+        stamp = "" if self.timeless else (
+            f'<p class="sello">Fecha: <time>{local:%d/%m/%Y}</time> · '
+            f"Hora: <time>{local:%H:%M:%S}</time>\n</p>"
+        )
         return f"""<!DOCTYPE html><html lang="es-ES"><head><meta charset="utf-8">
 <title>{instrument.name} | Bolsa de Ejemplo</title></head><body>
 <div id="cabecera"><a href="/">Inicio</a> <a href="/cotizaciones/">Cotizaciones</a></div>
@@ -165,11 +183,8 @@ Mercado: {instrument.exchange}</p>
 <li><span>Cierre anterior</span> <strong>{_es(q.previous_close, 3)}</strong></li>
 <li><span>Volumen (títulos)</span> <strong>{_es(Decimal(q.volume), 0)}</strong></li>
 <li><span>Capitalización</span> <strong>{_es(cap, 1)} M</strong></li></ul>
-<p class="sello">Fecha: <time>{local:%d/%m/%Y}</time> · Hora: <time>{local:%H:%M:%S}</time>
-</p></article>
-<section class="noticias"><h2>Noticias</h2><ul>
-<li><time datetime="2024-01-02T10:00:00+01:00">2 ene 2024</time> Resultados anuales</li>
-<li><time datetime="2023-11-05T09:30:00+01:00">5 nov 2023</time> Junta general</li></ul></section>
+{stamp}</article>
+{news}
 <section class="relacionados"><h2>Otros valores</h2><table>{others}</table></section>
 <footer>Bolsa de Ejemplo · Datos con 15 minutos de retraso</footer></body></html>"""
 

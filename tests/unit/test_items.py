@@ -152,7 +152,7 @@ def test_a_full_product_is_a_valid_item() -> None:
 
 def test_the_lists_derive_from_the_product() -> None:
     assert items.FIELDS == tuple(product_schema()["properties"])
-    assert items.PAGE_FIELDS + ("provenance",) + items.CRAWL_FIELDS == items.FIELDS
+    assert items.PAGE_FIELDS + ("provenance", "uncertain") + items.CRAWL_FIELDS == items.FIELDS
     assert set(items.PROFILE_FIELDS) == (set(items.PAGE_FIELDS) - {"url", "rating"}) | {
         "rating_value",
         "rating_count",

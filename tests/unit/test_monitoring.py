@@ -28,6 +28,7 @@ ALERTS = {
     "CrawlInvalidItemRateHigh",
     "CrawlQueueGrowingWhileWorkersIdle",
     "CrawlStoreRetrying",
+    "CrawlDataCheckFailing",
 }
 
 

@@ -65,13 +65,54 @@
     for (const name of FIGURES) $("f-" + name).textContent = fmt(status[name]);
     $("pause").disabled = status.state === "paused";
     $("resume").disabled = status.state !== "paused";
-    await loadBrowserSites();
+    await loadSites();
     return status;
   }
 
+  // the sites: their figures and data checks (a badge, a table, the failing checks
+  // with what they saw and example URLs), and what needs a browser
+  async function loadSites() {
+    const figures = await api("/sites");
+    showChecks(figures);
+    showBrowserSites(figures.browser);
+  }
+
+  function showChecks(figures) {
+    const report = figures.checks || { failing: 0, sites: [] };
+    const badge = $("checks-badge");
+    badge.dataset.failing = String(report.failing);
+    badge.textContent = report.failing ? `${report.failing} data check(s) failing` : "data checks ok";
+    fill("sites", figures.sites.map((s) => {
+      const failing = s.checks_failing;
+      const cell = document.createElement("span");
+      cell.className = "badge";
+      cell.dataset.failing = failing && failing.length ? String(failing.length) : "0";
+      cell.textContent = failing === null || failing === undefined ? "–" : (failing.length ? failing.join(", ") : "ok");
+      return row([s.site, fmt(s.pages), fmt(s.products), cell], ["", "num", "num", ""]);
+    }));
+    const items = [];
+    for (const site of report.sites) {
+      for (const check of site.checks) {
+        if (check.status !== "fail") continue;
+        const li = document.createElement("li");
+        const head = document.createElement("b");
+        head.textContent = `${site.site}: ${check.check}`;
+        li.append(head, ` ${check.message} (threshold ${check.threshold}, min ${check.min_rows} rows)`);
+        const examples = document.createElement("ul");
+        for (const url of check.examples) {
+          const e = document.createElement("li");
+          e.textContent = url;
+          examples.append(e);
+        }
+        li.append(examples);
+        items.push(li);
+      }
+    }
+    $("checks-list").replaceChildren(...items);
+  }
+
   // the sites (or sections) that need a browser, and the pages that wait for one
-  async function loadBrowserSites() {
-    const browser = (await api("/sites")).browser;
+  function showBrowserSites(browser) {
     const note = $("browser-sites");
     const scopes = browser.scopes.map((s) => s.scope);
     note.hidden = !scopes.length && !browser.waiting;
