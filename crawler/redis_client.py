@@ -34,7 +34,9 @@ from typing import Any
 import redis
 from redis.client import Pipeline
 from redis.cluster import ClusterNode, ClusterPipeline, RedisCluster
+from scrapy.settings import SETTINGS_PRIORITIES
 
+from crawler import defaults
 from crawler.outage import REDIS, note_command
 
 
@@ -197,6 +199,19 @@ def worker_redis_params(params: dict[str, Any], cluster: bool) -> dict[str, Any]
     if connect is not None and after is not None:
         out["redis_connect_func"] = after
     return out
+
+
+def set_worker_redis_params(settings: Any, cluster: bool) -> None:
+    """Set the workers' ``REDIS_PARAMS`` in ``settings``: every client waits
+    ``REDIS_SOCKET_TIMEOUT`` s for an answer (0: as long as it takes), and on a cluster
+    is a cluster client (:func:`worker_redis_params`). At the spider's priority at
+    least: the crawler process merges its own (project) settings into the crawler's
+    again, and would undo it."""
+    priority = max(SETTINGS_PRIORITIES["spider"], settings.getpriority("REDIS_PARAMS") or 0)
+    params = worker_redis_params(settings.getdict("REDIS_PARAMS"), cluster)
+    timeout = settings.getfloat("REDIS_SOCKET_TIMEOUT", defaults.REDIS_SOCKET_TIMEOUT)
+    params["socket_timeout"] = timeout if timeout > 0 else None
+    settings.set("REDIS_PARAMS", params, priority=priority)
 
 
 def is_cluster(client: Any) -> bool:

@@ -39,7 +39,7 @@ waits the full time, however long its start-up took.
 On a Redis Cluster (``REDIS_CLUSTER=true``, ``REDIS_URL`` = a node or a
 comma-separated list of nodes), :meth:`DistributedSpider.update_settings` gives
 every component a :class:`crawler.redis_client.CountingRedisCluster`
-(:func:`crawler.redis_client.worker_redis_params`), and the start-up check
+(:func:`crawler.redis_client.set_worker_redis_params`), and the start-up check
 records the crawl's shard count or refuses to run with another
 (:mod:`crawler.layout`).
 """
@@ -56,7 +56,6 @@ from urllib.parse import urlsplit
 from scrapy import Request, signals
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest
 from scrapy.http import TextResponse
-from scrapy.settings import SETTINGS_PRIORITIES
 from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy_redis.spiders import RedisSpider
 from scrapy_redis.utils import bytes_to_str
@@ -73,7 +72,7 @@ from crawler.leasing.meta import LEASE_META_KEY, lease_of
 from crawler.leasing.tracker import LeaseTracker
 from crawler.middlewares.network import RefusedRequest
 from crawler.network import NetworkRule
-from crawler.redis_client import worker_redis_params
+from crawler.redis_client import set_worker_redis_params
 from crawler.retrypolicy import HISTORY_META_KEY, describe_history
 from crawler.scheduling import serializer
 from crawler.scheduling.scheduler import wake_engine
@@ -105,13 +104,7 @@ class DistributedSpider(RedisSpider):
         on a Redis Cluster, every one is a cluster client."""
         super().update_settings(settings)
         cluster = settings.getbool("REDIS_CLUSTER", defaults.REDIS_CLUSTER)
-        # at the spider's priority at least: the crawler process merges its own
-        # (project) settings into the crawler's again, and would undo it
-        priority = max(SETTINGS_PRIORITIES["spider"], settings.getpriority("REDIS_PARAMS") or 0)
-        params = worker_redis_params(settings.getdict("REDIS_PARAMS"), cluster)
-        timeout = settings.getfloat("REDIS_SOCKET_TIMEOUT", defaults.REDIS_SOCKET_TIMEOUT)
-        params["socket_timeout"] = timeout if timeout > 0 else None
-        settings.set("REDIS_PARAMS", params, priority=priority)
+        set_worker_redis_params(settings, cluster)
         if cluster:
             # scrapy-redis's own start_urls key (unused: seeds are popped under lease)
             start_urls = CrawlKeys.from_settings(settings, cls.name).start_urls
