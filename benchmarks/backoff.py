@@ -7,7 +7,7 @@ private Redis and a fresh shop:
 
 * ``budget 3x``: ``SITE_MAX_RPS`` three times the limiter's rate (18);
 * ``budget 20``: ``SITE_MAX_RPS=20``, as the issue's first try;
-* ``default``: the default budget (``SITE_MAX_RPS`` of ``crawler/defaults.py``);
+* ``default``: the default budget (``SITE_MAX_RPS`` of ``crawler/core/defaults.py``);
 * ``503 burst``: no limiter, every page answers 503 for 30 s after the first
   50 requests, budget 20.
 
@@ -32,8 +32,8 @@ from typing import Any
 
 import redis
 
-from crawler import defaults
-from crawler.keys import CrawlKeys
+from crawler.core import defaults
+from crawler.core.keys import CrawlKeys
 from demoshop.process import ShopProcess
 from tools.redis_server import RedisServer
 from tools.workers import WorkerProcess, wait_all

@@ -47,8 +47,8 @@ from typing import Any
 import psutil
 import redis
 
-from crawler.keys import CrawlKeys
-from crawler.records import WorkerRecord
+from crawler.core.keys import CrawlKeys
+from crawler.core.records import WorkerRecord
 from demoshop.process import ShopProcess
 from tools.redis_server import RedisServer
 from tools.tcpproxy import TcpProxy

@@ -17,7 +17,7 @@ import time
 
 import redis
 
-from crawler.keys import CrawlKeys
+from crawler.core.keys import CrawlKeys
 from crawler.scheduling.bloom import BloomFilter, BloomSize, bloom_status
 from tools.redis_server import RedisServer
 

@@ -65,8 +65,8 @@ import psutil
 import redis
 
 from crawler.browser.config import CANDIDATES, find_executable
-from crawler.keys import CrawlKeys
-from crawler.records import WorkerRecord
+from crawler.core.keys import CrawlKeys
+from crawler.core.records import WorkerRecord
 from demoshop.process import ShopProcess
 from master.commands.base import _setting
 from tools.redis_server import RedisServer

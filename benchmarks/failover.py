@@ -41,7 +41,7 @@ from typing import Any
 
 import redis
 
-from crawler.keys import CrawlKeys
+from crawler.core.keys import CrawlKeys
 from crawler.scheduling.lanes import LANES_SUFFIX
 from demoshop.process import ShopProcess
 from tools.redis_cluster import RedisCluster

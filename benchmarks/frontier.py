@@ -19,7 +19,7 @@ about 70 characters: what a real shop's product link looks like.
 
 Then (unless ``--cluster-primaries 0``) the same on a private Redis Cluster of
 3 primaries (:class:`tools.redis_cluster.RedisCluster`) with the crawl's
-cluster layout (16 shards, :mod:`crawler.keys`): the links are spread over 48
+cluster layout (16 shards, :mod:`crawler.core.keys`): the links are spread over 48
 shops whose hosts have the same length, each queued and its fingerprint added
 in its site's shard (each shard's Bloom filter sized for the links of its
 shard), and the ``MEMORY USAGE`` of every shard's key is summed over the shards
@@ -38,13 +38,13 @@ from typing import Any, cast
 import redis
 from scrapy import Request
 
-from crawler import defaults
-from crawler.keys import DEFAULT_CLUSTER_SHARDS, CrawlKeys, ShardKeys
+from crawler.core import defaults
+from crawler.core.keys import DEFAULT_CLUSTER_SHARDS, CrawlKeys, ShardKeys
+from crawler.core.sites import site_key
 from crawler.scheduling.bloom import BloomFilter, BloomSize
 from crawler.scheduling.dupefilter import BinaryFingerprintDupeFilter
 from crawler.scheduling.lanes import push_requests, queue_keys
 from crawler.scheduling.serializer import encode_request
-from crawler.sites import site_key
 from demoshop.catalog import Catalog
 from master.clusterscan import memory_usage, primaries
 from tools.redis_server import RedisServer

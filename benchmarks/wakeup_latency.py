@@ -24,7 +24,7 @@ from pathlib import Path
 
 import redis
 
-from crawler.keys import CrawlKeys
+from crawler.core.keys import CrawlKeys
 from crawler.scheduling.lanes import push_requests, queued
 from demoshop.process import ShopProcess
 from master.commands.recrawl import encode, recrawl_request

@@ -2,10 +2,10 @@
 
 The tunables of the project's own components (leases, batching, politeness,
 proxies, stores, ...) are declared once, with their defaults and documentation,
-in ``crawler/defaults.py``, and are settings too: every name of that module is
+in ``crawler/core/defaults.py``, and are settings too: every name of that module is
 taken in here. Each value can be overridden on the command line
 (``scrapy crawl ecommerce -s NAME=VALUE``); the names in ``ENV_SETTINGS`` are
-also read from the environment (see ``crawler/config.py``).
+also read from the environment (see ``crawler/core/config.py``).
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from redis.exceptions import BusyLoadingError, ConnectionError, TimeoutError
 from scrapy.settings.default_settings import EXTENSIONS_BASE as _SCRAPY_EXTENSIONS
 from scrapy.settings.default_settings import RETRY_EXCEPTIONS as _SCRAPY_RETRY_EXCEPTIONS
 
-from crawler.config import env_overrides
-from crawler.defaults import *  # noqa: F403  (every project tunable, with its default)
-from crawler.outage import ReportingRetry
+from crawler.core.config import env_overrides
+from crawler.core.defaults import *  # noqa: F403  (every project tunable, with its default)
+from crawler.net.outage import ReportingRetry
 from crawler.scheduling.restarts import connect as connect_noticing_restarts
 
 BOT_NAME = "crawler"
@@ -63,15 +63,15 @@ DUPEFILTER_CLASS = "crawler.scheduling.dupefilter.BinaryFingerprintDupeFilter"
 # Ride out a Redis restart: each command is retried for about 30 s (backoff up to
 # 2 s) before the error reaches the worker. Leases cover longer outages.
 # Each failed attempt (and the first success after them) is told to the worker's log
-# (crawler/outage.py); the socket timeout is REDIS_SOCKET_TIMEOUT's (set by the spider).
+# (crawler/net/outage.py); the socket timeout is REDIS_SOCKET_TIMEOUT's (set by the spider).
 REDIS_PARAMS = {
-    "socket_timeout": REDIS_SOCKET_TIMEOUT or None,  # noqa: F405 (crawler.defaults)
+    "socket_timeout": REDIS_SOCKET_TIMEOUT or None,  # noqa: F405 (crawler.core.defaults)
     "socket_connect_timeout": 5,
     "retry": ReportingRetry(ExponentialBackoff(cap=2.0, base=0.05), retries=20),
     "retry_on_error": [ConnectionError, TimeoutError, BusyLoadingError],
     "health_check_interval": 30,
     # redis.Redis counting its round trips (metric crawler_redis_round_trips_total)
-    "redis_cls": "crawler.redis_client.CountingRedis",
+    "redis_cls": "crawler.net.redis_client.CountingRedis",
     # every new connection checks Redis's run id: a restart that may have lost its
     # last second of writes makes the worker redo what it holds (scheduling/restarts.py)
     "redis_connect_func": connect_noticing_restarts,
@@ -82,7 +82,7 @@ REDIS_PARAMS = {
 LOGSTATS_INTERVAL = 30
 
 # --- Network safety: the connection-time check of ALLOW_PRIVATE_NETWORKS ------
-TWISTED_DNS_RESOLVER = "crawler.resolver.GuardedResolver"
+TWISTED_DNS_RESOLVER = "crawler.net.resolver.GuardedResolver"
 
 # --- User agents: scrapy-fake-useragent, rotating for real --------------------
 # The name robots.txt rules are matched against (RobotsTxtMiddleware runs before
@@ -142,8 +142,8 @@ SPIDER_MIDDLEWARES = {
 EXTENSIONS = {
     "scrapy.extensions.telnet.TelnetConsole": None,
     # one of each per worker, shared by the components that find them with Cls.of(crawler)
-    "crawler.flow.FlowControl": 10,
-    "crawler.politeness.SiteWaits": 20,
+    "crawler.core.flow.FlowControl": 10,
+    "crawler.policy.politeness.SiteWaits": 20,
     "crawler.leasing.tracker.LeaseTracker": 100,
     "crawler.extensions.workerstats.WorkerStats": 200,
     "crawler.extensions.sitestats.SiteStats": 210,
@@ -168,5 +168,5 @@ ITEM_PIPELINES = {
     "crawler.pipelines.quotes.embedded.EmbeddedQuotePipeline": 350,
 }
 
-# Environment variables win over the values above and crawler/defaults.py (REDIS_URL, ...).
+# Environment variables win over the values above and crawler/core/defaults.py (REDIS_URL, ...).
 globals().update(env_overrides())

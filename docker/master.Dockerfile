@@ -4,8 +4,8 @@
 #   docker run --rm -e REDIS_URL -v "$PWD/seeds:/seeds:ro" ecommerce-crawler-master seed /seeds/urls.txt
 #   (REDIS_URL=redis://:PASSWORD@redis-host:6379/0 exported in the shell beforehand)
 #
-# BASE_IMAGE: see worker.Dockerfile. The master shares crawler/keys.py and
-# crawler/seeds.py with the workers, so it ships crawler/ as well as master/.
+# BASE_IMAGE: see worker.Dockerfile. The master shares crawler/core/keys.py and
+# crawler/policy/seeds.py with the workers, so it ships crawler/ as well as master/.
 ARG BASE_IMAGE=python:3.11-slim
 FROM ${BASE_IMAGE}
 

@@ -29,9 +29,9 @@ from types import ModuleType
 
 import redis
 
-from crawler.config import redact_dsn
-from crawler.keys import SPIDER_NAME, CrawlKeys
-from crawler.layout import LayoutMismatch
+from crawler.core.config import redact_dsn
+from crawler.core.keys import SPIDER_NAME, CrawlKeys
+from crawler.core.layout import LayoutMismatch
 from master.commands import (
     bench,
     checks,

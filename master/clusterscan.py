@@ -1,7 +1,7 @@
 """Reading a crawl wherever its keys are: one Redis, or every primary of a Redis Cluster.
 
 The master's commands read the crawl through these helpers, so the same code
-serves both layouts (:mod:`crawler.keys`):
+serves both layouts (:mod:`crawler.core.keys`):
 
 * :func:`scan` finds every key matching a pattern: ``SCAN`` on the one Redis, or
   on every primary of the cluster in turn (replicas hold copies: never scanned);
@@ -23,9 +23,9 @@ from typing import Any
 import redis
 from redis.cluster import RedisCluster
 
-from crawler import defaults
-from crawler.keys import CrawlKeys, ShardKeys
-from crawler.records import as_text
+from crawler.core import defaults
+from crawler.core.keys import CrawlKeys, ShardKeys
+from crawler.core.records import as_text
 
 
 def is_cluster(client: Any) -> bool:

@@ -1,9 +1,9 @@
 """The master's Redis client, and one-line explanations of Redis failures.
 
 The URL comes from ``--redis-url``, else the environment variable ``REDIS_URL``,
-else the workers' default (``crawler.defaults.REDIS_URL``: ``redis://localhost:6379/0``).
+else the workers' default (``crawler.core.defaults.REDIS_URL``: ``redis://localhost:6379/0``).
 Passwords never appear in messages: URLs are shown through
-:func:`crawler.config.redact_dsn`.
+:func:`crawler.core.config.redact_dsn`.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from typing import Any
 import redis
 from redis.exceptions import InvalidResponse
 
-from crawler import defaults
-from crawler.config import redact_dsn
-from crawler.redis_client import cluster_client
+from crawler.core import defaults
+from crawler.core.config import redact_dsn
+from crawler.net.redis_client import cluster_client
 
 DEFAULT_REDIS_URL = defaults.REDIS_URL  # the workers' default, shown in --help
 CONNECT_TIMEOUT = 5.0  # seconds to reach Redis before saying it is unreachable

@@ -1,6 +1,6 @@
 """Pause, resume and reset: the master's only writes to the crawl's control state.
 
-``pause`` sets ``<spider>:paused`` to a :class:`crawler.records.PauseMarker`,
+``pause`` sets ``<spider>:paused`` to a :class:`crawler.core.records.PauseMarker`,
 ``{"since": epoch, "by": "user@host"}``; every worker polls that key (about once
 a second, ``PAUSE_POLL_INTERVAL``) and stops taking requests while it exists,
 without stopping its process.
@@ -21,8 +21,8 @@ from typing import Any
 
 import redis
 
-from crawler.keys import CrawlKeys
-from crawler.records import PauseMarker
+from crawler.core.keys import CrawlKeys
+from crawler.core.records import PauseMarker
 from crawler.scheduling.lanes import QueueCount, count_queue
 from master.clusterscan import Batch, scan, total
 from master.inspection import count_inflight, load_workers, read_pause
@@ -111,7 +111,7 @@ def reset(client: redis.Redis, keys: CrawlKeys) -> int:
     """Delete every key matching ``<spider>:*`` (SCAN on every primary, UNLINK in batches;
     on a cluster redis-py splits a batch into one UNLINK per hash slot, since one command
     may only name keys of one slot); return how many were deleted. The layout key
-    (``<spider>:layout``, :mod:`crawler.layout`) goes too: the next crawl may use
+    (``<spider>:layout``, :mod:`crawler.core.layout`) goes too: the next crawl may use
     another shard count."""
     deleted = 0
     batch: list[bytes] = []

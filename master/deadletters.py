@@ -1,6 +1,6 @@
 """Dead letters (``<spider>:dead``) and invalid items (``<spider>:invalid``).
 
-A dead letter (:class:`crawler.records.DeadLetter`) is JSON ``{"url", "reason",
+A dead letter (:class:`crawler.core.records.DeadLetter`) is JSON ``{"url", "reason",
 "worker", "time", "refused"?, "request"?}`` where ``request`` is the serialized
 request as the queue stores it. ``requeue`` puts each record back to work: its
 ``request`` into the request queue's sorted set with ``ZADD <spider>:requests 0
@@ -21,7 +21,7 @@ taken by a worker, a second time. Two masters requeueing at once may do the
 same; ``vanished`` counts the records another had removed meanwhile (pushed
 anyway).
 
-An invalid item (:class:`crawler.records.InvalidItem`) is JSON ``{"item",
+An invalid item (:class:`crawler.core.records.InvalidItem`) is JSON ``{"item",
 "errors", "worker", "url", "time"}``: a product the schema or a store rejected,
 kept so the site's problem can be seen. Both are listed as their records' fields
 (and ``index``); a value that is not a JSON object is listed as ``malformed``.
@@ -36,10 +36,10 @@ from typing import Any, cast
 
 import redis
 
-from crawler.keys import CrawlKeys
-from crawler.records import DeadLetter, InvalidItem, MalformedRecord, as_text
+from crawler.core.keys import CrawlKeys
+from crawler.core.records import DeadLetter, InvalidItem, MalformedRecord, as_text
+from crawler.policy.seeds import InvalidSeed, Seed, validate_url
 from crawler.scheduling.lanes import LANES_LUA, keep_requests
-from crawler.seeds import InvalidSeed, Seed, validate_url
 
 BATCH = 500
 
@@ -190,8 +190,8 @@ def _queue_of(keys: CrawlKeys, payload: str) -> str:
     """The queue a serialized request goes back to: on a cluster, its site's shard's."""
     if not keys.cluster:
         return keys.requests
+    from crawler.core.sites import site_key
     from crawler.scheduling.serializer import loads  # brings Scrapy: only when needed
-    from crawler.sites import site_key
 
     return keys.for_site(site_key(str(loads(payload)["url"]))).requests
 

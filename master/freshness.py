@@ -7,7 +7,7 @@ children read), and gives the products whose sitemap ``lastmod`` is newer than
 their ``last_seen``. A product without a ``lastmod``, or absent from the sitemaps,
 is not taken: ``--older-than`` covers those.
 
-The sitemaps are read as the workers read them (:mod:`crawler.sitemaps`: Scrapy's
+The sitemaps are read as the workers read them (:mod:`crawler.policy.sitemaps`: Scrapy's
 ``Sitemap`` parser and bounded ``gunzip``, the same ``SITEMAP_MAX_*`` bounds)
 and every URL fetched, redirects included, must pass the network rule
 (``ALLOW_PRIVATE_NETWORKS``). A bound hit or a sitemap that cannot be read is
@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from crawler import defaults
-from crawler.network import NetworkRule
-from crawler.sites import site_key
+from crawler.core import defaults
+from crawler.core.sites import site_key
+from crawler.net.network import NetworkRule
 
 TIMEOUT = 30
 MAX_DOWNLOAD = 16 * 1024 * 1024  # bytes of one response, as the workers' DOWNLOAD_MAXSIZE
@@ -104,7 +104,7 @@ class SitemapFetcher:
         from scrapy.http import Response
         from scrapy.utils.sitemap import Sitemap
 
-        from crawler.sitemaps import SitemapTooLarge, sitemap_body
+        from crawler.policy.sitemaps import SitemapTooLarge, sitemap_body
 
         if url in self._seen:
             return

@@ -2,7 +2,7 @@
 
 Nothing here writes to Redis. Worker records are the JSON values of the hash
 ``<spider>:workers`` (field = worker id), written by the workers' stats
-extension and decoded by :meth:`crawler.records.WorkerRecord.decode` (missing
+extension and decoded by :meth:`crawler.core.records.WorkerRecord.decode` (missing
 or malformed fields are tolerated: old or partial records). A worker is *live*
 while its heartbeat key ``<spider>:alive:<id>`` exists.
 """
@@ -20,11 +20,11 @@ from urllib.parse import quote
 
 import redis
 
-from crawler.config import redact_dsn
-from crawler.itemkinds import kind_of_spider
-from crawler.keys import DELAYED_SCORE_BASE, CrawlKeys
-from crawler.politeness import rate_now, read_site_state
-from crawler.records import PauseMarker, StatsFields, WorkerRecord, as_float, as_int, as_text
+from crawler.core.config import redact_dsn
+from crawler.core.itemkinds import kind_of_spider
+from crawler.core.keys import DELAYED_SCORE_BASE, CrawlKeys
+from crawler.core.records import PauseMarker, StatsFields, WorkerRecord, as_float, as_int, as_text
+from crawler.policy.politeness import rate_now, read_site_state
 from crawler.scheduling.lanes import QueueCount, count_queue
 from master.clusterscan import Batch, scan, site_of_polite_key, total
 from master.listings import gather_listings

@@ -2,12 +2,12 @@
 ``status``, ``report``, the API and the dashboard show (one implementation of each).
 
 The workers remember the listing pages they read and what each card showed
-(:mod:`crawler.listings`, keys ``<s>:listings:*``, any spider). A refresh queues those
+(:mod:`crawler.core.listings`, keys ``<s>:listings:*``, any spider). A refresh queues those
 listing pages again (their cards update the items' prices and stock: a tenth to a
 sixtieth of the requests of fetching every item page), and an item's own page only when
 no listing showed the item, or when its card lacks a field the stored item has (a
 price, a stock state: the item kind's ``refreshed_fields``,
-:class:`crawler.itemkinds.ItemKind`). It records when it started and what it queued
+:class:`crawler.core.itemkinds.ItemKind`). It records when it started and what it queued
 (``<s>:listings:refresh``); the workers count the items their listings showed since
 (``refreshed``), so the report gives the requests per refreshed item.
 """
@@ -25,8 +25,8 @@ from typing import Any
 
 import redis
 
-from crawler.itemkinds import ItemKind
-from crawler.keys import CrawlKeys
+from crawler.core.itemkinds import ItemKind
+from crawler.core.keys import CrawlKeys
 from master.clusterscan import queue_label
 
 _BATCH = 500
@@ -87,7 +87,7 @@ def start_refresh(
     client: redis.Redis, keys: CrawlKeys, plan: RefreshPlan, now: float | None = None
 ) -> None:
     """Record that a refresh from listings starts now, with what it queues (the workers
-    then count ``refreshed``: :class:`crawler.listings.ListingMemory`)."""
+    then count ``refreshed``: :class:`crawler.core.listings.ListingMemory`)."""
     now = time.time() if now is None else now
     pipe = client.pipeline(transaction=True)
     pipe.delete(keys.listings_refresh)

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
-from crawler.itemkinds import QUOTE, ItemKind
+from crawler.core.itemkinds import QUOTE, ItemKind
 from master.catalog import ProductQuery, pg_page_sql
 from master.stores import (
     EmbeddedStore,

@@ -10,8 +10,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from crawler.itemkinds import kind_of_spider
-from crawler.records import as_epoch
+from crawler.core.itemkinds import kind_of_spider
+from crawler.core.records import as_epoch
 from master.deadletters import format_errors
 from master.listings import describe
 

@@ -1,14 +1,14 @@
 """Seeding: validate a seed file and push the new start URLs, one round trip per batch.
 
-Every line goes through :func:`crawler.seeds.parse_seed_lines`, the validation
+Every line goes through :func:`crawler.policy.seeds.parse_seed_lines`, the validation
 the workers apply too, then through the network rule the workers apply
-(:class:`crawler.network.NetworkRule`, from ``ALLOW_PRIVATE_NETWORKS``): a URL
+(:class:`crawler.net.network.NetworkRule`, from ``ALLOW_PRIVATE_NETWORKS``): a URL
 whose host is, means or resolves to a loopback, private, link-local ... address
 not allowed is refused here rather than by a worker. A refused line is reported
 (number and reason) and never pushed, nor recorded as seeded. A valid seed is
-skipped when its :attr:`~crawler.seeds.Seed.fingerprint` was seeded before (set
+skipped when its :attr:`~crawler.policy.seeds.Seed.fingerprint` was seeded before (set
 ``<spider>:seeded``) or appeared earlier in the same input; the others are
-pushed to ``<spider>:start_urls`` as :meth:`~crawler.seeds.Seed.to_json`.
+pushed to ``<spider>:start_urls`` as :meth:`~crawler.policy.seeds.Seed.to_json`.
 
 Each batch is one call of a Lua script, registered once, that for every seed
 does ``SADD seeded fp`` and, only when the fingerprint is new, ``RPUSH
@@ -26,11 +26,11 @@ from typing import Any, BinaryIO
 
 import redis
 
-from crawler.keys import CrawlKeys
-from crawler.layout import ensure_layout
-from crawler.network import NetworkRule
+from crawler.core.keys import CrawlKeys
+from crawler.core.layout import ensure_layout
+from crawler.net.network import NetworkRule
+from crawler.policy.seeds import Seed, SeedError, parse_seed_lines
 from crawler.scheduling.wakeup import WAKE_LUA
-from crawler.seeds import Seed, SeedError, parse_seed_lines
 
 DEFAULT_BATCH_SIZE = 500
 PROGRESS_EVERY = 10_000  # lines between two progress lines on stderr

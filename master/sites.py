@@ -24,10 +24,10 @@ from typing import Any
 import redis
 
 from crawler.browser.sites import read_browser_sites
+from crawler.core.keys import CrawlKeys
+from crawler.core.sites import site_key
 from crawler.datachecks.report import CheckSettings, failing_by_site, gather_checks
-from crawler.keys import CrawlKeys
 from crawler.scheduling.lanes import index_key, queue_counts, queue_keys
-from crawler.sites import site_key
 
 COUNTERS = ("pages", "products", "sitemaps")
 SEED_SUFFIX = " seed"

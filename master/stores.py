@@ -25,8 +25,8 @@ from typing import Any, Protocol
 
 import psycopg2
 
-from crawler import defaults
-from crawler.config import redact_dsn
+from crawler.core import defaults
+from crawler.core.config import redact_dsn
 from master.catalog import _HISTORY_SQL, _PAGE_SQL, _PG_PAGE_SQL, ProductQuery
 
 DEFAULT_BATCH_SIZE = 1000

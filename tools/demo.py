@@ -40,10 +40,10 @@ from pathlib import Path
 import redis
 
 from crawler.browser.config import find_executable
-from crawler.keys import CrawlKeys
-from crawler.records import StatsFields
+from crawler.core.keys import CrawlKeys
+from crawler.core.records import StatsFields
+from crawler.policy.scope import STRATEGIES
 from crawler.scheduling.lanes import QueueCount, count_queue
-from crawler.scope import STRATEGIES
 from demoshop.market import MARKET_PREFIX
 from demoshop.process import ShopProcess
 from demoshop.sitemaps import is_sitemap_path

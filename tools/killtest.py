@@ -31,7 +31,7 @@ from pathlib import Path
 import psycopg2
 import redis
 
-from crawler.keys import CrawlKeys
+from crawler.core.keys import CrawlKeys
 from crawler.scheduling.lanes import QueueCount, count_queue
 from demoshop.process import ShopProcess
 from tools.workers import ROOT, WorkerProcess

@@ -1,4 +1,4 @@
-"""The browser settings of a worker, read once (``BROWSER_*``, see ``crawler/defaults.py``).
+"""The browser settings of a worker, read once (``BROWSER_*``, see ``crawler/core/defaults.py``).
 
 :class:`BrowserConfig` answers what the rendering middleware and the download handler
 both ask: which mode (``auto``, ``always``, ``never``), whether this worker can
@@ -23,8 +23,8 @@ import shutil
 from dataclasses import dataclass, field
 from typing import Any
 
-from crawler import defaults
-from crawler.startup import StartupError
+from crawler.core import defaults
+from crawler.core.startup import StartupError
 
 logger = logging.getLogger(__name__)
 _announced: set[str] = set()

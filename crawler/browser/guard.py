@@ -7,7 +7,7 @@ any connection (``route.abort``, stat ``browser/blocked/<reason>``) when:
 
 ==============  ========================================================================
 ``network``     the network rule refuses its address (``ALLOW_PRIVATE_NETWORKS``,
-                :mod:`crawler.network`), at any hop of its redirects or at connection time
+                :mod:`crawler.net.network`), at any hop of its redirects or at connection time
 ``resource``    its type is one of ``BROWSER_BLOCKED_RESOURCES`` (images, media, fonts)
 ``frame``       it loads a frame (a frame is another page: the crawler follows links itself)
 ``navigation``  it takes the page elsewhere (``location.href = ...``) once it is loaded
@@ -39,7 +39,7 @@ from urllib.parse import urljoin, urlsplit
 from scrapy import Request
 from scrapy.http import Response
 
-from crawler.network import NetworkRule
+from crawler.net.network import NetworkRule
 
 from .config import BrowserConfig
 
@@ -238,7 +238,7 @@ class PageGuard:
 
 def _connection_refusal(url: str) -> str | None:
     """The resolver's refusal of the URL's host at connection time (see
-    :mod:`crawler.resolver`), or None."""
+    :mod:`crawler.net.resolver`), or None."""
     reactor = sys.modules.get("twisted.internet.reactor")
     refusal_for = getattr(getattr(reactor, "resolver", None), "refusal_for", None)
     host = urlsplit(url).hostname or ""

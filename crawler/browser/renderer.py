@@ -52,8 +52,8 @@ from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
 from scrapy.http import HtmlResponse, Response
 from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
 
-from crawler.network import NetworkRule
-from crawler.sites import site_key
+from crawler.core.sites import site_key
+from crawler.net.network import NetworkRule
 
 from . import processes
 from .config import BrowserConfig

@@ -1,7 +1,7 @@
 """``BrowserRouting``: which shared queue a request waits in, and which a worker pops.
 
 Rendering capacity is per worker (``BROWSER_CONCURRENCY``), so the crawl has two
-shared queues (:mod:`crawler.keys`): ``<spider>:requests`` and
+shared queues (:mod:`crawler.core.keys`): ``<spider>:requests`` and
 ``<spider>:browser_requests``, the second for the requests that need a headless
 browser, laid out the same way (lanes, index, sorted set:
 :mod:`crawler.scheduling.lanes`) and in the same shard on a Redis Cluster.
@@ -51,10 +51,10 @@ from scrapy_redis.connection import get_redis_from_settings
 
 from crawler.browser.config import BrowserConfig
 from crawler.browser.sites import BrowserSites
-from crawler.config import worker_id
-from crawler.keys import SPIDER_NAME, CrawlKeys
-from crawler.scope import Scope
-from crawler.sitemaps import SITEMAP_META_KEY
+from crawler.core.config import worker_id
+from crawler.core.keys import SPIDER_NAME, CrawlKeys
+from crawler.policy.scope import Scope
+from crawler.policy.sitemaps import SITEMAP_META_KEY
 
 BROWSER_META_KEY = "playwright"
 REASON_META_KEY = "render_reason"

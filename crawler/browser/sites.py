@@ -5,8 +5,8 @@ When a worker finds a page to be an application shell (see
 first segment of its path (:func:`browser_scope`: ``shop.example/app/`` for
 ``https://shop.example/app/c/boots``; ``shop.example/`` for a page at the site's root or
 with no such segment, i.e. the whole site), in the hash ``<spider>:browser_sites``
-(:attr:`crawler.keys.CrawlKeys.browser_sites`; field: that scope, the site as
-:func:`crawler.sites.site_key` names it; value: JSON ``{"since": <unix time>, "worker":
+(:attr:`crawler.core.keys.CrawlKeys.browser_sites`; field: that scope, the site as
+:func:`crawler.core.sites.site_key` names it; value: JSON ``{"since": <unix time>, "worker":
 <id>, "url": <the page>}``; the first worker's record stays). A shop built in the
 browser is one scope (its home page is a shell); a shop with one section built in the
 browser (an outlet, a configurator) gets that section only, and its other pages are
@@ -28,7 +28,7 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
-from crawler.sites import site_key
+from crawler.core.sites import site_key
 
 logger = logging.getLogger(__name__)
 

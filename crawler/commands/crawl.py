@@ -3,7 +3,7 @@
 Scrapy builds the spider and its components inside an asyncio task; an
 exception raised there (e.g. the shared Redis does not answer) reaches the user
 as "Task exception was never retrieved" and a traceback. This command collects
-that exception itself: a :class:`crawler.startup.StartupError` is logged as its
+that exception itself: a :class:`crawler.core.startup.StartupError` is logged as its
 one-line message at ERROR, anything else at ERROR with its traceback, and the
 exit status is 1 either way (as Scrapy's own ``bootstrap_failed`` says).
 
@@ -26,7 +26,7 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 from twisted.internet.task import deferLater
 
-from crawler.startup import StartupError
+from crawler.core.startup import StartupError
 
 if TYPE_CHECKING:
     import argparse

@@ -14,10 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from crawler import defaults
-from crawler.itemkinds import kind_of_spider
-from crawler.keys import CrawlKeys
-from crawler.records import as_text
+from crawler.core import defaults
+from crawler.core.itemkinds import kind_of_spider
+from crawler.core.keys import CrawlKeys
+from crawler.core.records import as_text
 
 from .checks import FAIL, run_checks, validate_overrides
 from .store import FiguresStore

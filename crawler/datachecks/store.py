@@ -1,6 +1,6 @@
 """The sites' figures in Redis: one JSON string per site, ``<spider>:checks:<site>``
 (on a Redis Cluster in the site's shard, ``<spider>:{s<i>}:checks:<site>``:
-:meth:`crawler.keys.ShardKeys.checks`).
+:meth:`crawler.core.keys.ShardKeys.checks`).
 
 :func:`add_figures` adds a worker's figures since its last sync to a site's and
 returns the sum, in one script call (a ``GET`` and a ``SET ... EX`` inside it: three
@@ -15,7 +15,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from crawler.keys import CrawlKeys
+from crawler.core.keys import CrawlKeys
 
 from .figures import EXAMPLES, TOP_CAP, Figures
 

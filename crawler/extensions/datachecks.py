@@ -2,7 +2,7 @@
 and the data checks run on them (:mod:`crawler.datachecks`; ``docs/data-checks.md``).
 
 The worker adds each stored row (``item_scraped``) and each page that gave no item
-(:data:`crawler.signals.page_rejected`) to its site's figures in memory, and adds them
+(:data:`crawler.core.signals.page_rejected`) to its site's figures in memory, and adds them
 to the site's figures in Redis (:class:`crawler.datachecks.store.FiguresStore`: one
 script call, three commands) once ``DATACHECKS_SYNC_PAGES`` of the site's pages were
 counted since the last addition, every ``DATACHECKS_SYNC_INTERVAL`` seconds for the
@@ -37,8 +37,10 @@ from scrapy.exceptions import NotConfigured
 from scrapy_redis.connection import get_redis_from_settings
 from twisted.internet import task
 
-from crawler import defaults
-from crawler import signals as crawler_signals
+from crawler.core import defaults
+from crawler.core import signals as crawler_signals
+from crawler.core.keys import SPIDER_NAME, CrawlKeys
+from crawler.core.sites import site_key
 from crawler.datachecks import uncertain
 from crawler.datachecks.checks import FAIL, run_checks, validate_overrides
 from crawler.datachecks.figures import (
@@ -49,8 +51,6 @@ from crawler.datachecks.figures import (
 )
 from crawler.datachecks.store import FiguresStore
 from crawler.extraction.links import looks_like_product
-from crawler.keys import SPIDER_NAME, CrawlKeys
-from crawler.sites import site_key
 
 logger = logging.getLogger(__name__)
 
@@ -152,7 +152,7 @@ class DataChecks:
 
     @staticmethod
     def rejected(crawler: Any, response: Any, reason: str) -> None:
-        """Say that a page gave no item (:data:`crawler.signals.page_rejected`)."""
+        """Say that a page gave no item (:data:`crawler.core.signals.page_rejected`)."""
         crawler.signals.send_catch_log(
             crawler_signals.page_rejected, response=response, reason=reason
         )

@@ -26,7 +26,7 @@ Most figures are the crawl stats the project keeps anyway, read at each scrape
     crawler_throttled_total                retry/throttled
     crawler_site_rate_cuts_total           politeness/site_cuts
     crawler_site_rate_restores_total       politeness/site_restored
-    crawler_redis_round_trips_total        crawler.redis_client.ROUND_TRIPS
+    crawler_redis_round_trips_total        crawler.net.redis_client.ROUND_TRIPS
     crawler_requests_in_flight             requests being downloaded now
     crawler_leases_held                    HLEN <spider>:inflight:<worker>
     crawler_worker_paused                  1 while the crawl is paused
@@ -36,7 +36,7 @@ Most figures are the crawl stats the project keeps anyway, read at each scrape
 Two histograms are observed as things happen: ``crawler_download_latency_seconds``
 (signal ``response_received``, Scrapy's ``download_latency``) and
 ``crawler_store_write_seconds{backend}`` (signal
-:data:`crawler.signals.items_stored`, one observation per batch written).
+:data:`crawler.core.signals.items_stored`, one observation per batch written).
 
 Settings: ``METRICS_PORT``, ``METRICS_ADDRESS``, ``METRICS_LATENCY_BUCKETS``,
 ``METRICS_STORE_WRITE_BUCKETS``, ``WORKER_ID``, ``REDIS_URL``.
@@ -57,11 +57,11 @@ from prometheus_client.registry import Collector
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
 
-from crawler import defaults
-from crawler import signals as crawler_signals
-from crawler.config import worker_id
-from crawler.keys import SPIDER_NAME, CrawlKeys
-from crawler.redis_client import ROUND_TRIPS, cluster_client
+from crawler.core import defaults
+from crawler.core import signals as crawler_signals
+from crawler.core.config import worker_id
+from crawler.core.keys import SPIDER_NAME, CrawlKeys
+from crawler.net.redis_client import ROUND_TRIPS, cluster_client
 
 logger = logging.getLogger(__name__)
 

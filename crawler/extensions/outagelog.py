@@ -1,10 +1,10 @@
 """``OutageReport``: the log says when Redis is unreachable, what the worker holds, when it is back.
 
-The lines are :class:`crawler.outage.OutageLog`'s (see there): a WARNING within
+The lines are :class:`crawler.net.outage.OutageLog`'s (see there): a WARNING within
 ``REDIS_SOCKET_TIMEOUT`` seconds of a stalled or refused connection, again every
 ``OUTAGE_LOG_INTERVAL`` seconds while it lasts, an INFO line with how long the
 worker was cut off when Redis answers again. This extension gives the process's
-Redis log (:data:`crawler.outage.REDIS`, fed by the retry policy of
+Redis log (:data:`crawler.net.outage.REDIS`, fed by the retry policy of
 ``REDIS_PARAMS``) the server's address, the interval, and :func:`holdings`:
 what the worker holds, read from memory (never from Redis)::
 
@@ -24,10 +24,10 @@ from typing import Any
 from redis.connection import parse_url
 from scrapy import signals
 
-from crawler import defaults
+from crawler.core import defaults
 from crawler.leasing.meta import lease_of
-from crawler.outage import REDIS, OutageLog, nothing_held
-from crawler.redis_client import split_urls
+from crawler.net.outage import REDIS, OutageLog, nothing_held
+from crawler.net.redis_client import split_urls
 
 
 def redis_service(url: str, cluster: bool = False) -> str:

@@ -6,7 +6,7 @@ downloaded finish normally), no seed is taken and the worker does not close for
 idleness; the process keeps running. When the key is deleted the worker goes on.
 The key lives in Redis, so a pause outlives workers and (with append-only
 persistence) Redis restarts: workers started during a pause wait too. Its value
-(a :class:`crawler.records.PauseMarker`: since when, by whom) is for the master;
+(a :class:`crawler.core.records.PauseMarker`: since when, by whom) is for the master;
 the worker only tests that the key exists.
 """
 
@@ -19,9 +19,9 @@ from scrapy import signals
 from scrapy_redis.connection import get_redis_from_settings
 from twisted.internet import task
 
-from crawler import defaults
-from crawler.flow import FlowControl
-from crawler.keys import SPIDER_NAME, CrawlKeys
+from crawler.core import defaults
+from crawler.core.flow import FlowControl
+from crawler.core.keys import SPIDER_NAME, CrawlKeys
 
 logger = logging.getLogger(__name__)
 

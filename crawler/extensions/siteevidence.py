@@ -37,9 +37,9 @@ from scrapy.exceptions import NotConfigured
 from scrapy_redis.connection import get_redis_from_settings
 from twisted.internet import task
 
-from crawler import defaults
+from crawler.core import defaults
+from crawler.core.keys import SPIDER_NAME, CrawlKeys
 from crawler.extraction.evidence import SiteEvidence
-from crawler.keys import SPIDER_NAME, CrawlKeys
 
 logger = logging.getLogger(__name__)
 

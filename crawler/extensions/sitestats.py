@@ -1,6 +1,6 @@
 """``SiteStats``: pages, products and sitemaps per site, for ``master status --sites``.
 
-Each worker counts, per site (:func:`crawler.sites.site_key`), the responses it
+Each worker counts, per site (:func:`crawler.core.sites.site_key`), the responses it
 received (``pages``; a sitemap is a page too), those that were sitemaps
 (``sitemaps``) and the products it scraped (``products``), and adds them to the
 hash ``<spider>:sites`` (fields ``"<counter> <site>"``) every
@@ -19,10 +19,10 @@ from scrapy import signals
 from scrapy_redis.connection import get_redis_from_settings
 from twisted.internet import task
 
-from crawler import defaults
-from crawler.itemkinds import LISTED_KEY
-from crawler.keys import SPIDER_NAME, CrawlKeys
-from crawler.sites import site_key
+from crawler.core import defaults
+from crawler.core.itemkinds import LISTED_KEY
+from crawler.core.keys import SPIDER_NAME, CrawlKeys
+from crawler.core.sites import site_key
 
 logger = logging.getLogger(__name__)
 

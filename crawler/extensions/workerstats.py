@@ -16,7 +16,7 @@ writes the final record and logs, at INFO::
 between the worker's last piece of work (a page parsed) and its close, i.e.
 mostly ``MAX_IDLE_TIME_BEFORE_CLOSE``; pages/min is computed over the active
 time, so runs with 1 and N workers compare fairly. The record, a
-:class:`crawler.records.WorkerRecord`:
+:class:`crawler.core.records.WorkerRecord`:
 
 ``worker, host, pid, state (running|paused|finished), started_at, updated_at,
 finished_at, store, finish_reason, elapsed, idle_tail, pages, items,
@@ -24,7 +24,7 @@ pages_per_min``.
 
 At each beat of the interval (and at close) it also adds the pages and items since
 the previous one to the crawl's per-minute series ``<spider>:series``
-(:mod:`crawler.series`, bounded to ``SERIES_MINUTES`` minutes; 0 disables it),
+(:mod:`crawler.core.series`, bounded to ``SERIES_MINUTES`` minutes; 0 disables it),
 which the dashboard charts; a stored batch refreshes the record alone (one
 ``HSET``), the series being per minute.
 """
@@ -41,14 +41,14 @@ from scrapy import signals
 from scrapy_redis.connection import get_redis_from_settings
 from twisted.internet import task
 
-from crawler import defaults
-from crawler import signals as crawler_signals
-from crawler.config import worker_id
-from crawler.flow import FlowControl
-from crawler.itemkinds import LISTED_VALID
-from crawler.keys import SPIDER_NAME, CrawlKeys
-from crawler.records import WorkerRecord
-from crawler.series import SeriesWriter
+from crawler.core import defaults
+from crawler.core import signals as crawler_signals
+from crawler.core.config import worker_id
+from crawler.core.flow import FlowControl
+from crawler.core.itemkinds import LISTED_VALID
+from crawler.core.keys import SPIDER_NAME, CrawlKeys
+from crawler.core.records import WorkerRecord
+from crawler.core.series import SeriesWriter
 
 logger = logging.getLogger(__name__)
 

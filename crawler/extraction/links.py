@@ -4,7 +4,7 @@
 (w3lib ``canonicalize_url``: query parameters sorted, path case kept), in page
 order, without duplicates, and only those that can lead to new products:
 
-* same site only, as :func:`crawler.sites.site_key` says: the same host as the
+* same site only, as :func:`crawler.core.sites.site_key` says: the same host as the
   page (``www.shop.example`` and ``shop.example`` count as one site) and the
   same port (http on 80 and https on 443 count as the same: both are the
   default port);
@@ -27,7 +27,7 @@ its embedded framework state holds (:func:`.embedded.state_urls`), cleaned alike
 Pagination (``page``, ``p``, ``pg``, ``paged``, ``/page/N/``) is kept, except a
 first-page parameter (``page=1``, ``p=1``..., and ``=1`` of a parameter of the
 shop's own name that the page's pager shows numbering pages: the bare listing, see
-:mod:`crawler.firstpage`), which is dropped. A
+:mod:`crawler.policy.firstpage`), which is dropped. A
 :class:`~crawler.extraction.profiles.SiteProfile` may restrict the parts of the
 page links are taken from (``follow.restrict_css`` / ``restrict_xpath``) and
 add ``follow.allow`` / ``follow.deny`` regexes, tested on the final URL.
@@ -47,14 +47,15 @@ from scrapy.linkextractors import IGNORED_EXTENSIONS
 from scrapy.utils.response import get_base_url
 from w3lib.url import canonicalize_url
 
-from ..firstpage import (
+from crawler.core.sites import site_key
+from crawler.policy.firstpage import (
     PAGE_PARAMS,
     is_first_page_param,
     learned_first_pages,
     without_first_page,
 )
-from ..seeds import seed_fingerprint
-from ..sites import site_key
+from crawler.policy.seeds import seed_fingerprint
+
 from .embedded import state_urls
 from .profiles import SiteProfile
 from .tree import page_root
@@ -150,7 +151,7 @@ def _clean_absolute(joined: str, site: str) -> str | None:
             if lowered in _TRACKING_PARAMS or lowered.startswith("utm_"):
                 continue
             if is_first_page_param(lowered, value):
-                continue  # ?page=1 is the bare listing (crawler/firstpage.py)
+                continue  # ?page=1 is the bare listing (crawler/policy/firstpage.py)
             kept.append((key, value))
         query = urlencode(kept)
     url = urlunsplit((parts.scheme, parts.netloc, path or "/", query, ""))

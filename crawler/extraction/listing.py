@@ -52,7 +52,7 @@ from lxml import etree
 from lxml.etree import _Element
 from scrapy.http import TextResponse
 
-from crawler.seeds import seed_fingerprint
+from crawler.policy.seeds import seed_fingerprint
 
 from .first_tags import first_descendant
 from .normalize.availability import availability_from_text

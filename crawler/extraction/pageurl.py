@@ -7,7 +7,8 @@ from urllib.parse import urlsplit
 from scrapy.http import TextResponse
 from w3lib.url import canonicalize_url
 
-from ..sites import site_key
+from crawler.core.sites import site_key
+
 from .first_tags import tags_in_order
 
 

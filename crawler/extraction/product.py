@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 from scrapy.http import HtmlResponse, TextResponse
 from scrapy.utils.response import get_base_url
 
-from crawler.items import PAGE_FIELDS
+from crawler.core.items import PAGE_FIELDS
 
 from .embedded import add_embedded_state
 from .evidence import PageEvidence, SiteEvidence
@@ -44,7 +44,7 @@ from .weigh import page_title
 
 logger = logging.getLogger(__name__)
 
-#: The fields read from a product page (derived from :class:`crawler.items.Product`).
+#: The fields read from a product page (derived from :class:`crawler.core.items.Product`).
 PRODUCT_FIELDS = PAGE_FIELDS
 
 #: Why a page gave no product (:attr:`Extraction.rejected`), each with what it means.

@@ -34,7 +34,7 @@ from lxml import etree
 from parsel import Selector
 from parsel.csstranslator import HTMLTranslator
 
-from crawler import items
+from crawler.core import items
 from crawler.datachecks.checks import CheckConfigError, validate_overrides
 
 from .normalize.currency import ISO_CURRENCIES
@@ -42,7 +42,7 @@ from .normalize.currency import ISO_CURRENCIES
 PROFILES_DIR = Path(__file__).resolve().parent.parent / "profiles"
 
 #: Fields a profile may override (``rating_value``/``rating_count`` build ``rating``),
-#: derived from :class:`crawler.items.Product`.
+#: derived from :class:`crawler.core.items.Product`.
 PROFILE_FIELDS = items.PROFILE_FIELDS
 _TOP_LEVEL = frozenset(
     {
@@ -50,7 +50,7 @@ _TOP_LEVEL = frozenset(
         "quote", "checks",
     }
 )
-#: Fields a profile may give a quote (``quote.fields``), from :class:`crawler.items.Quote`,
+#: Fields a profile may give a quote (``quote.fields``), from :class:`crawler.core.items.Quote`,
 #: and ``day_range`` (low and high in one text).
 QUOTE_PROFILE_FIELDS = items.QUOTE_PROFILE_FIELDS | {"day_range"}
 _QUOTE_KEYS = frozenset({"is_quote", "fields"})

@@ -22,7 +22,7 @@ leases whose work is done, and sends them with **one** script call that
    stay queued (``ready``: ``LLEN`` of every lane the pop's reading of the index
    listed, and ``ZCOUNT`` of the sorted set's requests ready to go when it holds
    any, at most every quarter second). Retries waiting for their time (see
-   :mod:`crawler.keys`) stay in the sorted set until they are due: a few more
+   :mod:`crawler.core.keys`) stay in the sorted set until they are due: a few more
    commands per pop while some wait, none when none does.
 
 When a batch is sent (:meth:`OutputBatch.due`, asked by the lease tracker's
@@ -68,7 +68,7 @@ from typing import Any
 
 import redis
 
-from crawler.keys import CrawlKeys
+from crawler.core.keys import CrawlKeys
 from crawler.leasing.batch_lua import FLUSH_BLOOM_LUA, FLUSH_LUA
 from crawler.scheduling.bloom import BloomFilter
 

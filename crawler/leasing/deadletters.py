@@ -6,7 +6,7 @@ retried for ever; the lease tracker then finishes its lease. Each record is a
 JSON object ``{"url", "reason", "worker", "time"}``, with ``"request"`` (the
 payload to requeue, see ``python -m master dead``) when there is one and
 ``"history"`` (the failures the retry policy went through, see
-:mod:`crawler.retrypolicy`) and ``"refused": true`` for a seed or request
+:mod:`crawler.policy.retrypolicy`) and ``"refused": true`` for a seed or request
 the worker refused (network rule, seed meta). A refusal also counts in the ``<spider>:stats`` field
 ``requests_refused``, and its URL leaves ``<spider>:seeded`` so that seeding it
 again is not "already seeded".
@@ -22,9 +22,9 @@ from typing import Any
 
 import redis
 
-from crawler.keys import CrawlKeys
-from crawler.records import DeadLetter, StatsFields
-from crawler.seeds import seed_fingerprint
+from crawler.core.keys import CrawlKeys
+from crawler.core.records import DeadLetter, StatsFields
+from crawler.policy.seeds import seed_fingerprint
 
 logger = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ stops beating when the worker closes.
 takes the heartbeat of its ``WORKER_ID`` (``SET NX``). If that heartbeat exists,
 it watches it for up to ``LEASE_WORKER_TIMEOUT`` seconds: renewed means another
 live worker has the id, and the worker refuses to start (:class:`WorkerIdInUse`:
-one ERROR line, exit status 1, see :mod:`crawler.startup`); expired means an
+one ERROR line, exit status 1, see :mod:`crawler.core.startup`); expired means an
 earlier process with that id died, and the worker takes the id over.
 """
 
@@ -18,8 +18,8 @@ from __future__ import annotations
 import logging
 import time
 
+from crawler.core.startup import StartupError
 from crawler.leasing.ledger import LeaseLedger
-from crawler.startup import StartupError
 
 logger = logging.getLogger(__name__)
 

@@ -32,7 +32,7 @@ from typing import Any
 import redis
 from redis.cluster import RedisCluster
 
-from crawler.keys import CrawlKeys
+from crawler.core.keys import CrawlKeys
 from crawler.leasing.replication import ReplicaWait
 from crawler.leasing.shards import ClusterLeases, Popped
 from crawler.scheduling.lanes import (
@@ -135,7 +135,7 @@ class LeaseLedger:
     ``inflight_key`` is this worker's lease hash on a plain Redis; on a cluster,
     that of its seeds (the requests' leases are in each shard's hash,
     :meth:`inflight_keys`). ``shard`` arguments: the shard of the request's site
-    (:meth:`crawler.keys.CrawlKeys.shard_of`), always 0 on a plain Redis.
+    (:meth:`crawler.core.keys.CrawlKeys.shard_of`), always 0 on a plain Redis.
     """
 
     def __init__(self, server: redis.Redis, keys: CrawlKeys, worker_id: str) -> None:

@@ -58,7 +58,7 @@ class ReplicaWait:
     def from_settings(cls, client: Any, settings: Any, stats: Any = None) -> ReplicaWait:
         from redis.cluster import RedisCluster
 
-        from crawler import defaults
+        from crawler.core import defaults
 
         if not isinstance(client, RedisCluster):
             return cls.off()

@@ -1,6 +1,6 @@
 """Leases on a Redis Cluster: one queue, fingerprint set and lease hash per shard.
 
-On a cluster (``REDIS_CLUSTER=true``, see :mod:`crawler.keys`) a request lives
+On a cluster (``REDIS_CLUSTER=true``, see :mod:`crawler.core.keys`) a request lives
 in the shard of its URL's site: it is queued in ``<s>:{s<i>}:requests`` (its
 lanes ``<s>:{s<i>}:requests:<score>``, :mod:`crawler.scheduling.lanes`), its
 fingerprint is checked in ``<s>:{s<i>}:dupefilter`` (or that shard's Bloom

@@ -51,10 +51,10 @@ from scrapy.utils.reactor import is_reactor_installed
 from scrapy_redis.connection import get_redis_from_settings
 from twisted.internet import task
 
-from crawler import defaults
-from crawler import signals as crawler_signals
-from crawler.config import worker_id
-from crawler.keys import SPIDER_NAME, CrawlKeys
+from crawler.core import defaults
+from crawler.core import signals as crawler_signals
+from crawler.core.config import worker_id
+from crawler.core.keys import SPIDER_NAME, CrawlKeys
 from crawler.leasing.batch import OutputBatch
 from crawler.leasing.deadletters import DeadLetters
 from crawler.leasing.heartbeat import Heartbeat
@@ -62,7 +62,7 @@ from crawler.leasing.ledger import LeaseLedger
 from crawler.leasing.meta import lease_of
 from crawler.leasing.pending import PendingWork
 from crawler.leasing.replication import ReplicaWait
-from crawler.quietlog import EveryInterval
+from crawler.net.quietlog import EveryInterval
 from crawler.scheduling import restarts
 
 logger = logging.getLogger(__name__)

@@ -18,7 +18,7 @@ from typing import Any
 from scrapy import Request
 from scrapy.exceptions import NotConfigured
 
-from crawler import defaults
+from crawler.core import defaults
 from crawler.extensions.siteevidence import RETRIED_META_KEY, RETRY_META_KEY
 
 

@@ -20,7 +20,7 @@ from typing import Any
 from scrapy import Request
 from scrapy.exceptions import NotConfigured
 
-from crawler import defaults
+from crawler.core import defaults
 
 
 class KnownLinkFilterMiddleware:

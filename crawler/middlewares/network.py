@@ -1,4 +1,4 @@
-"""Downloader middlewares that apply the network rule (:mod:`crawler.network`) at every hop.
+"""Downloader middlewares that apply the network rule (:mod:`crawler.net.network`) at every hop.
 
 ``PrivateNetworkMiddleware`` (early, priority 50, before robots.txt is fetched)
 refuses a request whose host, or whose ``meta["proxy"]`` if one is set
@@ -9,7 +9,7 @@ redirect is a new request that comes through here again.
 ``HttpProxyMiddleware``) checks the proxy the request will really use,
 whatever set it: a component, a setting, or the ``http_proxy``/``https_proxy``
 environment variables. It also turns a lookup that
-:class:`crawler.resolver.GuardedResolver` refused at connection time (Twisted
+:class:`crawler.net.resolver.GuardedResolver` refused at connection time (Twisted
 reports it as a plain DNS failure) back into a refusal with its reason, so it
 is not retried.
 
@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 from scrapy.exceptions import CannotResolveHostError, IgnoreRequest
 from twisted.internet.error import DNSLookupError
 
-from crawler.network import NetworkRule, is_public, parse_allowlist, resolve
+from crawler.net.network import NetworkRule, is_public, parse_allowlist, resolve
 
 __all__ = [  # the rule's helpers stay importable from here, where they used to live
     "FinalHopNetworkMiddleware",

@@ -3,7 +3,7 @@
 Scrapy's ``DOWNLOAD_DELAY`` and AutoThrottle space the requests of one process;
 three workers with them hit a site three times as hard as one. This downloader
 middleware asks Redis for the site's next slot before each request (one atomic
-round trip, see :class:`crawler.politeness.SiteBudget`) and, when the slot is
+round trip, see :class:`crawler.policy.politeness.SiteBudget`) and, when the slot is
 later, delays only that request: ``process_request`` is a coroutine that sleeps
 on the reactor's event loop, so the downloader keeps fetching everything else
 meanwhile. The interval of a site is the stricter of:
@@ -22,7 +22,7 @@ AutoThrottle and ``DOWNLOAD_DELAY`` still act on the downloader's slots after
 this middleware: they can only slow a site further, never past its budget.
 
 While ``POLITENESS_MAX_WAITING_PER_SITE`` requests of a site wait in this
-worker (counted in :class:`crawler.politeness.SiteWaits`), the scheduler hands
+worker (counted in :class:`crawler.policy.politeness.SiteWaits`), the scheduler hands
 out other sites' requests first (see ``POLITENESS_PARK_MAX`` in
 :class:`crawler.scheduling.scheduler.ReliableScheduler`).
 
@@ -33,7 +33,7 @@ a timeout, once they are ``SITE_BACKOFF_ERROR_SHARE`` of the site's last
 ``SITE_BACKOFF_WINDOW`` answers in this worker (a page failing now and then is
 only retried) — and pauses the site for the answer's ``Retry-After``. A request
 of this worker that was waiting for a slot taken before the cut takes a new one
-(:meth:`crawler.politeness.SiteBudget.cut`; ``SITE_BACKOFF_*`` settings,
+(:meth:`crawler.policy.politeness.SiteBudget.cut`; ``SITE_BACKOFF_*`` settings,
 ``SITE_BACKOFF_ENABLED``); every worker's next slot of the site follows the new
 rate, which climbs back while the site answers well. A site without budget is
 reserved from then on by the workers that saw it fail, until it is free again.
@@ -57,12 +57,12 @@ from scrapy import Request, signals
 from scrapy.http import Response
 from scrapy_redis.connection import get_redis_from_settings
 
-from crawler import defaults
-from crawler import signals as crawler_signals
-from crawler.keys import CrawlKeys
-from crawler.politeness import BackoffRule, SiteBudget, SiteWaits, site_interval
+from crawler.core import defaults
+from crawler.core import signals as crawler_signals
+from crawler.core.keys import CrawlKeys
+from crawler.core.sites import site_key
+from crawler.policy.politeness import BackoffRule, SiteBudget, SiteWaits, site_interval
 from crawler.scheduling.scheduler import wake_engine
-from crawler.sites import site_key
 
 logger = logging.getLogger(__name__)
 

@@ -38,9 +38,9 @@ from scrapy import Request
 from scrapy.exceptions import NotConfigured
 from scrapy.http import Response
 
-from crawler import defaults
+from crawler.core import defaults
 from crawler.middlewares.network import PrivateNetworkMiddleware
-from crawler.network import NetworkRule
+from crawler.net.network import NetworkRule
 
 logger = logging.getLogger(__name__)
 

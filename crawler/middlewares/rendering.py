@@ -9,7 +9,7 @@ a plain JSON value, so it travels with the request through the shared queue) and
 Requests are marked when they are queued, and wait for a worker with a browser in the
 crawl's browser queue (:mod:`crawler.browser.routing`, which holds the rule,
 :func:`~crawler.browser.routing.render_reason`): its seed says ``render: true``
-(:mod:`crawler.scope`; ``render: false`` never renders), or ``BROWSER_RENDERING=always``,
+(:mod:`crawler.policy.scope`; ``render: false`` never renders), or ``BROWSER_RENDERING=always``,
 or, in ``auto``, its site (or its section of the site) is remembered as needing a
 browser (``<spider>:browser_sites``, :class:`crawler.browser.sites.BrowserSites`).
 ``process_request``, on a worker that renders, marks by the same rule a request that
@@ -51,7 +51,7 @@ from crawler.browser.routing import (
     render_reason,
 )
 from crawler.browser.shell import gives_nothing, looks_like_app_shell
-from crawler.scope import Scope
+from crawler.policy.scope import Scope
 
 logger = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ It replaces ``scrapy.downloadermiddlewares.retry.RetryMiddleware`` in
 ``DOWNLOADER_MIDDLEWARES`` (same place, 550) and builds each retry with Scrapy's
 ``get_retry_request`` (stats ``retry/count``, ``retry/reason_count/<reason>``,
 ``retry/max_reached``; ``dont_retry`` and ``max_retry_times`` in a request's
-meta still win). What it adds (the policy itself: :mod:`crawler.retrypolicy`):
+meta still win). What it adds (the policy itself: :mod:`crawler.policy.retrypolicy`):
 
 * **kinds**: 429/503 and timeouts or dropped connections get
   ``RETRY_THROTTLE_TIMES`` retries (8), the other failures ``RETRY_TIMES`` (2),
@@ -18,7 +18,7 @@ meta still win). What it adds (the policy itself: :mod:`crawler.retrypolicy`):
   or exception, time, wait), through the queue's JSON, to whichever worker
   tries next, and into the dead letter when the policy is exhausted;
 * **the site slows down**: a throttle failure sends the signal
-  ``crawler.signals.site_throttled`` (the politeness middleware cuts the
+  ``crawler.core.signals.site_throttled`` (the politeness middleware cuts the
   site's shared rate and, with a Retry-After, pauses the site);
 * a retried request drops its ``User-Agent`` and ``Proxy-Authorization``, so it
   goes out with a fresh agent (and the next proxy when ``PROXY_LIST`` is set).
@@ -41,9 +41,9 @@ from scrapy.http import Response
 from scrapy.utils.misc import load_object
 from scrapy.utils.response import response_status_message
 
-from crawler import defaults
-from crawler import signals as crawler_signals
-from crawler.retrypolicy import (
+from crawler.core import defaults
+from crawler.core import signals as crawler_signals
+from crawler.policy.retrypolicy import (
     DELAY_META_KEY,
     THROTTLE,
     RetryPolicy,

@@ -1,7 +1,7 @@
 """``SeedBudgetMiddleware``: a seed's ``max_pages``, for all workers together.
 
 A request made for a seed with ``max_pages`` (its ``meta["scope"]``, see
-:mod:`crawler.scope`) takes one page of the seed's budget before it is
+:mod:`crawler.policy.scope`) takes one page of the seed's budget before it is
 downloaded: one ``HINCRBY`` of ``<spider>:seedpages`` (field: the seed's id),
 atomic in Redis, so N workers together never download more than ``max_pages``
 pages for it (sitemaps included, robots.txt aside; a retry is a page again).
@@ -20,8 +20,8 @@ from scrapy import Request
 from scrapy.exceptions import IgnoreRequest
 from scrapy_redis.connection import get_redis_from_settings
 
-from crawler.keys import CrawlKeys
-from crawler.scope import Scope
+from crawler.core.keys import CrawlKeys
+from crawler.policy.scope import Scope
 
 logger = logging.getLogger(__name__)
 

@@ -30,7 +30,7 @@ from scrapy import Request
 from scrapy_fake_useragent.middleware import RandomUserAgentMiddleware
 from scrapy_fake_useragent.providers import FakeUserAgentProvider
 
-from crawler import defaults
+from crawler.core import defaults
 
 
 class RotatingUserAgentMiddleware(RandomUserAgentMiddleware):

@@ -12,7 +12,7 @@ pipeline                                    order  active when
 ``quotes.embedded.EmbeddedQuotePipeline``     350  quotes, neither is set (SQLite file)
 ==========================================  =====  ==========================================
 
-A store serves one kind of item (``item_kind``, :mod:`crawler.itemkinds`) and
+A store serves one kind of item (``item_kind``, :mod:`crawler.core.itemkinds`) and
 raises ``NotConfigured`` for a spider of another kind, so one ``ITEM_PIPELINES``
 serves every spider.
 
@@ -20,7 +20,7 @@ The storage pipelines share their mechanics: batches written off the reactor
 thread, retries while the database is away, backpressure and the
 ``items_stored`` signal in :mod:`crawler.pipelines.batching`; what a store
 implements and the write of one batch in :mod:`crawler.pipelines.backend`; the
-record every store writes (columns derived from :class:`crawler.items.Product`)
+record every store writes (columns derived from :class:`crawler.core.items.Product`)
 in :mod:`crawler.pipelines.product_record` (a quote's in
 :mod:`crawler.pipelines.quote_record`); the kinds of failure in
 :mod:`crawler.pipelines.errors`; the lease tracker's wait for ``items_stored``

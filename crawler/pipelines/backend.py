@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from crawler.itemkinds import LISTED_PRODUCT, PRODUCT, kind_of_item
+from crawler.core.itemkinds import LISTED_PRODUCT, PRODUCT, kind_of_item
 from crawler.pipelines.errors import ErrorKind, RowRejected, StoreUnavailable, describe_error
 from crawler.pipelines.listed_record import ListedRecord
 from crawler.pipelines.product_record import ProductRecord

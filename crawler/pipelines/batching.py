@@ -20,19 +20,19 @@ from scrapy.utils.asyncio import create_looping_call, run_in_thread, sleep
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from scrapy_redis.connection import get_redis_from_settings
 
-from crawler import defaults
-from crawler.config import worker_id
-from crawler.flow import FlowControl
-from crawler.itemkinds import PRODUCT, kind_of, listed_count
-from crawler.keys import CrawlKeys
-from crawler.outage import OutageLog
+from crawler.core import defaults
+from crawler.core.config import worker_id
+from crawler.core.flow import FlowControl
+from crawler.core.itemkinds import PRODUCT, kind_of, listed_count
+from crawler.core.keys import CrawlKeys
+from crawler.core.records import StatsFields
+from crawler.core.signals import items_stored
+from crawler.net.outage import OutageLog
 from crawler.pipelines.backend import BatchResult, StoreBackend
 from crawler.pipelines.errors import StoreUnavailable
 from crawler.pipelines.lease_registration import claim_crawl_count, register_store
 from crawler.pipelines.rejects import RejectedItemKeeper
-from crawler.records import StatsFields
 from crawler.schema import ValidationProblem
-from crawler.signals import items_stored
 
 if TYPE_CHECKING:
     import redis
@@ -54,7 +54,7 @@ class BatchingStorePipeline(StoreBackend):
 
     After a batch is committed the pipeline, from the reactor thread:
 
-    * sends :data:`crawler.signals.items_stored` with ``items`` = the item
+    * sends :data:`crawler.core.signals.items_stored` with ``items`` = the item
       objects exactly as they were passed to ``process_item``, ``spider``,
       ``store`` = :attr:`backend` and ``seconds`` (how long the write took);
       the lease tracker (to which ``from_crawler`` registers the pipeline, see
@@ -75,9 +75,9 @@ class BatchingStorePipeline(StoreBackend):
     every ``OUTAGE_LOG_INTERVAL`` seconds while it lasts (``<backend> still
     unreachable after S s ...``), and one INFO line when it is over (``<backend>
     reachable again after S s (cut off since HH:MM:SS) ...``; see
-    :mod:`crawler.outage`). Items keep being buffered; when more
+    :mod:`crawler.net.outage`). Items keep being buffered; when more
     than ``STORE_MAX_PENDING`` wait (``0``: no limit), the pipeline holds the
-    flow (:class:`crawler.flow.FlowControl`, reason ``storage backlog:
+    flow (:class:`crawler.core.flow.FlowControl`, reason ``storage backlog:
     <backend> unreachable``) so the worker takes no new requests, and releases
     it once fewer than half that number wait. No item is ever dropped because
     the database is away. An error the pipeline does not recognise is treated
@@ -100,7 +100,7 @@ class BatchingStorePipeline(StoreBackend):
     ``store/retries``, ``store/flow_holds``, ``store/items_unwritten``; listed products
     apart: ``store/listed_stored`` (``listed_stored`` in Redis).
 
-    Settings (defaults in :mod:`crawler.defaults`): ``STORE_BATCH_SIZE``,
+    Settings (defaults in :mod:`crawler.core.defaults`): ``STORE_BATCH_SIZE``,
     ``STORE_FLUSH_INTERVAL``, ``STORE_MAX_PENDING``, ``STORE_RETRY_INITIAL_DELAY``,
     ``STORE_RETRY_MAX_DELAY``, ``STORE_CLOSE_TIMEOUT``, ``OUTAGE_LOG_INTERVAL``,
     ``VALIDATION_KEEP_INVALID``,
@@ -111,7 +111,7 @@ class BatchingStorePipeline(StoreBackend):
     worker thread, one at a time.
     """
 
-    #: the kind of items this store keeps (crawler.itemkinds); it steps aside for others
+    #: the kind of items this store keeps (crawler.core.itemkinds); it steps aside for others
     item_kind: ClassVar[str] = PRODUCT.name
 
     def __init__(self, crawler: Crawler, server: redis.Redis | None = None) -> None:
@@ -148,7 +148,7 @@ class BatchingStorePipeline(StoreBackend):
         self._writer: Deferred[None] | None = None
         self._timer: Any = None
         # the store's outages as the log tells them: the first failed write, again every
-        # OUTAGE_LOG_INTERVAL s while it lasts, and when it is back (crawler/outage.py)
+        # OUTAGE_LOG_INTERVAL s while it lasts, and when it is back (crawler/net/outage.py)
         self.outage_log = OutageLog(
             self.backend,
             interval=settings.getfloat("OUTAGE_LOG_INTERVAL", defaults.OUTAGE_LOG_INTERVAL),

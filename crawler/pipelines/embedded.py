@@ -13,8 +13,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from crawler import defaults
-from crawler.items import OFFER_FIELDS
+from crawler.core import defaults
+from crawler.core.items import OFFER_FIELDS
 from crawler.pipelines.batching import BatchingStorePipeline
 from crawler.pipelines.errors import ErrorKind
 from crawler.pipelines.listed_record import (
@@ -68,7 +68,7 @@ CREATE INDEX IF NOT EXISTS product_price_history_url_seen_at
 #: older file's table on first use (SQLite has no ADD COLUMN IF NOT EXISTS)
 ADDED_HISTORY_COLUMNS = (("source", "TEXT NOT NULL DEFAULT 'page'"), ("listing_url", "TEXT"))
 
-# The row's columns: crawler.items.COLUMNS, then data (see crawler.pipelines.product_record).
+# The row's columns: crawler.core.items.COLUMNS, then data (see crawler.pipelines.product_record).
 _COLUMNS = (*ROW_COLUMNS, "first_seen", "last_seen")
 _HISTORY_COLUMNS = ("url", *OFFER_FIELDS, "worker", "seen_at", "source", "listing_url")
 _UPDATES = "".join(f"\n    {column} = excluded.{column}," for column in ROW_COLUMNS[1:])

@@ -2,7 +2,7 @@
 
 Without a registered store, the lease tracker takes an item as safe once it went
 through every pipeline (``item_scraped``); with one, only once every registered
-store sent :data:`crawler.signals.items_stored` for it.
+store sent :data:`crawler.core.signals.items_stored` for it.
 
 :func:`claim_crawl_count`: with several stores (PostgreSQL and MongoDB), only the
 first of ``ITEM_PIPELINES`` adds to the crawl-wide ``items_stored``, so that an

@@ -1,6 +1,6 @@
 """A listed product as the product stores write it: an observation of the product at its url.
 
-A listed product (:class:`crawler.items.ListedProduct`, a card of a listing page) is
+A listed product (:class:`crawler.core.items.ListedProduct`, a card of a listing page) is
 no product of its own: each store applies it to the product's row with
 :func:`observe`, the one rule of every store:
 
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from crawler.itemkinds import LISTED_KEY
+from crawler.core.itemkinds import LISTED_KEY
 from crawler.pipelines.product_record import data_as_json, exact_price, item_data, utc_time
 
 #: the price history's ``source`` of each kind of reading

@@ -16,9 +16,9 @@ from bson import Decimal128, ObjectId
 from bson.decimal128 import create_decimal128_context
 from pymongo import ASCENDING, InsertOne, UpdateOne
 
-from crawler import defaults
-from crawler.config import redact_dsn
-from crawler.items import OFFER_FIELDS
+from crawler.core import defaults
+from crawler.core.config import redact_dsn
+from crawler.core.items import OFFER_FIELDS
 from crawler.pipelines.batching import BatchingStorePipeline
 from crawler.pipelines.errors import ErrorKind
 from crawler.pipelines.listed_record import (

@@ -10,9 +10,9 @@ import psycopg2.errors
 import psycopg2.extensions
 from psycopg2.extras import execute_values
 
-from crawler import defaults
-from crawler.config import redact_dsn
-from crawler.items import OFFER_FIELDS
+from crawler.core import defaults
+from crawler.core.config import redact_dsn
+from crawler.core.items import OFFER_FIELDS
 from crawler.pipelines.batching import BatchingStorePipeline
 from crawler.pipelines.errors import ErrorKind
 from crawler.pipelines.listed_record import LISTING, PAGE, ListedRecord, observe
@@ -60,7 +60,7 @@ ALTER TABLE product_price_history ADD COLUMN IF NOT EXISTS source text NOT NULL 
 ALTER TABLE product_price_history ADD COLUMN IF NOT EXISTS listing_url text;
 """
 
-# The row's columns (crawler.items.COLUMNS, then data), with the casts of their values.
+# The row's columns (crawler.core.items.COLUMNS, then data), with the casts of their values.
 _CASTS = {"price": "::numeric", "data": "::jsonb"}
 _COLUMNS = ", ".join(ROW_COLUMNS)
 _TEMPLATE = "(" + ", ".join(f"%s{_CASTS.get(column, '')}" for column in ROW_COLUMNS) + ")"

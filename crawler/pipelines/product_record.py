@@ -1,10 +1,10 @@
 """The product as every store writes it: its typed columns, the whole item, and the exact price.
 
-The columns are :data:`crawler.items.COLUMNS` (the typed fields of
-:class:`crawler.items.Product` the stores keep in columns of their own), then
+The columns are :data:`crawler.core.items.COLUMNS` (the typed fields of
+:class:`crawler.core.items.Product` the stores keep in columns of their own), then
 ``data``: :data:`ROW_COLUMNS` is the column list of every SQL statement that
 writes a ``products`` row, and :meth:`ProductRecord.row` gives the values in
-that order. A price history row follows :data:`crawler.items.OFFER_FIELDS`.
+that order. A price history row follows :data:`crawler.core.items.OFFER_FIELDS`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 
 from itemadapter import ItemAdapter
 
-from crawler.items import COLUMNS, OFFER_FIELDS
+from crawler.core.items import COLUMNS, OFFER_FIELDS
 from crawler.pipelines.errors import RowRejected, describe_error
 from crawler.schema import item_to_dict
 
@@ -86,7 +86,7 @@ def data_as_json(data: dict[str, Any]) -> str:
 
 @dataclass(frozen=True)
 class ProductRecord:
-    """An item as the stores write it: the typed columns (:data:`crawler.items.COLUMNS`,
+    """An item as the stores write it: the typed columns (:data:`crawler.core.items.COLUMNS`,
     in that order) plus the whole JSON-ready item."""
 
     url: str
@@ -116,11 +116,11 @@ class ProductRecord:
         return (*(getattr(self, column) for column in COLUMNS), self.data_json)
 
     def offer(self) -> tuple[Any, ...]:
-        """The values of :data:`crawler.items.OFFER_FIELDS` (price, currency, availability)."""
+        """The values of :data:`crawler.core.items.OFFER_FIELDS` (price, currency, availability)."""
         return tuple(getattr(self, name) for name in OFFER_FIELDS)
 
     def same_offer(self, *previous: Any) -> bool:
-        """Whether a stored offer (values in :data:`~crawler.items.OFFER_FIELDS` order) is
+        """Whether a stored offer (values in :data:`~crawler.core.items.OFFER_FIELDS` order) is
         this one: the price compared as a number, the rest as they are."""
         for old, new in zip(previous, self.offer(), strict=True):
             if isinstance(new, Decimal) and old is not None:

@@ -1,9 +1,9 @@
 """The quote as every store writes it: its typed columns, the whole item, its observation.
 
-The columns are :data:`crawler.items.QUOTE_COLUMNS`, then ``data``
+The columns are :data:`crawler.core.items.QUOTE_COLUMNS`, then ``data``
 (:data:`QUOTE_ROW_COLUMNS`, the column list of every statement that writes a
 ``quotes`` row); an observation (a ``quote_history`` row) is
-:data:`crawler.items.QUOTE_OBSERVATION`, then ``seen_at``.
+:data:`crawler.core.items.QUOTE_OBSERVATION`, then ``seen_at``.
 
 Two rules every quote store follows (:func:`batch_plan`):
 
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from crawler.items import QUOTE_COLUMNS, QUOTE_OBSERVATION
+from crawler.core.items import QUOTE_COLUMNS, QUOTE_OBSERVATION
 from crawler.pipelines.errors import RowRejected
 from crawler.pipelines.product_record import data_as_json, exact_price, item_data
 
@@ -126,7 +126,7 @@ class QuoteRecord:
         return (*(getattr(self, column) for column in QUOTE_COLUMNS), self.data_json)
 
     def observation(self) -> tuple[Any, ...]:
-        """The values of :data:`crawler.items.QUOTE_OBSERVATION`, in that order."""
+        """The values of :data:`crawler.core.items.QUOTE_OBSERVATION`, in that order."""
         return tuple(getattr(self, name) for name in QUOTE_OBSERVATION)
 
     def same_values(self, price: Any, currency: Any, volume: Any) -> bool:

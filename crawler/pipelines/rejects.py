@@ -3,12 +3,12 @@
 Both the validation pipeline (an item the schema refuses) and the storage
 pipelines (a row the database refuses) keep a rejected item the same way:
 
-* ``LPUSH <spider>:invalid`` a :class:`crawler.records.InvalidItem`
+* ``LPUSH <spider>:invalid`` a :class:`crawler.core.records.InvalidItem`
   ``{"item": {...}, "errors": [{"field": ..., "message": ...}], "worker": ...,
   "url": ..., "time": <RFC 3339 UTC>}`` (newest first), unless
   ``VALIDATION_KEEP_INVALID`` is false;
 * ``HINCRBY <spider>:stats items_invalid 1`` (:attr:`StatsFields.ITEMS_INVALID
-  <crawler.records.StatsFields.ITEMS_INVALID>`).
+  <crawler.core.records.StatsFields.ITEMS_INVALID>`).
 
 When Redis cannot be reached at that moment the record is logged at ERROR
 level instead, so a rejected item is never lost silently.
@@ -24,8 +24,8 @@ from typing import Any
 
 import redis
 
-from crawler.keys import CrawlKeys
-from crawler.records import InvalidItem, StatsFields
+from crawler.core.keys import CrawlKeys
+from crawler.core.records import InvalidItem, StatsFields
 from crawler.schema import ValidationProblem, item_to_dict
 
 logger = logging.getLogger(__name__)

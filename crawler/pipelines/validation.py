@@ -9,10 +9,17 @@ from itemadapter import ItemAdapter
 from scrapy.exceptions import DropItem
 from scrapy_redis.connection import get_redis_from_settings
 
-from crawler import defaults
-from crawler.config import worker_id
-from crawler.itemkinds import LISTED_PRODUCT, LISTED_VALID, PRODUCT, ItemKind, kind_of, kind_of_item
-from crawler.keys import CrawlKeys
+from crawler.core import defaults
+from crawler.core.config import worker_id
+from crawler.core.itemkinds import (
+    LISTED_PRODUCT,
+    LISTED_VALID,
+    PRODUCT,
+    ItemKind,
+    kind_of,
+    kind_of_item,
+)
+from crawler.core.keys import CrawlKeys
 from crawler.pipelines.rejects import RejectedItemKeeper
 from crawler.schema import validation_errors, validator_of
 
@@ -28,10 +35,10 @@ MAX_REASON_LENGTH = 500
 
 class ItemValidationPipeline:
     """Validates every item against the schema of the spider's item kind
-    (:mod:`crawler.itemkinds`): ``crawler/schema/product.schema.json`` for the
+    (:mod:`crawler.core.itemkinds`): ``crawler/schema/product.schema.json`` for the
     ``ecommerce`` spider, ``quote.schema.json`` for ``finance``; an item of the
     ``ecommerce`` spider that names its listing page is a listed product
-    (``listed_product.schema.json``, :func:`crawler.itemkinds.kind_of_item`).
+    (``listed_product.schema.json``, :func:`crawler.core.itemkinds.kind_of_item`).
 
     The schema is loaded and checked once, when the pipeline is built: a broken
     schema stops the worker at start-up. Each item is validated through

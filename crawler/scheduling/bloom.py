@@ -35,10 +35,10 @@ from typing import Any
 import redis
 from scrapy import Request
 
-from crawler import defaults
-from crawler.keys import CrawlKeys, ShardKeys
+from crawler.core import defaults
+from crawler.core.keys import CrawlKeys, ShardKeys
+from crawler.core.sites import site_key
 from crawler.scheduling.dupefilter import BinaryFingerprintDupeFilter
-from crawler.sites import site_key
 
 logger = logging.getLogger(__name__)
 

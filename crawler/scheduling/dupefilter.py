@@ -12,7 +12,7 @@ only ever deleted by ``python -m master reset``.
 
 On a Redis Cluster there is one set per shard (``<spider>:{s<i>}:dupefilter``),
 and a fingerprint is checked in the shard of its request's site (see
-:mod:`crawler.keys`).
+:mod:`crawler.core.keys`).
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ from scrapy import Request
 from scrapy_redis.connection import get_redis_from_settings
 from scrapy_redis.dupefilter import RFPDupeFilter
 
-from crawler import defaults
-from crawler.keys import CrawlKeys
+from crawler.core import defaults
+from crawler.core.keys import CrawlKeys
+from crawler.core.sites import site_key
 from crawler.scheduling import restarts
-from crawler.sites import site_key
 
 #: URLs whose fingerprint is kept (the oldest goes first): the links that repeat.
 URL_CACHE_SIZE = 4096

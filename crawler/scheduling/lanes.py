@@ -13,7 +13,7 @@ packs its members in listpacks at a few bytes each. So the bulk of the queue
   ``RPUSH`` answers the lane's length); a lane a pop empties by taking exactly
   what it held leaves the index at the next pop (counts read its length, 0);
 * **the sorted set** ``<queue>`` itself, for what must be keyed or timed: retries
-  waiting for their due time (scores below ``DELAYED_BELOW``, :mod:`crawler.keys`),
+  waiting for their due time (scores below ``DELAYED_BELOW``, :mod:`crawler.core.keys`),
   requests the master queues once however often it is asked (``master recrawl``,
   dead-letter replay: ``ZADD`` keeps one copy of a payload), and a queue written
   by a previous version (every request there).
@@ -40,7 +40,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from crawler.keys import DELAYED_BELOW, CrawlKeys
+from crawler.core.keys import DELAYED_BELOW, CrawlKeys
 from crawler.scheduling.lanes_lua import (  # noqa: F401 (the queue's Lua, used from here)
     INDEX_READ,
     KEYED,

@@ -3,7 +3,7 @@ the layout): the functions every script that touches the queue is built from."""
 
 from __future__ import annotations
 
-from crawler.keys import DELAYED_BELOW, DELAYED_SCORE_BASE
+from crawler.core.keys import DELAYED_BELOW, DELAYED_SCORE_BASE
 from crawler.scheduling.wakeup import WAKE_LUA
 
 LANES_SUFFIX = ":lanes"

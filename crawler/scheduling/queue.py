@@ -10,7 +10,7 @@ this worker until each is finished, so a worker killed mid-crawl loses nothing
 Requests are kept in one Redis list per priority (:mod:`crawler.scheduling.lanes`).
 A retry that must wait (``meta["retry_delay"]``, set by
 :mod:`crawler.middlewares.retry`) is pushed into the queue's sorted set with a
-score that says when it is due (:mod:`crawler.keys`), in the same atomic call
+score that says when it is due (:mod:`crawler.core.keys`), in the same atomic call
 that finishes the lease of the failed request: it waits in Redis, not in this
 worker, and survives the worker and a Redis restart. Pops hand it out once it
 is due. The queue remembers when the earliest waiting retry it met is due, so
@@ -43,14 +43,14 @@ from typing import Any
 from scrapy import Request
 from scrapy_redis.queue import PriorityQueue
 
-from crawler import defaults
 from crawler.browser.routing import BrowserRouting, needs_browser
+from crawler.core import defaults
+from crawler.core.sites import site_key
 from crawler.leasing.meta import LEASE_META_KEY, take_lease
 from crawler.leasing.tracker import LeaseTracker
-from crawler.retrypolicy import DELAY_META_KEY
+from crawler.policy.retrypolicy import DELAY_META_KEY
 from crawler.scheduling.lanes import mark_earlier_queue
 from crawler.scheduling.serializer import request_to_dict
-from crawler.sites import site_key
 
 logger = logging.getLogger(__name__)
 

@@ -24,7 +24,7 @@ second write harmless). A restart that lost nothing costs those pages twice.
 
 On a Redis Cluster the cluster client makes each node's handshake itself and
 then calls :func:`check_run_id` (``REDIS_PARAMS``, see
-:func:`crawler.redis_client.worker_redis_params`): a node that restarted makes
+:func:`crawler.net.redis_client.worker_redis_params`): a node that restarted makes
 the listeners redo everything the worker holds, in every shard. A node seen for
 the first time (a replica promoted by a failover, a node added) has no earlier
 run id: nothing is redone for it here.
@@ -103,7 +103,7 @@ def check_run_id(connection: Any) -> None:
     """The restart check alone, on a connection that has made its handshake.
 
     A Redis Cluster client makes the handshake itself and then calls its
-    ``redis_connect_func``: it is given this (:func:`crawler.redis_client.worker_redis_params`).
+    ``redis_connect_func``: it is given this (:func:`crawler.net.redis_client.worker_redis_params`).
     """
     if getattr(_local, "in_listener", False):
         return  # a listener's own commands, on a connection of their own

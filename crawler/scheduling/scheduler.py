@@ -13,7 +13,7 @@ What it adds to :class:`scrapy_redis.scheduler.Scheduler`:
   :mod:`crawler.leasing`); a request derived from a leased one (a redirect or a
   retry) takes over its lease when it is queued.
 * **Flow control.** No request is handed out while a hold is active
-  (``master pause``, a storage backlog), see :class:`crawler.flow.FlowControl`.
+  (``master pause``, a storage backlog), see :class:`crawler.core.flow.FlowControl`.
 * **Other sites first.** While a site's requests wait for their turn in the
   shared politeness budget (see :mod:`crawler.middlewares.politeness`), up to
   ``POLITENESS_PARK_MAX`` popped requests of busy sites are set aside (still
@@ -55,15 +55,15 @@ from scrapy.utils.reactor import is_reactor_installed
 from scrapy_redis.scheduler import Scheduler
 from twisted.internet import task
 
-from crawler import defaults
-from crawler.flow import FlowControl
-from crawler.keys import CrawlKeys
+from crawler.core import defaults
+from crawler.core.flow import FlowControl
+from crawler.core.keys import CrawlKeys
+from crawler.core.sites import site_key
 from crawler.leasing.meta import take_lease
-from crawler.politeness import SiteWaits
-from crawler.quietlog import EveryInterval
+from crawler.net.quietlog import EveryInterval
+from crawler.policy.politeness import SiteWaits
 from crawler.scheduling.bloom import BloomDupeFilter
 from crawler.scheduling.wakeup import ANY, Wake, WakeUps
-from crawler.sites import site_key
 
 logger = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ memory"): one-letter keys (:data:`SHORT_KEYS`; any other key of the dict is kept
 under its own name), no field with its default value (:data:`DEFAULTS`: the
 ``ecommerce`` spider's ``parse`` and ``errback`` are the default callbacks, a
 request without one says ``null``), and no ``meta["site"]`` when it is the
-site of the URL (:func:`crawler.sites.site_key`; a request without one says
+site of the URL (:func:`crawler.core.sites.site_key`; a request without one says
 ``"site": null``). Every other meta key is kept as it is. A typical product
 link: ``{"u":"https://www.example-shop.com/p/...-1618.html","m":{"depth":2}}``.
 Payloads of the earlier format (full key names: ``{"url": ...}``) still decode.
@@ -30,8 +30,8 @@ from typing import Any
 
 from scrapy import Request
 
+from crawler.core.sites import site_key
 from crawler.leasing.meta import LEASE_META_KEY
-from crawler.sites import site_key
 
 # Request.to_dict() key -> key in a payload
 SHORT_KEYS = {

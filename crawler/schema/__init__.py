@@ -2,7 +2,7 @@
 way to check an item against them.
 
 Each schema is the single definition of its kind of item (see
-``/work/shared/CONTRACT.md`` and :mod:`crawler.itemkinds`): ``<kind>.schema.json``
+``/work/shared/CONTRACT.md`` and :mod:`crawler.core.itemkinds`): ``<kind>.schema.json``
 beside this module. It is loaded and checked once per process
 (:func:`validator_of`; :func:`product_validator` for products); every
 item goes through :func:`to_json_ready` before it is validated or written as

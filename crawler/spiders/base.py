@@ -3,7 +3,7 @@
 A spider of this project is one identical worker of a distributed crawl. Start
 any number with ``scrapy crawl <name>``; they share the Redis request queue and
 fingerprint set of scrapy-redis under the spider's own key prefix (``<name>:``,
-:mod:`crawler.keys`), so two spiders crawl at once on one Redis (or cluster)
+:mod:`crawler.core.keys`), so two spiders crawl at once on one Redis (or cluster)
 without touching each other's keys. Seeds are read from ``<name>:start_urls``
 (``python -m master seed --spider <name>``), validated with the master's own
 rules, and crawled through the shared dupefilter like any other link, so a page
@@ -12,7 +12,7 @@ is never fetched twice.
 What a subclass says (see :mod:`crawler.spiders.ecommerce`,
 :mod:`crawler.spiders.finance` and ``docs/spiders.md``):
 
-* ``name`` and ``item_kind`` (:mod:`crawler.itemkinds`: the schema its items
+* ``name`` and ``item_kind`` (:mod:`crawler.core.itemkinds`: the schema its items
   are validated against and the stores that keep them);
 * :meth:`DistributedSpider.extract_items`: the items of one page, the one
   per-page extraction step (rendering or evidence across pages plug in there);
@@ -21,11 +21,11 @@ What a subclass says (see :mod:`crawler.spiders.ecommerce`,
   follow at all.
 
 Everything else is here and the same for every spider: leases, politeness,
-back-off, sitemaps, a seed's strategy and scope (:mod:`crawler.scope`),
+back-off, sitemaps, a seed's strategy and scope (:mod:`crawler.policy.scope`),
 pause/resume, idleness, dead letters, metrics, and the Redis Cluster layout.
 
 A seed that fails validation (a ``meta`` key outside the allow-list, see
-:mod:`crawler.seeds`) and a request the network rule refuses
+:mod:`crawler.policy.seeds`) and a request the network rule refuses
 (:mod:`crawler.middlewares.network`) become dead letters marked ``refused``,
 with their reason and a WARNING; nothing refused is dropped silently.
 
@@ -38,10 +38,10 @@ waits the full time, however long its start-up took.
 
 On a Redis Cluster (``REDIS_CLUSTER=true``, ``REDIS_URL`` = a node or a
 comma-separated list of nodes), :meth:`DistributedSpider.update_settings` gives
-every component a :class:`crawler.redis_client.CountingRedisCluster`
-(:func:`crawler.redis_client.set_worker_redis_params`), and the start-up check
+every component a :class:`crawler.net.redis_client.CountingRedisCluster`
+(:func:`crawler.net.redis_client.set_worker_redis_params`), and the start-up check
 records the crawl's shard count or refuses to run with another
-(:mod:`crawler.layout`).
+(:mod:`crawler.core.layout`).
 """
 
 from __future__ import annotations
@@ -60,26 +60,26 @@ from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy_redis.spiders import RedisSpider
 from scrapy_redis.utils import bytes_to_str
 
-from crawler import defaults
-from crawler.config import worker_id
+from crawler.core import defaults
+from crawler.core.config import worker_id
+from crawler.core.flow import FlowControl
+from crawler.core.keys import CrawlKeys
+from crawler.core.sites import site_key
 from crawler.extensions.datachecks import DataChecks
 from crawler.extraction import ProfileRegistry, discover_links
 from crawler.extraction.links import looks_like_product
-from crawler.firstpage import without_first_page
-from crawler.flow import FlowControl
-from crawler.keys import CrawlKeys
 from crawler.leasing.meta import LEASE_META_KEY, lease_of
 from crawler.leasing.tracker import LeaseTracker
 from crawler.middlewares.network import RefusedRequest
-from crawler.network import NetworkRule
-from crawler.redis_client import set_worker_redis_params
-from crawler.retrypolicy import HISTORY_META_KEY, describe_history
+from crawler.net.network import NetworkRule
+from crawler.net.redis_client import set_worker_redis_params
+from crawler.policy.firstpage import without_first_page
+from crawler.policy.retrypolicy import HISTORY_META_KEY, describe_history
+from crawler.policy.scope import Scope
+from crawler.policy.seeds import SEED_LABEL_KEYS, InvalidSeed, parse_seed
+from crawler.policy.sitemaps import SitemapReader, robots_sitemap_urls
 from crawler.scheduling import serializer
 from crawler.scheduling.scheduler import wake_engine
-from crawler.scope import Scope
-from crawler.seeds import SEED_LABEL_KEYS, InvalidSeed, parse_seed
-from crawler.sitemaps import SitemapReader, robots_sitemap_urls
-from crawler.sites import site_key
 from crawler.spiders.redischeck import check_redis
 
 BUSY_CHECK_INTERVAL = 1.0
@@ -92,7 +92,7 @@ class DistributedSpider(RedisSpider):
     """
 
     name: str = ""
-    #: the kind of the items this spider yields (crawler.itemkinds)
+    #: the kind of the items this spider yields (crawler.core.itemkinds)
     item_kind: ClassVar[str] = ""
     # monotonic time of the last work seen in the crawl; None until Redis was read once
     idle_since: float | None = None

@@ -1,7 +1,7 @@
 """The ``ecommerce`` spider: products, on the shared machinery of :mod:`crawler.spiders.base`.
 
 Start any number of workers with ``scrapy crawl ecommerce``; their keys are under
-``ecommerce:`` (:mod:`crawler.keys`). From each page the spider yields at most one
+``ecommerce:`` (:mod:`crawler.core.keys`). From each page the spider yields at most one
 product (product detail pages only; see :mod:`crawler.extraction`), validated
 against ``crawler/schema/product.schema.json`` and kept by the product stores
 (``products``, ``product_price_history``), and the links that lead to more
@@ -16,14 +16,14 @@ from typing import Any, ClassVar
 
 from scrapy.http import TextResponse
 
+from crawler.core.itemkinds import LISTED_KEY, PRODUCT
+from crawler.core.keys import SPIDER_NAME
+from crawler.core.listings import ListingMemory, shown_fields
+from crawler.core.sites import site_key
 from crawler.datachecks.uncertain import read_uncertainly
 from crawler.extensions.siteevidence import SiteEvidenceStore
 from crawler.extraction import extract, read_listing
 from crawler.extraction.product import Extraction
-from crawler.itemkinds import LISTED_KEY, PRODUCT
-from crawler.keys import SPIDER_NAME
-from crawler.listings import ListingMemory, shown_fields
-from crawler.sites import site_key
 from crawler.spiders.base import DistributedSpider
 from crawler.spiders.redischeck import ClusterLayoutMismatch, RedisUnavailable, check_redis
 
@@ -58,7 +58,7 @@ class EcommerceSpider(DistributedSpider):
         """The listed products of a page typed as a listing (one per card,
         :func:`crawler.extraction.read_listing`), each naming its listing page; the page
         and what each card showed are recorded for ``recrawl --listings``
-        (:class:`~crawler.listings.ListingMemory`)."""
+        (:class:`~crawler.core.listings.ListingMemory`)."""
         try:
             cards = read_listing(response, result)
         except Exception as exc:  # the page's links are still followed

@@ -1,7 +1,7 @@
 """The ``finance`` spider: quotes, on the shared machinery of :mod:`crawler.spiders.base`.
 
 Start any number of workers with ``scrapy crawl finance``; their keys are under
-``finance:`` (:mod:`crawler.keys`), so they crawl beside ``ecommerce`` workers
+``finance:`` (:mod:`crawler.core.keys`), so they crawl beside ``ecommerce`` workers
 on the same Redis without sharing a key. Seed them with ``python -m master seed
 --spider finance FILE``: a quote site's index (its quote pages are found through
 its links and sitemaps, quote-shaped addresses first), quote pages, or CSV and
@@ -19,7 +19,7 @@ fetches the stored quotes again at that interval.
 A market page (a table of instruments, one a row: :mod:`crawler.extraction.quotes.tables`)
 gives one quote per row; its reading says so (``QuoteExtraction.market_tables``), and
 the page is counted (``extraction/market_pages``) and recorded as a listing of its rows'
-quotes (:class:`~crawler.listings.ListingMemory`), so ``python -m master recrawl --spider
+quotes (:class:`~crawler.core.listings.ListingMemory`), so ``python -m master recrawl --spider
 finance --listings [--every 5m]`` refreshes a market from its tables: the table pages
 again, and a quote's own page only when no table shows its symbol.
 """
@@ -31,10 +31,10 @@ from typing import Any, ClassVar
 
 from scrapy.http import TextResponse
 
+from crawler.core.itemkinds import QUOTE
+from crawler.core.listings import ListingMemory, shown_fields
 from crawler.extraction.quotes import extract_quotes, is_endpoint, looks_like_quote_url
 from crawler.extraction.quotes.tables import SOURCE as TABLE_SOURCE
-from crawler.itemkinds import QUOTE
-from crawler.listings import ListingMemory, shown_fields
 from crawler.spiders.base import DistributedSpider
 
 

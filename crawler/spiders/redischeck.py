@@ -6,13 +6,13 @@ from typing import Any
 
 import redis
 
-from crawler import defaults
-from crawler.config import redact_dsn
-from crawler.keys import SPIDER_NAME, CrawlKeys
-from crawler.layout import LayoutMismatch, ensure_layout
-from crawler.redis_client import cluster_client
+from crawler.core import defaults
+from crawler.core.config import redact_dsn
+from crawler.core.keys import SPIDER_NAME, CrawlKeys
+from crawler.core.layout import LayoutMismatch, ensure_layout
+from crawler.core.startup import StartupError
+from crawler.net.redis_client import cluster_client
 from crawler.scheduling import restarts
-from crawler.startup import StartupError
 
 
 class RedisUnavailable(StartupError):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from crawler.layout import ensure_layout
+from crawler.core.layout import ensure_layout
 from master import deadletters, render
 from master.clusterscan import queue_label
 from master.commands.base import (

@@ -1,7 +1,7 @@
 """``python -m master export``: stream the stored items as CSV, JSON lines or JSON.
 
 The items of the spider's kind (``--spider``: products for ``ecommerce``, quotes
-for ``finance``, :mod:`crawler.itemkinds`) come from the store the workers write
+for ``finance``, :mod:`crawler.core.itemkinds`) come from the store the workers write
 to (:mod:`master.stores`, :mod:`master.quotestore`), one at a time, so the export
 of a large catalogue needs little memory. ``--history`` exports the quotes'
 observations (``quote_history``: ``url``, ``symbol``, ``price``, ``currency``,
@@ -31,8 +31,8 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any, TextIO
 
-from crawler.itemkinds import QUOTE, ItemKind, kind_of_spider
-from crawler.items import CRAWL_FIELDS, PAGE_FIELDS, QUOTE_PAGE_FIELDS
+from crawler.core.itemkinds import QUOTE, ItemKind, kind_of_spider
+from crawler.core.items import CRAWL_FIELDS, PAGE_FIELDS, QUOTE_PAGE_FIELDS
 from master.durations import parse_since
 from master.quotestore import OBSERVATION_FIELDS, open_item_store
 from master.stores import StoreError, json_default, read_errors

@@ -35,10 +35,10 @@ from prometheus_client import CollectorRegistry, generate_latest, start_http_ser
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from crawler.core.keys import CrawlKeys
+from crawler.core.records import StatsFields, as_float, as_text
 from crawler.datachecks.checks import FAIL
 from crawler.datachecks.report import CheckSettings, gather_checks
-from crawler.keys import CrawlKeys
-from crawler.records import StatsFields, as_float, as_text
 from master import inspection
 
 if TYPE_CHECKING:

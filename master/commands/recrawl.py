@@ -52,11 +52,11 @@ from urllib.parse import urldefrag
 
 import redis
 
-from crawler.itemkinds import ItemKind, kind_of_spider
-from crawler.keys import CrawlKeys
-from crawler.layout import ensure_layout
+from crawler.core.itemkinds import ItemKind, kind_of_spider
+from crawler.core.keys import CrawlKeys
+from crawler.core.layout import ensure_layout
+from crawler.core.sites import site_key
 from crawler.scheduling.lanes import keep_requests
-from crawler.sites import site_key
 from master.clusterscan import queue_label
 from master.durations import parse_duration
 from master.listings import refresh_round
@@ -137,7 +137,7 @@ def queue_again(client: redis.Redis, keys: CrawlKeys, urls: Iterable[str]) -> tu
 def _changed(store: Any, args: argparse.Namespace) -> tuple[Iterator[str], str, Any]:
     import os
 
-    from crawler.network import SETTING, NetworkRule
+    from crawler.net.network import SETTING, NetworkRule
     from master.freshness import SitemapFetcher, changed_products
 
     rule = NetworkRule(os.environ.get(SETTING, ""))

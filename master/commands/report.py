@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from crawler.itemkinds import SPIDERS
+from crawler.core.itemkinds import SPIDERS
 from master import inspection, render
 from master.commands.base import EXIT_OK, Subcommands, out, print_json
 

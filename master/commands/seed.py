@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 
 import redis
 
-from crawler.network import SETTING as NETWORK_SETTING
-from crawler.network import NetworkRule, resolve
-from crawler.seeds import SEED_META_KEYS, SeedError
+from crawler.net.network import SETTING as NETWORK_SETTING
+from crawler.net.network import NetworkRule, resolve
+from crawler.policy.seeds import SEED_META_KEYS, SeedError
 from master.commands.base import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,

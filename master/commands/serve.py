@@ -11,7 +11,7 @@ import argparse
 import os
 from typing import TYPE_CHECKING
 
-from crawler.network import SETTING as NETWORK_SETTING
+from crawler.net.network import SETTING as NETWORK_SETTING
 from master.commands.base import EXIT_OK, EXIT_REDIS, Subcommands, _positive_int, err
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from crawler.itemkinds import SPIDERS, kind_of_spider
+from crawler.core.itemkinds import SPIDERS, kind_of_spider
 from master import inspection, render, sites
 from master.commands.base import EXIT_OK, Subcommands, _seconds, out, print_json
 

@@ -7,7 +7,7 @@ route                                  answer (the same function as the command)
 ``GET /workers``                       ``master report --json`` (inspection.gather_report)
 ``GET /sites``                         ``master status --sites --json`` (sites.gather_sites)
 ``GET /checks``                        ``master checks --json`` (datachecks.report.gather_checks)
-``GET /series``                        pages and items per minute, last hour (crawler.series)
+``GET /series``                        pages and items per minute, last hour (crawler.core.series)
 ``POST /seeds``                        ``master seed --json`` (seeding.seed_stream)
 ``POST /pause``, ``POST /resume``      control.pause / control.resume
 ``GET /dead``                          ``master dead list --json`` (deadletters.list_dead)
@@ -41,13 +41,13 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
+from crawler.core.itemkinds import QUOTE, kind_of_spider
+from crawler.core.items import Availability
+from crawler.core.keys import CrawlKeys
+from crawler.core.layout import ensure_layout
+from crawler.core.series import read_series
 from crawler.datachecks.report import CheckSettings, gather_checks
-from crawler.itemkinds import QUOTE, kind_of_spider
-from crawler.items import Availability
-from crawler.keys import CrawlKeys
-from crawler.layout import ensure_layout
-from crawler.network import NetworkRule, resolve
-from crawler.series import read_series
+from crawler.net.network import NetworkRule, resolve
 from master import control, deadletters, inspection, sites
 from master.catalog import MAX_LIMIT, ProductQuery, decode_cursor, product_page
 from master.commands.export import csv_columns, format_products

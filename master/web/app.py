@@ -16,7 +16,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 
-from crawler.layout import LayoutMismatch
+from crawler.core.layout import LayoutMismatch
 from master.web import api, pages
 from master.web.config import DashboardConfig
 from master.web.security import BodyLimit, LoginRequired, require_api

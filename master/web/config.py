@@ -11,8 +11,8 @@ from typing import Annotated
 import redis
 from fastapi import HTTPException, Query, Request
 
-from crawler.itemkinds import PRODUCT, QUOTE, SPIDERS
-from crawler.keys import CrawlKeys
+from crawler.core.itemkinds import PRODUCT, QUOTE, SPIDERS
+from crawler.core.keys import CrawlKeys
 from master.connection import connect
 from master.quotestore import open_quote_store
 from master.stores import ProductStore, StoreError, open_store

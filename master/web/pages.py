@@ -22,7 +22,7 @@ from fastapi.responses import (
 )
 from fastapi.templating import Jinja2Templates
 
-from crawler.itemkinds import kind_of_spider
+from crawler.core.itemkinds import kind_of_spider
 from master.web.config import SPIDER_NAME, DashboardConfig, get_config, spiders_of
 from master.web.security import (
     CSRF_FIELD,

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from crawler.keys import CrawlKeys
+from crawler.core.keys import CrawlKeys
 from demoshop.process import ShopProcess
 from demoshop.sitemaps import sitemap_paths
 from tools.workers import ROOT, WorkerProcess

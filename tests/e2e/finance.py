@@ -11,7 +11,7 @@ from typing import Any
 
 import psycopg2
 
-from crawler.keys import CrawlKeys
+from crawler.core.keys import CrawlKeys
 from tests.support.quote_site import QuoteSite
 from tools.workers import WorkerProcess
 

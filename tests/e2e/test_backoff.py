@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from crawler.records import DeadLetter
+from crawler.core.records import DeadLetter
 from crawler.scheduling.lanes import queued
 from demoshop.process import ShopProcess
 from demoshop.sitemaps import is_sitemap_path
@@ -97,7 +97,7 @@ def test_a_budget_three_times_too_high_backs_off_without_losing_a_product(crawl,
 
 
 def test_the_default_budget_crawls_a_rate_limited_shop_cleanly(crawl, shop_factory):
-    from crawler import defaults
+    from crawler.core import defaults
 
     shop = shop_factory(products=10, rate_limit=LIMIT, retry_after=2, fail_every=5)
     crawl.seed(shop.url)

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from redis.cluster import RedisCluster as ClusterClient
 
-from crawler.keys import CrawlKeys
-from crawler.sites import site_key
+from crawler.core.keys import CrawlKeys
+from crawler.core.sites import site_key
 from tests.support.cluster import flush_all
 from tools.redis_cluster import RedisCluster
 from tools.redis_server import free_port_below

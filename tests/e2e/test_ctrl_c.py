@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from crawler.keys import CrawlKeys
+from crawler.core.keys import CrawlKeys
 from tests.e2e.conftest import FAST_SETTINGS, START_TIMEOUT, wait_until
 from tests.support.net import free_port
 from tests.support.terminal import Terminal, process_groups

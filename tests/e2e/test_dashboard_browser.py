@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from crawler.records import DeadLetter
+from crawler.core.records import DeadLetter
 from tests.support.dashboard import dashboard
 
 from .conftest import KEYS, wait_until

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from crawler.core.keys import CrawlKeys
 from crawler.datachecks.figures import Figures, observe_product, observe_rejected
 from crawler.datachecks.store import FiguresStore
-from crawler.keys import CrawlKeys
 from tests.support.dashboard import dashboard
 
 from .test_dashboard_browser import CHROMIUM, CHROMIUM_ARGS, browser_or_skip

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 import pytest
 from redis.cluster import RedisCluster as ClusterClient
 
-from crawler.keys import CrawlKeys
-from crawler.sites import site_key
+from crawler.core.keys import CrawlKeys
+from crawler.core.sites import site_key
 from tests.support.cluster import flush_all
 from tests.support.quote_site import QuoteSite
 from tools.redis_cluster import RedisCluster

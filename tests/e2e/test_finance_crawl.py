@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from crawler.sites import site_key
+from crawler.core.sites import site_key
 from tests.support.quote_site import QuoteSite
 from tools.workers import ROOT
 

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from crawler.network import NetworkRule
+from crawler.net.network import NetworkRule
 from master.seeding import SeedLoader
 
 from .conftest import KEYS, page_fetches

@@ -18,7 +18,7 @@ from decimal import Decimal
 import psycopg2
 import pytest
 
-from crawler.keys import CrawlKeys
+from crawler.core.keys import CrawlKeys
 
 from .conftest import page_fetches
 

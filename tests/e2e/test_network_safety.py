@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 import pytest
 
-from crawler.seeds import Seed
+from crawler.policy.seeds import Seed
 from tests.support.canary import Canary
 from tests.support.hostile_site import HostileSite
 

@@ -106,7 +106,7 @@ def test_a_worker_cut_off_from_redis_says_so_and_nothing_is_lost(crawl, shop_fac
         # from the start of the first failed attempt (before the warning) to the answer
         # (after the resume); the log rounds it to 0.1 s
         assert cut_off >= resumed_at - warned_by - 0.1, line
-        lines = [ln for ln in cut.log().splitlines() if "[crawler.outage]" in ln]
+        lines = [ln for ln in cut.log().splitlines() if "[crawler.net.outage]" in ln]
         # one line when lost, one per interval, one when back: never one per failed call
         assert 3 <= len(lines) <= 2 + cut_off / REPEAT, "\n".join(lines)
 

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from crawler.network import NetworkRule
+from crawler.net.network import NetworkRule
 from crawler.scheduling.lanes import push_requests, queued
 from master.commands.recrawl import encode, recrawl_request
 from master.seeding import SeedLoader

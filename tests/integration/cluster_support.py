@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from crawler.redis_client import CountingRedisCluster
+from crawler.net.redis_client import CountingRedisCluster
 from tests.support.cluster import flush_all
 from tools.redis_cluster import RedisCluster
 

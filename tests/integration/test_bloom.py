@@ -9,7 +9,7 @@ from scrapy import Request
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.test import get_crawler
 
-from crawler.keys import CrawlKeys
+from crawler.core.keys import CrawlKeys
 from crawler.leasing.tracker import LeaseTracker
 from crawler.scheduling.bloom import BloomFilter, BloomSize, bloom_status
 from crawler.scheduling.scheduler import ReliableScheduler

@@ -13,10 +13,10 @@ from scrapy.utils.test import get_crawler
 from crawler.browser.config import BrowserConfig
 from crawler.browser.routing import BrowserRouting
 from crawler.browser.sites import BrowserSites, read_browser_sites
-from crawler.keys import CrawlKeys
+from crawler.core.keys import CrawlKeys
 from crawler.leasing.meta import LEASE_META_KEY
 from crawler.middlewares.rendering import BrowserRenderingMiddleware
-from crawler.scope import Scope
+from crawler.policy.scope import Scope
 
 KEYS = CrawlKeys()
 SHELL = (

@@ -15,12 +15,12 @@ from scrapy import Request, Spider
 from scrapy.utils.test import get_crawler
 
 from crawler.browser.sites import BrowserSites
-from crawler.keys import CrawlKeys
+from crawler.core.keys import CrawlKeys
 from crawler.leasing.tracker import LeaseTracker
+from crawler.policy.scope import Scope
 from crawler.scheduling.lanes import push_requests, queued
 from crawler.scheduling.scheduler import ReliableScheduler
 from crawler.scheduling.wakeup import BROWSER, Wake, WakeUps
-from crawler.scope import Scope
 from tests.support.queue import queue_contents
 from tools.redis_server import RedisServer
 

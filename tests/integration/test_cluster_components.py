@@ -9,9 +9,9 @@ from scrapy.utils.test import get_crawler
 
 from crawler.leasing.deadletters import DeadLetters
 from crawler.leasing.tracker import LeaseTracker
+from crawler.net.redis_client import CountingRedisCluster
 from crawler.pipelines.rejects import RejectedItemKeeper
-from crawler.politeness import SiteBudget
-from crawler.redis_client import CountingRedisCluster
+from crawler.policy.politeness import SiteBudget
 from crawler.scheduling import restarts
 from crawler.scheduling.lanes import queued
 from crawler.scheduling.scheduler import ReliableScheduler

@@ -15,7 +15,7 @@ import redis
 from redis.cluster import RedisCluster as ClusterClient
 
 from crawler.leasing.replication import ReplicaWait
-from crawler.redis_client import CountingRedisCluster
+from crawler.net.redis_client import CountingRedisCluster
 from crawler.scheduling import restarts
 from tests.support.cluster import KEYS, flush_all
 from tools.redis_cluster import RedisCluster

@@ -7,7 +7,7 @@ import redis
 
 from crawler.leasing.batch import OutputBatch
 from crawler.leasing.ledger import LeaseLedger
-from crawler.redis_client import ROUND_TRIPS
+from crawler.net.redis_client import ROUND_TRIPS
 from crawler.scheduling.bloom import BloomFilter, BloomSize, bloom_status
 from crawler.scheduling.lanes import queued
 from tests.support.cluster import KEYS, sites_in_distinct_shards

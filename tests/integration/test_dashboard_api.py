@@ -22,11 +22,11 @@ import httpx
 import pytest
 import redis
 
-from crawler.keys import CrawlKeys
+from crawler.core.keys import CrawlKeys
+from crawler.core.records import DeadLetter, InvalidItem
+from crawler.core.series import SeriesWriter
 from crawler.pipelines.postgres import PostgresUpsertPipeline
-from crawler.records import DeadLetter, InvalidItem
 from crawler.scheduling.lanes import queued
-from crawler.series import SeriesWriter
 from master.cli import main
 from master.inspection import gather_status
 from tests.support.dashboard import DashboardServer, dashboard

@@ -14,7 +14,7 @@ import httpx
 import pytest
 from redis.cluster import RedisCluster as ClusterClient
 
-from crawler.layout import layout_key
+from crawler.core.layout import layout_key
 from master.web.config import DashboardConfig
 from tests.support.cluster_crawl import KEYS, SITES, fill_crawl, flush, payload
 from tests.support.dashboard import DashboardServer, store_args
@@ -93,7 +93,7 @@ def test_seeds_pause_and_dead_letters(api: httpx.Client, client: ClusterClient) 
 def test_a_write_with_another_shard_count_is_refused(
     cluster: RedisCluster, client: ClusterClient
 ) -> None:
-    from crawler.keys import CrawlKeys
+    from crawler.core.keys import CrawlKeys
 
     fill_crawl(client)
     client.set(layout_key(KEYS), json.dumps({"shards": 16}))

@@ -14,7 +14,7 @@ import httpx
 import pytest
 import redis
 
-from crawler.keys import CrawlKeys
+from crawler.core.keys import CrawlKeys
 from tests.support.dashboard import DashboardServer, dashboard
 from tests.support.net import free_port, wait_for_port
 from tools.workers import ROOT

@@ -14,6 +14,7 @@ from prometheus_client import CollectorRegistry, generate_latest
 from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
+from crawler.core.keys import CrawlKeys
 from crawler.datachecks.checks import BY_NAME, FAIL, OFF, OK, QUIET, run_checks
 from crawler.datachecks.figures import (
     TOP_CAP,
@@ -28,7 +29,6 @@ from crawler.datachecks.store import FiguresStore
 from crawler.datachecks.uncertain import mark, read_uncertainly
 from crawler.extensions.datachecks import DataChecks
 from crawler.extraction.profiles import ProfileError, ProfileRegistry, SiteProfile
-from crawler.keys import CrawlKeys
 from crawler.spiders.ecommerce import EcommerceSpider
 from master.cli import main
 from master.commands.export import trusted

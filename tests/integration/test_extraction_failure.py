@@ -16,7 +16,7 @@ from scrapy import Request
 from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
-from crawler.keys import CrawlKeys
+from crawler.core.keys import CrawlKeys
 from crawler.leasing.tracker import LeaseTracker
 from crawler.scheduling.lanes import queued
 from crawler.spiders import ecommerce

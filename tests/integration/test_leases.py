@@ -2,7 +2,7 @@
 
 import time
 
-from crawler.keys import CrawlKeys
+from crawler.core.keys import CrawlKeys
 from crawler.leasing.ledger import LeaseLedger
 from crawler.scheduling.lanes import queued
 from tests.support.queue import queue_contents

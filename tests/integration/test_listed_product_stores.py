@@ -23,7 +23,7 @@ import pytest
 from scrapy import Spider
 from scrapy.utils.test import get_crawler
 
-from crawler.itemkinds import PRODUCT
+from crawler.core.itemkinds import PRODUCT
 from crawler.pipelines.embedded import EmbeddedStorePipeline
 from crawler.pipelines.mongo import MongoUpsertPipeline
 from crawler.pipelines.postgres import PostgresUpsertPipeline
@@ -89,7 +89,7 @@ def backend(request, tmp_path, monkeypatch) -> Iterator[dict[str, Any]]:  # type
         options.mongo_uri = "mongodb://fake/"
     crawler = get_crawler(
         EcommerceSpider,
-        settings_dict={**settings, "EXTENSIONS": {"crawler.flow.FlowControl": 10}},
+        settings_dict={**settings, "EXTENSIONS": {"crawler.core.flow.FlowControl": 10}},
     )
     pipeline = cls.from_crawler(crawler)
     monkeypatch.delenv("POSTGRES_DSN", raising=False)
@@ -173,7 +173,7 @@ def test_an_older_file_gets_the_source_column(tmp_path) -> None:
         EcommerceSpider,
         settings_dict={
             "EMBEDDED_STORE_PATH": str(path),
-            "EXTENSIONS": {"crawler.flow.FlowControl": 10},
+            "EXTENSIONS": {"crawler.core.flow.FlowControl": 10},
         },
     )
     pipeline = EmbeddedStorePipeline.from_crawler(crawler)

@@ -1,13 +1,13 @@
-"""The listing pages a crawl read and what their cards showed (crawler.listings), and
+"""The listing pages a crawl read and what their cards showed (crawler.core.listings), and
 the refresh from listings planned from them (master.listings): real Redis."""
 
 from __future__ import annotations
 
 import pytest
 
-from crawler.itemkinds import PRODUCT
-from crawler.keys import CrawlKeys
-from crawler.listings import ListingMemory
+from crawler.core.itemkinds import PRODUCT
+from crawler.core.keys import CrawlKeys
+from crawler.core.listings import ListingMemory
 from master.listings import describe, gather_listings, plan_refresh, start_refresh
 
 KEYS = CrawlKeys.layout("ecommerce")
@@ -87,7 +87,7 @@ def _store(tmp_path, items):  # type: ignore[no-untyped-def]
         EcommerceSpider,
         settings_dict={
             "EMBEDDED_STORE_PATH": str(path),
-            "EXTENSIONS": {"crawler.flow.FlowControl": 10},
+            "EXTENSIONS": {"crawler.core.flow.FlowControl": 10},
         },
     )
     pipeline = EmbeddedStorePipeline.from_crawler(crawler)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from crawler.keys import CrawlKeys
+from crawler.core.keys import CrawlKeys
 from master.cli import COMMANDS, main
 from tests.support.net import free_port
 from tools.redis_server import RedisServer

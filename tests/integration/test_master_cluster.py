@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from redis.cluster import RedisCluster as ClusterClient
 
-from crawler.layout import layout_key
+from crawler.core.layout import layout_key
 from crawler.pipelines.embedded import EmbeddedStorePipeline
 from crawler.scheduling.lanes import queued
 from master.cli import main
@@ -345,7 +345,7 @@ def test_status_sums_the_shards_bloom_filters(
 ) -> None:
     from typing import cast
 
-    from crawler.keys import CrawlKeys
+    from crawler.core.keys import CrawlKeys
     from crawler.scheduling.bloom import BloomFilter, BloomSize
 
     size = BloomSize.for_capacity(1000, 0.001)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from crawler.keys import CrawlKeys
+from crawler.core.keys import CrawlKeys
 from master.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,7 +7,7 @@ import json
 import pytest
 import redis
 
-from crawler.keys import CrawlKeys
+from crawler.core.keys import CrawlKeys
 from crawler.scheduling.lanes import queued
 from master.cli import main
 

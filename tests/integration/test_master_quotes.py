@@ -24,7 +24,7 @@ import redis
 from scrapy import Spider
 from scrapy.utils.test import get_crawler
 
-from crawler.keys import CrawlKeys
+from crawler.core.keys import CrawlKeys
 from crawler.pipelines.quotes.embedded import EmbeddedQuotePipeline
 from crawler.scheduling.lanes import queued
 from master.cli import main
@@ -62,7 +62,7 @@ def store(tmp_path: Path) -> Path:
         FinanceSpider,
         settings_dict={
             "EMBEDDED_STORE_PATH": str(path),
-            "EXTENSIONS": {"crawler.flow.FlowControl": 10},
+            "EXTENSIONS": {"crawler.core.flow.FlowControl": 10},
         },
     )
     pipeline = EmbeddedQuotePipeline.from_crawler(crawler)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from crawler.keys import CrawlKeys
+from crawler.core.keys import CrawlKeys
 from tests.support.net import free_port
 
 ROOT = Path(__file__).resolve().parents[2]

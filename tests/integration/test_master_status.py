@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import redis
 
-from crawler.keys import CrawlKeys
+from crawler.core.keys import CrawlKeys
 from master.cli import main
 from tests.support.cluster_crawl import worker_record
 
@@ -388,7 +388,7 @@ def test_status_shows_sites_in_backoff_and_retries_waiting(
     capsys: pytest.CaptureFixture[str], redis_url: str, busy_crawl: redis.Redis
 ) -> None:
     from crawler.leasing.ledger import LeaseLedger
-    from crawler.politeness import SiteBudget
+    from crawler.policy.politeness import SiteBudget
 
     ledger = LeaseLedger(busy_crawl, KEYS, "w1")
     ledger.push_delayed(30.0, b'{"url":"https://a.example/p/1"}')

@@ -17,9 +17,9 @@ from prometheus_client.parser import text_string_to_metric_families
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.test import get_crawler
 
+from crawler.core.keys import CrawlKeys
 from crawler.extensions.metrics import PrometheusMetrics
-from crawler.keys import CrawlKeys
-from crawler.redis_client import ROUND_TRIPS, CountingRedis
+from crawler.net.redis_client import ROUND_TRIPS, CountingRedis
 from crawler.spiders.ecommerce import EcommerceSpider
 from master.cli import main
 from tests.support.net import free_port, wait_for_port

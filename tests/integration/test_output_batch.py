@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from crawler.keys import CrawlKeys
+from crawler.core.keys import CrawlKeys
 from crawler.leasing.batch import DRAIN_WINDOW, OutputBatch
 from crawler.leasing.ledger import LeaseLedger
 from crawler.scheduling.lanes import INDEX_READ, keep_requests, queued

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from crawler.core.keys import CrawlKeys
 from crawler.extraction.profiles import ProfileError, SiteProfile
-from crawler.keys import CrawlKeys
-from crawler.politeness import SiteBudget, SiteWaits, site_interval
+from crawler.policy.politeness import SiteBudget, SiteWaits, site_interval
 from master.durations import parse_duration, parse_since
 
 
@@ -65,7 +65,7 @@ def test_durations():
 
 
 def test_a_cut_slows_every_caller_at_once_pauses_the_site_and_climbs_back(redis_client):
-    from crawler.politeness import BackoffRule, read_site_state
+    from crawler.policy.politeness import BackoffRule, read_site_state
 
     keys = CrawlKeys()
     rule = BackoffRule(factor=0.5, cooldown=5.0, min_rps=0.5, step_rps=5.0, step_interval=0.4)
@@ -96,7 +96,7 @@ def test_a_cut_slows_every_caller_at_once_pauses_the_site_and_climbs_back(redis_
 
 
 def test_a_site_without_budget_is_cut_to_the_start_rate_and_never_below_the_floor(redis_client):
-    from crawler.politeness import BackoffRule
+    from crawler.policy.politeness import BackoffRule
 
     keys = CrawlKeys()
     rule = BackoffRule(factor=0.5, cooldown=0.0, min_rps=1.0, start_rps=4.0)
@@ -113,7 +113,7 @@ def test_a_site_without_budget_is_cut_to_the_start_rate_and_never_below_the_floo
 
 
 def test_budgets_that_are_not_whole_milliseconds(redis_client):
-    from crawler.politeness import BackoffRule
+    from crawler.policy.politeness import BackoffRule
 
     keys = CrawlKeys()
     budget = SiteBudget(redis_client, keys, BackoffRule(cooldown=0.0))

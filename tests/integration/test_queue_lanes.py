@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from crawler.keys import DELAYED_SCORE_BASE, CrawlKeys
+from crawler.core.keys import DELAYED_SCORE_BASE, CrawlKeys
 from crawler.leasing.ledger import LeaseLedger
 from crawler.scheduling.lanes import (
     KEYED,

@@ -89,7 +89,7 @@ def backend(request, tmp_path, monkeypatch) -> dict[str, Any]:  # type: ignore[n
         FinanceSpider,
         settings_dict={
             **settings,
-            "EXTENSIONS": {"crawler.flow.FlowControl": 10},
+            "EXTENSIONS": {"crawler.core.flow.FlowControl": 10},
         },
     )
     pipeline = cls.from_crawler(crawler)
@@ -176,7 +176,7 @@ def test_rows_no_store_takes_are_refused_one_by_one(backend: dict[str, Any]) -> 
 def test_each_store_keeps_its_own_kind_of_item(tmp_path) -> None:  # type: ignore[no-untyped-def]
     settings = {
         "EMBEDDED_STORE_PATH": str(tmp_path / "s.sqlite3"),
-        "EXTENSIONS": {"crawler.flow.FlowControl": 10},
+        "EXTENSIONS": {"crawler.core.flow.FlowControl": 10},
     }
     with pytest.raises(NotConfigured):
         EmbeddedStorePipeline.from_crawler(get_crawler(FinanceSpider, settings_dict=settings))

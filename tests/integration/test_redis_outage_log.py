@@ -18,8 +18,8 @@ import pytest
 from redis.backoff import ConstantBackoff
 from redis.exceptions import ConnectionError, TimeoutError
 
-from crawler.outage import OutageLog, ReportingRetry
-from crawler.redis_client import CountingRedis
+from crawler.net.outage import OutageLog, ReportingRetry
+from crawler.net.redis_client import CountingRedis
 from tools.tcpproxy import TcpProxy
 
 
@@ -82,7 +82,7 @@ def test_one_warning_then_the_answer_and_how_long(
         log=logging.getLogger("test.outage"),
     )
     # the client's answers are told to the process's log: this test's, here
-    monkeypatch.setattr("crawler.redis_client.REDIS", log)
+    monkeypatch.setattr("crawler.net.redis_client.REDIS", log)
     client = client_through(proxy, redis_url, log)
     assert client.set("outage:key", "before")
     connections = proxy.open_connections
@@ -115,7 +115,7 @@ def test_a_reminder_while_it_lasts(
     proxy: TcpProxy, redis_url: str, lines: Lines, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     log = OutageLog("Redis", interval=1.0, log=logging.getLogger("test.outage"))
-    monkeypatch.setattr("crawler.redis_client.REDIS", log)
+    monkeypatch.setattr("crawler.net.redis_client.REDIS", log)
     client = client_through(proxy, redis_url, log)
     assert client.ping()
     proxy.stall()

@@ -10,8 +10,8 @@ import redis
 from scrapy import Request, Spider
 from scrapy.utils.test import get_crawler
 
-from crawler.flow import FlowControl
-from crawler.keys import CrawlKeys
+from crawler.core.flow import FlowControl
+from crawler.core.keys import CrawlKeys
 from crawler.leasing.tracker import LeaseTracker
 from crawler.scheduling.lanes import KEYED, index_key, push_requests, queued
 from crawler.scheduling.scheduler import ReliableScheduler
@@ -141,8 +141,8 @@ def test_a_queue_of_the_previous_version_pops_first_once_a_worker_opens(redis_ur
             "SCHEDULER_IDLE_POLL_INTERVAL": 0,
             "SCHEDULER_POP_BATCH": 1,
             "EXTENSIONS": {
-                "crawler.flow.FlowControl": 10,
-                "crawler.politeness.SiteWaits": 20,
+                "crawler.core.flow.FlowControl": 10,
+                "crawler.policy.politeness.SiteWaits": 20,
                 "crawler.leasing.tracker.LeaseTracker": 100,
             },
         },
@@ -175,8 +175,8 @@ def test_closing_never_deletes_shared_state(redis_url, redis_client):
             "DUPEFILTER_CLASS": "crawler.scheduling.dupefilter.BinaryFingerprintDupeFilter",
             "SCHEDULER_IDLE_POLL_INTERVAL": 0,
             "EXTENSIONS": {
-                "crawler.flow.FlowControl": 10,
-                "crawler.politeness.SiteWaits": 20,
+                "crawler.core.flow.FlowControl": 10,
+                "crawler.policy.politeness.SiteWaits": 20,
                 "crawler.leasing.tracker.LeaseTracker": 100,
             },
         },
@@ -268,7 +268,7 @@ def test_a_retry_waits_in_redis_and_a_starved_worker_pops_again_only_when_it_is_
 ):
     import time
 
-    from crawler.retrypolicy import DELAY_META_KEY, HISTORY_META_KEY
+    from crawler.policy.retrypolicy import DELAY_META_KEY, HISTORY_META_KEY
 
     spider = scheduler.spider
     scheduler.enqueue_request(Request("http://shop.test/p/1", callback=spider.parse))

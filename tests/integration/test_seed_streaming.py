@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from crawler.keys import CrawlKeys
-from crawler.network import NetworkRule
+from crawler.core.keys import CrawlKeys
+from crawler.net.network import NetworkRule
 from master.progress import ProgressLine
 from master.seeding import SeedLoader
 from tools.workers import ROOT

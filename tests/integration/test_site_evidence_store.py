@@ -10,9 +10,9 @@ from scrapy import Request
 from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
+from crawler.core.keys import CrawlKeys
 from crawler.extensions.siteevidence import RETRIED_META_KEY, SiteEvidenceStore
 from crawler.extraction.evidence import MIN_PAGES, PageEvidence
-from crawler.keys import CrawlKeys
 from crawler.middlewares.evidenceretry import EvidenceRetryMiddleware
 from crawler.spiders.ecommerce import EcommerceSpider
 

@@ -17,7 +17,7 @@ import psycopg2
 import pytest
 import redis
 
-from crawler.flow import FlowControl
+from crawler.core.flow import FlowControl
 from crawler.pipelines.postgres import PostgresUpsertPipeline
 from tests.support.products import (
     EcommerceSpider,

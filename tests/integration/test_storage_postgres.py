@@ -14,7 +14,7 @@ import pytest
 import redis
 from scrapy.exceptions import NotConfigured
 
-from crawler.flow import FlowControl
+from crawler.core.flow import FlowControl
 from crawler.pipelines.postgres import PostgresUpsertPipeline
 from tests.support.products import (
     EcommerceSpider,

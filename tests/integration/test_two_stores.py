@@ -17,7 +17,7 @@ import psycopg2
 import pytest
 import redis
 
-from crawler.keys import CrawlKeys
+from crawler.core.keys import CrawlKeys
 from crawler.leasing.tracker import LeaseTracker
 from crawler.pipelines.mongo import MongoUpsertPipeline
 from crawler.pipelines.postgres import PostgresUpsertPipeline

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from crawler.keys import CrawlKeys
+from crawler.core.keys import CrawlKeys
 from crawler.leasing.ledger import LeaseLedger
 from crawler.scheduling.lanes import keep_requests, push_requests
 from crawler.scheduling.wakeup import ANY, BROWSER, PLAIN, WAKE_SUFFIX, Wake, WakeUps

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from redis.cluster import RedisCluster as ClusterClient
 
-from crawler.keys import CrawlKeys
+from crawler.core.keys import CrawlKeys
 
 KEYS = CrawlKeys.layout("ecommerce", cluster=True, shards=16)
 

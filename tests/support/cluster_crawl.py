@@ -3,7 +3,7 @@
 For the master's tests on a cluster: :func:`fill_crawl` puts requests in the
 queues of several sites' shards (some of them retries waiting for their time),
 fingerprints, leases of requests and of seeds, a site in backoff, worker records,
-stats, dead letters and invalid items, all through :class:`crawler.keys.CrawlKeys`,
+stats, dead letters and invalid items, all through :class:`crawler.core.keys.CrawlKeys`,
 and returns what it wrote so that tests check the master's figures against it.
 """
 
@@ -17,9 +17,9 @@ from typing import Any
 
 from redis.cluster import RedisCluster as ClusterClient
 
-from crawler.keys import DELAYED_SCORE_BASE, CrawlKeys
+from crawler.core.keys import DELAYED_SCORE_BASE, CrawlKeys
+from crawler.core.sites import site_key
 from crawler.scheduling.lanes import push_requests
-from crawler.sites import site_key
 from master.commands.recrawl import encode, recrawl_request
 from tests.support.cluster import flush_all as flush
 

@@ -9,7 +9,7 @@ from types import TracebackType
 
 import uvicorn
 
-from crawler.keys import CrawlKeys
+from crawler.core.keys import CrawlKeys
 from master.web.app import create_app
 from master.web.config import DashboardConfig
 from tests.support.net import free_port

@@ -11,7 +11,7 @@ from scrapy import Spider
 from scrapy.crawler import Crawler
 from scrapy.utils.test import get_crawler
 
-from crawler.signals import items_stored
+from crawler.core.signals import items_stored
 
 T = TypeVar("T")
 
@@ -43,7 +43,7 @@ def make_product(i: int, **overrides: Any) -> dict[str, Any]:
 
 
 # The worker's extensions that storage pipelines find with ``Cls.of(crawler)``.
-PIPELINE_EXTENSIONS = {"crawler.flow.FlowControl": 10}
+PIPELINE_EXTENSIONS = {"crawler.core.flow.FlowControl": 10}
 
 
 def make_crawler(settings: dict[str, Any]) -> Crawler:

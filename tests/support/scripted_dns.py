@@ -1,6 +1,6 @@
 """A DNS that lies, for tests: names answered from a JSON file, read at every lookup.
 
-``ScriptedDNSResolver`` is :class:`crawler.resolver.GuardedResolver` whose
+``ScriptedDNSResolver`` is :class:`crawler.net.resolver.GuardedResolver` whose
 *lookup* answers the names listed in the JSON object file named by the
 environment variable ``SCRIPTED_DNS_FILE`` (``{"canary.test": "127.0.0.2"}``)
 and asks the system for the others. The guard is the real one: what this
@@ -22,7 +22,7 @@ from pathlib import Path
 
 from twisted.internet import defer
 
-from crawler.resolver import GuardedResolver
+from crawler.net.resolver import GuardedResolver
 
 ENV = "SCRIPTED_DNS_FILE"
 

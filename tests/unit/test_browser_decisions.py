@@ -131,7 +131,7 @@ def test_the_temporary_profiles_of_browsers_and_their_removal(tmp_path: Path) ->
 
 
 def test_environment_sets_the_browser_settings() -> None:
-    from crawler.config import env_overrides
+    from crawler.core.config import env_overrides
 
     env = {"BROWSER_RENDERING": "never", "BROWSER_CONCURRENCY": "0", "BROWSER_EXECUTABLE": "/x"}
     assert env_overrides(env) == env

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from crawler.keys import CrawlKeys
+from crawler.core.keys import CrawlKeys
 from master.catalog import ProductQuery, decode_cursor, encode_cursor
 from master.web.config import DashboardConfig
 from master.web.security import (

@@ -10,7 +10,7 @@ from scrapy.http import HtmlResponse
 from scrapy.utils.request import RequestFingerprinter
 
 from crawler.extraction import discover_links
-from crawler.firstpage import without_first_page
+from crawler.policy.firstpage import without_first_page
 
 PAGE = "https://shop.example/category/10?page=3"
 

@@ -7,7 +7,7 @@ import urllib.error
 
 import pytest
 
-from crawler.network import NetworkRule
+from crawler.net.network import NetworkRule
 from master.freshness import SitemapFetcher, changed_products, parse_lastmod
 
 UTC = dt.UTC

@@ -1,4 +1,5 @@
-"""The typed product (crawler/items.py) and the JSON Schema say the same; what derives from it."""
+"""The typed product (crawler/core/items.py) and the JSON Schema say the same; what
+derives from it."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from typing import Any, Literal
 
 import pytest
 
-from crawler import items
-from crawler.items import Product, Rating
+from crawler.core import items
+from crawler.core.items import Product, Rating
 from crawler.pipelines import embedded, postgres
 from crawler.pipelines.product_record import ROW_COLUMNS, ProductRecord
 from crawler.schema import product_schema, validation_errors

@@ -4,7 +4,7 @@
 - components find each other through Scrapy (``crawler.get_extension`` ...) or
   objects handed over, never through private attributes pinned on the Crawler;
 - ``crawler/extensions/`` does not import ``crawler/scheduling/``;
-- every default comes from ``crawler/defaults.py``: no literal fallback in a
+- every default comes from ``crawler/core/defaults.py``: no literal fallback in a
   ``settings.getX("NAME", default)`` call.
 """
 
@@ -77,7 +77,7 @@ _FALLBACK = re.compile(
 
 
 def test_setting_fallbacks_come_from_defaults() -> None:
-    from crawler import defaults
+    from crawler.core import defaults
 
     literal = []
     for path in _modules():

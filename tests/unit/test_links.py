@@ -168,7 +168,7 @@ def test_magento_listing_fixture_costs_only_products_and_pages() -> None:
     assert not [u for u in links if "product_list_" in u or "price=" in u]
     assert not [u for u in links if "wishlist" in u or "checkout" in u]
     assert "https://www.luma-gear.example/men/tops.html?p=3" in links
-    # the pager's "1" is the bare listing (crawler/firstpage.py)
+    # the pager's "1" is the bare listing (crawler/policy/firstpage.py)
     assert "https://www.luma-gear.example/men/tops.html?p=1" not in links
     assert "https://www.luma-gear.example/men/tops.html" in links
     assert "https://www.luma-gear.example/summit-beanie.html" in links
@@ -245,8 +245,8 @@ def _saved_pages() -> list[tuple[str, bytes]]:
 def test_the_fast_path_of_link_cleaning_gives_the_full_paths_answers() -> None:
     from scrapy.utils.response import get_base_url
 
+    from crawler.core.sites import site_key
     from crawler.extraction.links import _clean, _hrefs, _PlainLinks
-    from crawler.sites import site_key
 
     checked = fast = 0
     for url, body in _saved_pages():

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from crawler.keys import CrawlKeys
-from crawler.records import WorkerRecord
+from crawler.core.keys import CrawlKeys
+from crawler.core.records import WorkerRecord
 from master.inspection import build_report, crawl_state, describe_store, sqlite_path
 from master.render import table
 from master.seeding import SeedLoader

@@ -1,4 +1,4 @@
-"""One network rule (crawler/network.py) for the master, the middlewares and the resolver."""
+"""One network rule (crawler/net/network.py) for the master, the middlewares and the resolver."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from crawler.middlewares.network import (
     RefusedRequest,
     parse_allowlist,
 )
-from crawler.network import NetworkRule, literal_address
-from crawler.resolver import GuardedResolver, RefusedAddress
+from crawler.net.network import NetworkRule, literal_address
+from crawler.net.resolver import GuardedResolver, RefusedAddress
 
 
 def _middleware(allow=""):

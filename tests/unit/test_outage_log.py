@@ -1,4 +1,5 @@
-"""``crawler.outage.OutageLog``: one line when a service is lost, one a minute, one when it is back.
+"""``crawler.net.outage.OutageLog``: one line when a service is lost, one a minute, one
+when it is back.
 
 The clock is injected: a minute passes without anyone waiting for it.
 """
@@ -13,7 +14,7 @@ import pytest
 from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError, TimeoutError
 
-from crawler.outage import OutageLog, ReportingRetry, note_command, waiting_for_redis
+from crawler.net.outage import OutageLog, ReportingRetry, note_command, waiting_for_redis
 
 
 class Clock:
@@ -37,13 +38,13 @@ def outage_log(clock: Clock, interval: float = 60.0, holding: str = "holding 3 l
 
 
 def lines(caplog: pytest.LogCaptureFixture) -> list[tuple[str, str]]:
-    return [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "crawler.outage"]
+    return [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "crawler.net.outage"]
 
 
 def test_a_warning_at_the_first_failure_then_once_a_minute_then_back(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    caplog.set_level(logging.INFO, logger="crawler.outage")
+    caplog.set_level(logging.INFO, logger="crawler.net.outage")
     clock = Clock()
     log = outage_log(clock)
     log.succeeded()  # no outage: nothing to say
@@ -98,7 +99,7 @@ def test_a_warning_at_the_first_failure_then_once_a_minute_then_back(
 def test_the_reminders_come_while_no_call_fails(caplog: pytest.LogCaptureFixture) -> None:
     """A call blocked longer than the interval (or no call at all): the outage's own thread
     says it again, on the real clock, until it ends."""
-    caplog.set_level(logging.INFO, logger="crawler.outage")
+    caplog.set_level(logging.INFO, logger="crawler.net.outage")
     said = threading.Condition()
 
     def holding() -> str:
@@ -125,7 +126,7 @@ def test_the_reminders_come_while_no_call_fails(caplog: pytest.LogCaptureFixture
 
 
 def test_interval_zero_says_only_lost_and_back(caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.INFO, logger="crawler.outage")
+    caplog.set_level(logging.INFO, logger="crawler.net.outage")
     clock = Clock()
     log = outage_log(clock, interval=0)  # no ticker either
     for _ in range(100):
@@ -139,7 +140,7 @@ def test_interval_zero_says_only_lost_and_back(caplog: pytest.LogCaptureFixture)
 def test_a_failing_holdings_function_does_not_lose_the_line(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    caplog.set_level(logging.INFO, logger="crawler.outage")
+    caplog.set_level(logging.INFO, logger="crawler.net.outage")
 
     def broken() -> str:
         raise KeyError("engine")
@@ -157,7 +158,7 @@ def test_waiting_names_the_command_and_the_thread() -> None:
 def test_the_retry_policy_reports_each_failed_attempt_and_its_copies_share_the_log(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    caplog.set_level(logging.INFO, logger="crawler.outage")
+    caplog.set_level(logging.INFO, logger="crawler.net.outage")
     clock = Clock()
     retry = ReportingRetry(NoBackoff(), retries=5)
     retry.log = outage_log(clock, interval=60)

@@ -6,9 +6,9 @@ import copy
 import typing
 from decimal import Decimal
 
-from crawler import items
-from crawler.itemkinds import KINDS, SPIDER_ITEM_KINDS, SPIDERS, kind_of, kind_of_spider
-from crawler.items import Quote
+from crawler.core import items
+from crawler.core.itemkinds import KINDS, SPIDER_ITEM_KINDS, SPIDERS, kind_of, kind_of_spider
+from crawler.core.items import Quote
 from crawler.pipelines.quote_record import QUOTE_ROW_COLUMNS, QuoteRecord, batch_plan
 from crawler.schema import schema_of, validation_errors
 from crawler.spiders.ecommerce import EcommerceSpider

@@ -1,4 +1,5 @@
-"""crawler/records.py: each record's JSON is the one the workers and the master always exchanged.
+"""crawler/core/records.py: each record's JSON is the one the workers and the master
+always exchanged.
 
 The literal JSON texts below are what the code wrote before the records had a
 type (worker stats extension, lease tracker, rejected-item keeper, ``master
@@ -17,9 +18,7 @@ import pytest
 from scrapy import Spider
 from scrapy.utils.test import get_crawler
 
-from crawler.extensions.workerstats import WorkerStats
-from crawler.pipelines import rejects
-from crawler.records import (
+from crawler.core.records import (
     DeadLetter,
     InvalidItem,
     MalformedRecord,
@@ -31,6 +30,8 @@ from crawler.records import (
     as_int,
     as_text,
 )
+from crawler.extensions.workerstats import WorkerStats
+from crawler.pipelines import rejects
 from crawler.schema import ValidationProblem
 
 T0 = 1_800_000_000.0

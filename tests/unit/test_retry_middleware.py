@@ -10,9 +10,9 @@ from scrapy.http import Response
 from scrapy.utils.test import get_crawler
 from twisted.internet.error import DNSLookupError
 
-from crawler import signals as crawler_signals
+from crawler.core import signals as crawler_signals
 from crawler.middlewares.retry import BackoffRetryMiddleware
-from crawler.retrypolicy import DELAY_META_KEY, HISTORY_META_KEY
+from crawler.policy.retrypolicy import DELAY_META_KEY, HISTORY_META_KEY
 
 
 def middleware(**settings: Any) -> tuple[BackoffRetryMiddleware, list[dict[str, Any]]]:

@@ -7,7 +7,7 @@ from email.utils import formatdate
 
 from scrapy.settings import Settings
 
-from crawler.retrypolicy import (
+from crawler.policy.retrypolicy import (
     HISTORY_META_KEY,
     OTHER,
     THROTTLE,
@@ -72,7 +72,7 @@ def test_policy_from_settings() -> None:
 
 
 def test_a_sites_rate_as_of_now_counts_the_steps_climbed_since_its_last_request() -> None:
-    from crawler.politeness import rate_now
+    from crawler.policy.politeness import rate_now
 
     state = {"rate": 3.0, "ceiling": 6.0, "changed": 10_000, "step": 0.5, "step_ms": 5000}
     assert rate_now(state, 12_000) == 3.0

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from crawler.items import FIELDS
+from crawler.core.items import FIELDS
 from crawler.schema import (
     SCHEMA_PATH,
     product_fields,

@@ -1,4 +1,5 @@
-"""A seed's strategy and scope (crawler/scope.py): validated, compact, carried by requests."""
+"""A seed's strategy and scope (crawler/policy/scope.py): validated, compact, carried by
+requests."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ import json
 import pytest
 from scrapy import Request
 
+from crawler.policy.scope import Scope, scope_error
+from crawler.policy.seeds import InvalidSeed, parse_seed
 from crawler.scheduling import serializer
-from crawler.scope import Scope, scope_error
-from crawler.seeds import InvalidSeed, parse_seed
 
 
 @pytest.mark.parametrize(

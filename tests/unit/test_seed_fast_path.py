@@ -1,6 +1,6 @@
 """The seed fast path gives the answers of the full path (validation, w3lib canonical form, host).
 
-``crawler.seeds`` validates and canonicalises URLs of the common shape with one
+``crawler.policy.seeds`` validates and canonicalises URLs of the common shape with one
 regular expression (the master does it for millions of lines); every other URL
 takes the full path: ``urlsplit``, the host checks and w3lib's
 ``canonicalize_url``. These tests hold the two paths to the same results, on
@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from w3lib.url import canonicalize_url
 
-from crawler import seeds
-from crawler.seeds import (
+from crawler.policy import seeds
+from crawler.policy.seeds import (
     InvalidSeed,
     Seed,
     SeedError,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import io
 import threading
 
-from crawler.keys import CrawlKeys
-from crawler.network import NetworkRule
+from crawler.core.keys import CrawlKeys
+from crawler.net.network import NetworkRule
 from master.seeding import SeedLoader
 
 ANSWERS = {"inside.test": ("10.0.0.7",), "public.test": ("93.184.216.34",)}

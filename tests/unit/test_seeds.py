@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from crawler.seeds import (
+from crawler.policy.seeds import (
     SEED_LABEL_KEYS,
     SEED_META_KEYS,
     InvalidSeed,

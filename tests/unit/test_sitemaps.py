@@ -1,4 +1,4 @@
-"""Hostile sitemaps are contained (crawler/sitemaps.py): bounded memory, WARNING, stat,
+"""Hostile sitemaps are contained (crawler/policy/sitemaps.py): bounded memory, WARNING, stat,
 nothing queued that the network rule or the seed's scope forbids."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from scrapy.http import Response, TextResponse
 from scrapy.utils.request import fingerprint
 from scrapy.utils.test import get_crawler
 
-from crawler.network import NetworkRule
-from crawler.scope import Scope
-from crawler.sitemaps import SitemapReader, robots_sitemap_urls
+from crawler.net.network import NetworkRule
+from crawler.policy.scope import Scope
+from crawler.policy.sitemaps import SitemapReader, robots_sitemap_urls
 
 SITE = "http://shop.test"
 NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'

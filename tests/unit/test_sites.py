@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from scrapy import Request
 
-from crawler.keys import CrawlKeys
-from crawler.sites import site_key
+from crawler.core.keys import CrawlKeys
+from crawler.core.sites import site_key
 
 
 @pytest.mark.parametrize(

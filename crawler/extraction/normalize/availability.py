@@ -6,12 +6,12 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from crawler.items import AVAILABILITIES
+from crawler.core.items import AVAILABILITIES
 
 from ..ascii_case import for_lowered_ascii
 from .text import normalize_text
 
-#: The contract's stock states (one definition: :data:`crawler.items.AVAILABILITIES`).
+#: The contract's stock states (one definition: :data:`crawler.core.items.AVAILABILITIES`).
 AVAILABILITY_VALUES = AVAILABILITIES
 
 _AVAILABILITY_TOKENS = {

@@ -6,7 +6,7 @@ import datetime as dt
 from decimal import Decimal
 from typing import Any, ClassVar
 
-from crawler.itemkinds import QUOTE
+from crawler.core.itemkinds import QUOTE
 from crawler.pipelines.embedded import EmbeddedStorePipeline, decimal_text, write_transaction
 from crawler.pipelines.quote_record import (
     HISTORY_COLUMNS,

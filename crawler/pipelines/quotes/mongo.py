@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 from bson import Decimal128, ObjectId
 from pymongo import ASCENDING, DESCENDING, InsertOne, UpdateOne
 
-from crawler.itemkinds import QUOTE
+from crawler.core.itemkinds import QUOTE
 from crawler.pipelines.mongo import (
     CONFLICT_ROUNDS,
     DUPLICATE_KEY_CODES,

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 import psycopg2.extensions
 from psycopg2.extras import execute_values
 
-from crawler.itemkinds import QUOTE
+from crawler.core.itemkinds import QUOTE
 from crawler.pipelines.postgres import PostgresUpsertPipeline
 from crawler.pipelines.quote_record import (
     HISTORY_COLUMNS,

@@ -1,4 +1,4 @@
-"""Signals of this project, sent through ``crawler.signals`` like Scrapy's own.
+"""Signals of this project, sent through ``crawler.core.signals`` like Scrapy's own.
 
 ``items_stored``
     Sent by a storage pipeline once a batch of items is durably written

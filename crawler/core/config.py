@@ -17,7 +17,7 @@ import secrets
 import socket
 from collections.abc import Mapping
 
-from crawler import defaults
+from crawler.core import defaults
 
 ENV_SETTINGS = (
     "REDIS_URL",

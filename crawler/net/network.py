@@ -20,7 +20,7 @@ The same :class:`NetworkRule` is used by the master at seed time
 (:mod:`master.seeding`), by the workers' downloader middlewares for every
 request, redirect and proxy (:mod:`crawler.middlewares.network`), and at
 connection time against the address really resolved
-(:mod:`crawler.resolver`).
+(:mod:`crawler.net.resolver`).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
 
-from crawler import defaults
+from crawler.core import defaults
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network

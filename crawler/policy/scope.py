@@ -1,6 +1,6 @@
 """How a seed is crawled and how far: its strategy and scope, carried by every request.
 
-A seed's ``meta`` (see :mod:`crawler.seeds`) may say how to crawl it:
+A seed's ``meta`` (see :mod:`crawler.policy.seeds`) may say how to crawl it:
 
 ``strategy``
     ``auto`` (the default: the site's sitemaps and its links), ``sitemap`` (only

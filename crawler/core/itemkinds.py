@@ -25,7 +25,7 @@ from typing import Any
 class ItemKind:
     """One kind of item: its name, its plural (tables, collections, messages), its schema;
     ``refreshed_fields``: the fields a listing's card must show of an item for
-    ``recrawl --listings`` to spare the item's own page (:mod:`crawler.listings`)."""
+    ``recrawl --listings`` to spare the item's own page (:mod:`crawler.core.listings`)."""
 
     name: str
     plural: str
@@ -38,7 +38,7 @@ class ItemKind:
 
 PRODUCT = ItemKind("product", "products", refreshed_fields=("price", "availability"))
 QUOTE = ItemKind("quote", "quotes")
-#: a product card of a listing page, yielded beside products (crawler.items.ListedProduct)
+#: a product card of a listing page, yielded beside products (crawler.core.items.ListedProduct)
 LISTED_PRODUCT = ItemKind("listed_product", "listed products")
 KINDS: dict[str, ItemKind] = {kind.name: kind for kind in (PRODUCT, QUOTE, LISTED_PRODUCT)}
 #: the crawl stat of the listed products that passed validation: no items of their own,

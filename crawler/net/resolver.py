@@ -8,7 +8,7 @@ handler connects through Twisted, which asks the reactor's resolver
 literal addresses included, and of every proxy given by name. This resolver is
 Scrapy's own :class:`~scrapy.resolver.CachingThreadedResolver` with one step
 added: the address it returns (fresh or cached) must pass the
-:class:`~crawler.network.NetworkRule`, else the lookup fails and no connection
+:class:`~crawler.net.network.NetworkRule`, else the lookup fails and no connection
 is made.
 
 A refused lookup fails as a :class:`RefusedAddress` (a ``DNSLookupError``, the
@@ -31,7 +31,7 @@ from scrapy.resolver import CachingThreadedResolver
 from twisted.internet.defer import Deferred
 from twisted.internet.error import DNSLookupError
 
-from crawler.network import NetworkRule
+from crawler.net.network import NetworkRule
 
 logger = logging.getLogger(__name__)
 

@@ -4,10 +4,10 @@ scrapy-redis builds every client of a worker from ``REDIS_PARAMS``; its
 ``redis_cls`` entry names this class in ``crawler/settings.py``. It is
 ``redis.Redis`` with one addition: each round trip to the server adds one to
 the process-wide :data:`ROUND_TRIPS` counter, and notes the command the calling
-thread waits for (:func:`crawler.outage.note_command`: the log of an outage
-names it); an answer tells :data:`crawler.outage.REDIS` that Redis is reachable
+thread waits for (:func:`crawler.net.outage.note_command`: the log of an outage
+names it); an answer tells :data:`crawler.net.outage.REDIS` that Redis is reachable
 (the end of an outage, if there was one; its failed attempts are told by the
-retry policy, :class:`crawler.outage.ReportingRetry`). A single command is one round
+retry policy, :class:`crawler.net.outage.ReportingRetry`). A single command is one round
 trip; a pipeline (or a transaction) is one for all its commands; a Lua script
 is one (two or three when the server had to be sent it first). Retries after a
 connection error are not counted again.
@@ -36,8 +36,8 @@ from redis.client import Pipeline
 from redis.cluster import ClusterNode, ClusterPipeline, RedisCluster
 from scrapy.settings import SETTINGS_PRIORITIES
 
-from crawler import defaults
-from crawler.outage import REDIS, note_command
+from crawler.core import defaults
+from crawler.net.outage import REDIS, note_command
 
 
 class RoundTripCounter:

@@ -5,7 +5,7 @@ breadcrumbs, category links) and with its page parameter set to 1 (from the page
 "1" and "Previous" links), and serve both. A pagination parameter whose value is 1
 names that first page, so it is dropped: the links a page yields
 (:func:`crawler.extraction.links.discover_links`), the seeds a worker takes and the
-seeds' fingerprints (:mod:`crawler.seeds`) all use this rule, so the shared
+seeds' fingerprints (:mod:`crawler.policy.seeds`) all use this rule, so the shared
 dupefilter sees one fingerprint for the page. Only the value 1 is dropped: page 2
 is another page.
 

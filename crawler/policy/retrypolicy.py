@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-from crawler import defaults
+from crawler.core import defaults
 
 HISTORY_META_KEY = "retry_history"
 DELAY_META_KEY = "retry_delay"  # seconds the retry waits in Redis; consumed by the queue's push

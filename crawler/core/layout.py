@@ -1,7 +1,7 @@
 """The crawl's key layout on a Redis Cluster, recorded so that master and workers agree.
 
 On a cluster the per-site keys are spread over ``REDIS_CLUSTER_SHARDS`` shards
-(:mod:`crawler.keys`). A worker or master started with another shard count
+(:mod:`crawler.core.keys`). A worker or master started with another shard count
 would queue requests in shards the others never read. So the first process to
 touch the crawl records its layout in ``<spider>:layout`` (``SET NX``), and every
 later one checks it and refuses to run with another. A plain Redis has one
@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from crawler.keys import CrawlKeys
+from crawler.core.keys import CrawlKeys
 
 
 class LayoutMismatch(Exception):

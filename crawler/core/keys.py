@@ -41,9 +41,9 @@ key                           type    content
 ``<s>:sites``                 hash    "<counter> <site>" -> count (pages, products, sitemaps)
 ``<s>:evidence:<site>``       hash    the site's evidence counters (crawler/extraction/evidence.py)
 ``<s>:listings:pages``        hash    listing page URL -> JSON {cards, seen_at}: the listing pages
-                                      the crawl read (:mod:`crawler.listings`)
+                                      the crawl read (:mod:`crawler.core.listings`)
 ``<s>:listings:items``        hash    item URL -> JSON {listing, shown, seen_at}: what a listing's
-                                      card showed of it, last (:mod:`crawler.listings`)
+                                      card showed of it, last (:mod:`crawler.core.listings`)
 ``<s>:listings:refresh``      hash    the last ``recrawl --listings``: started, requests queued
 ``<s>:checks:<site>``         string  JSON: the site's data-check figures, added to by every
                                       worker (:mod:`crawler.datachecks`); in the site's shard
@@ -200,7 +200,7 @@ class CrawlKeys:
     @classmethod
     def from_settings(cls, settings: Any, spider: str = SPIDER_NAME) -> CrawlKeys:
         """The layout the settings ``REDIS_CLUSTER`` and ``REDIS_CLUSTER_SHARDS`` give."""
-        from crawler import defaults  # here: defaults imports this module
+        from crawler.core import defaults  # here: defaults imports this module
 
         return cls.layout(
             spider,
@@ -210,7 +210,7 @@ class CrawlKeys:
 
     # -- per-site keys: shards ---------------------------------------------------------
     def shard_of(self, site: str) -> int:
-        """The shard of a site (:func:`crawler.sites.site_key`): ``crc32 % shards``."""
+        """The shard of a site (:func:`crawler.core.sites.site_key`): ``crc32 % shards``."""
         if self.shards == 1:
             return 0
         return zlib.crc32(site.encode("utf-8", "surrogatepass")) % self.shards
@@ -332,12 +332,12 @@ class CrawlKeys:
 
     @property
     def listing_pages(self) -> str:
-        """The listing pages the crawl read (:mod:`crawler.listings`)."""
+        """The listing pages the crawl read (:mod:`crawler.core.listings`)."""
         return f"{self.spider}:listings:pages"
 
     @property
     def listed_items(self) -> str:
-        """What a listing's card last showed of each item (:mod:`crawler.listings`)."""
+        """What a listing's card last showed of each item (:mod:`crawler.core.listings`)."""
         return f"{self.spider}:listings:items"
 
     @property

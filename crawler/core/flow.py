@@ -39,7 +39,7 @@ class FlowControl:
         """The crawler's flow control (``crawler.get_extension``); RuntimeError when not enabled."""
         flow = crawler.get_extension(cls)
         if flow is None:
-            raise RuntimeError("crawler.flow.FlowControl must be enabled in EXTENSIONS")
+            raise RuntimeError("crawler.core.flow.FlowControl must be enabled in EXTENSIONS")
         return flow
 
     @property

@@ -2,7 +2,7 @@
 
 :func:`site_key` names the site of a URL. Two URLs are on the same site when
 their keys are equal; the key is also the ``<site>`` of the politeness budget's
-Redis key ``<spider>:polite:<site>`` (:mod:`crawler.politeness`) and the
+Redis key ``<spider>:polite:<site>`` (:mod:`crawler.policy.politeness`) and the
 ``site`` a request carries in its meta (the seed's site, kept by every request
 that follows from it). The rule:
 

@@ -1,6 +1,6 @@
 """A request budget per site, shared by every worker through Redis, that backs off.
 
-Each site (host and port, as :func:`crawler.sites.site_key` says) has one key,
+Each site (host and port, as :func:`crawler.core.sites.site_key` says) has one key,
 ``<spider>:polite:<site>``, holding the earliest time (Redis clock, ms) at which
 the next request to the site may start. :meth:`SiteBudget.reserve` is one Lua
 script, so one atomic round trip per request: it takes the slot at
@@ -27,7 +27,7 @@ counted in the stats hash (``site_rate_cuts``, ``site_rate_restores``).
 :func:`read_site_state` reads the object back (``master status``).
 
 On a Redis Cluster a site's key is in its shard (``<spider>:{s<i>}:polite:<site>``,
-see :mod:`crawler.keys`) and the crawl's stats hash has a slot of its own: the
+see :mod:`crawler.core.keys`) and the crawl's stats hash has a slot of its own: the
 script then gets the site's key alone and the counts above are added by a
 separate ``HINCRBY`` (a round trip more, only for a wait, a cut or a restore).
 
@@ -46,9 +46,9 @@ from typing import Any
 
 import redis
 
-from crawler import defaults
-from crawler.keys import CrawlKeys
-from crawler.sites import site_key
+from crawler.core import defaults
+from crawler.core.keys import CrawlKeys
+from crawler.core.sites import site_key
 
 # The value of <spider>:polite:<site>: the next slot (Redis clock, ms) as a number
 # while the site is at its budget; while it is backed off, a JSON object with
@@ -336,7 +336,7 @@ class SiteWaits:
         """The crawler's site waits (``crawler.get_extension``); RuntimeError when not enabled."""
         waits = crawler.get_extension(cls)
         if waits is None:
-            raise RuntimeError("crawler.politeness.SiteWaits must be enabled in EXTENSIONS")
+            raise RuntimeError("crawler.policy.politeness.SiteWaits must be enabled in EXTENSIONS")
         return waits
 
     def busy(self, url: str) -> bool:

@@ -20,8 +20,8 @@ from typing import Any
 
 import redis
 
-from crawler.keys import CrawlKeys
-from crawler.records import as_int, as_text
+from crawler.core.keys import CrawlKeys
+from crawler.core.records import as_int, as_text
 
 # KEYS[1] = <spider>:series; ARGV = minute, pages, items, oldest minute kept, ttl seconds,
 # '1' to trim the fields older than the oldest minute kept (a writer's first write of a minute)

@@ -31,7 +31,7 @@ Redis's failed attempts are seen through :class:`ReportingRetry`, the retry
 policy of the workers' ``REDIS_PARAMS``: every attempt of every command,
 pipeline and connection of the process passes through it (redis-py copies it
 into each connection; the copies share the process's :data:`REDIS`); its
-answers through the workers' client, :class:`crawler.redis_client.CountingRedis`. The log is
+answers through the workers' client, :class:`crawler.net.redis_client.CountingRedis`. The log is
 thread-safe (storage pipelines call Redis from a thread) and costs a successful
 call one clock reading and one test.
 """
@@ -47,7 +47,7 @@ from typing import Any, TypeVar
 
 from redis.retry import Retry
 
-from crawler import defaults
+from crawler.core import defaults
 
 logger = logging.getLogger(__name__)
 
@@ -200,7 +200,7 @@ class ReportingRetry(Retry):
 
     A copy (redis-py copies the policy into every connection) reports to the
     same log. Successes are told by the clients
-    (:class:`crawler.redis_client.CountingRedis`) once Redis answered a command:
+    (:class:`crawler.net.redis_client.CountingRedis`) once Redis answered a command:
     a connection accepted is no proof (in a partition a proxy's or a load
     balancer's port may accept and never answer).
     """

@@ -8,7 +8,7 @@ the card showed a value of. ``python -m master recrawl --listings``
 of the items' own pages, and an item's page only when no listing showed the item, or
 its card lacked a field the item has (a price, a stock state).
 
-Keys, under the spider's prefix (:class:`crawler.keys.CrawlKeys`): ``<s>:listings:pages``
+Keys, under the spider's prefix (:class:`crawler.core.keys.CrawlKeys`): ``<s>:listings:pages``
 (hash: page URL -> JSON ``{"cards": n, "seen_at": epoch seconds}``) and
 ``<s>:listings:items`` (hash: item URL -> JSON ``{"listing": page URL, "shown": [field,
 ...], "seen_at": epoch seconds}``: the fields shown are those of every card of the item
@@ -28,7 +28,7 @@ from typing import Any
 
 import redis
 
-from crawler.keys import CrawlKeys
+from crawler.core.keys import CrawlKeys
 
 
 def shown_fields(card: Mapping[str, Any], fields: Iterable[str]) -> list[str]:

@@ -39,11 +39,11 @@ from scrapy.utils._compression import _DecompressionMaxSizeExceeded
 from scrapy.utils.gz import gunzip, gzip_magic_number
 from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 
-from crawler import defaults
+from crawler.core import defaults
+from crawler.core.sites import site_key
 from crawler.extraction.links import clean_url, looks_like_product
-from crawler.network import NetworkRule
-from crawler.scope import SCOPE_META_KEY, Scope
-from crawler.sites import site_key
+from crawler.net.network import NetworkRule
+from crawler.policy.scope import SCOPE_META_KEY, Scope
 
 logger = logging.getLogger(__name__)
 

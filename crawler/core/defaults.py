@@ -2,7 +2,7 @@
 
 Each name here is also a Scrapy setting: ``crawler/settings.py`` takes them all
 from this module, so ``scrapy crawl ecommerce -s NAME=VALUE`` overrides any of
-them, and the names in ``crawler/config.py``'s ``ENV_SETTINGS`` are read from
+them, and the names in ``crawler/core/config.py``'s ``ENV_SETTINGS`` are read from
 the environment as well. A component reads its setting with this module's value
 as the fallback (``settings.getint("STORE_BATCH_SIZE", defaults.STORE_BATCH_SIZE)``),
 so the default is written once, here, whether it runs under the project's
@@ -16,12 +16,12 @@ and the wiring of components (middlewares, pipelines, extensions) stay in
 
 from __future__ import annotations
 
-from crawler import keys as _keys
+from crawler.core import keys as _keys
 
 # --- Redis and the scrapy-redis scheduler --------------------------------------
 REDIS_URL = "redis://localhost:6379/0"
 # True: REDIS_URL names a node of a Redis Cluster (or lists startup nodes, comma-separated),
-# and the crawl's keys are laid out in shards by site (see crawler/keys.py).
+# and the crawl's keys are laid out in shards by site (see crawler/core/keys.py).
 REDIS_CLUSTER = False
 # Shards of a crawl on a cluster; the same for the master and every worker of a crawl.
 REDIS_CLUSTER_SHARDS = _keys.DEFAULT_CLUSTER_SHARDS
@@ -33,13 +33,13 @@ REDIS_CLUSTER_WAIT_TIMEOUT = 500
 # Seconds a worker waits for one answer from Redis before the attempt fails (and is
 # retried, see REDIS_PARAMS in crawler/settings.py): the bound on a stalled connection
 # (a network partition drops the traffic, nothing is refused), within which the
-# worker's log says Redis is unreachable (crawler/outage.py). 0: no bound (a stalled
+# worker's log says Redis is unreachable (crawler/net/outage.py). 0: no bound (a stalled
 # connection blocks the worker, silent, until the kernel gives up on it).
 REDIS_SOCKET_TIMEOUT = 30
 # While Redis or a worker's store is unreachable its log says so again this often
 # (seconds, with what the worker holds); 0: only when it is lost and when it is back.
 OUTAGE_LOG_INTERVAL = 60
-# scrapy-redis's key templates, pinned to the key layout of crawler/keys.py
+# scrapy-redis's key templates, pinned to the key layout of crawler/core/keys.py
 SCHEDULER_QUEUE_KEY = _keys.QUEUE_KEY_TEMPLATE
 SCHEDULER_DUPEFILTER_KEY = _keys.DUPEFILTER_KEY_TEMPLATE
 REDIS_START_URLS_KEY = _keys.START_URLS_KEY_TEMPLATE
@@ -100,8 +100,8 @@ PAUSE_POLL_INTERVAL = 1.0  # seconds between two looks at <spider>:paused
 # --- Network safety -----------------------------------------------------------
 # Comma-separated hosts or CIDR ranges that may be crawled although they are
 # loopback or private. Unset: only public addresses are crawled. One rule
-# (crawler/network.py) for the master's seeds, every request, redirect and proxy,
-# and, through crawler/resolver.py, the address each connection really goes to.
+# (crawler/net/network.py) for the master's seeds, every request, redirect and proxy,
+# and, through crawler/net/resolver.py, the address each connection really goes to.
 ALLOW_PRIVATE_NETWORKS = ""
 
 # --- Politeness shared by all workers (crawler/middlewares/politeness.py) -------
@@ -115,7 +115,7 @@ POLITENESS_MAX_WAITING_PER_SITE = 4
 # Requests of busy sites the scheduler may set aside (still leased) meanwhile.
 POLITENESS_PARK_MAX = 32
 
-# --- Retries with backoff (crawler/middlewares/retry.py, crawler/retrypolicy.py) ----
+# --- Retries with backoff (crawler/middlewares/retry.py, crawler/policy/retrypolicy.py) ----
 # Scrapy's RetryMiddleware, replaced by BackoffRetryMiddleware. A retried request
 # waits in Redis (the shared queue) until its time; any worker takes it then.
 RETRY_ENABLED = True
@@ -146,7 +146,7 @@ RETRY_AFTER_MAX = 120.0
 # Failures (status or exception, time, wait) a request carries; the dead letter shows them.
 RETRY_HISTORY_MAX = 20
 
-# --- Adaptive site rate, shared by all workers (crawler/politeness.py) ----------
+# --- Adaptive site rate, shared by all workers (crawler/policy/politeness.py) ----------
 # A 429/503 answer or a timeout cuts the site's rate (the same Redis key as its
 # budget) by this factor, at most once per SITE_BACKOFF_COOLDOWN seconds (answers
 # to requests sent before the cut do not cut again); a Retry-After pauses the site.
@@ -274,7 +274,7 @@ BROWSER_SITES_REFRESH = 5.0
 # for any browser worker (crawler/browser/routing.py).
 BROWSER_HOLD_PER_SLOT = 2
 
-# --- Sitemaps, strategies and scope (crawler/sitemaps.py, crawler/scope.py) ------
+# --- Sitemaps, strategies and scope (crawler/policy/sitemaps.py, crawler/policy/scope.py) ------
 # Read the sitemaps of every site the crawl reaches (robots.txt "Sitemap:" lines,
 # else /sitemap.xml) when a seed's strategy is auto or sitemap (needs ROBOTSTXT_OBEY).
 SITEMAPS_ENABLED = True

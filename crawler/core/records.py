@@ -384,7 +384,7 @@ class StatsFields:
     #: ``refused`` (the lease tracker)
     REQUESTS_REFUSED: Final = "requests_refused"
     #: times a worker waited for a site's shared budget, and the milliseconds waited
-    #: (the politeness script, :mod:`crawler.politeness`)
+    #: (the politeness script, :mod:`crawler.policy.politeness`)
     POLITENESS_WAITS: Final = "politeness_waits"
     POLITENESS_WAIT_MS: Final = "politeness_wait_ms"
     #: times a site's shared rate was cut (429, 503, timeouts) and climbed back to its

@@ -8,7 +8,7 @@ was refused; nothing invalid is ever pushed to Redis.
 ``meta`` is an allow-list (:data:`SEED_META_KEYS`): labels that travel with the
 request and can change neither where nor how it is sent, and the seed's
 strategy and scope (``strategy``, ``max_pages``, ``max_depth``, ``allow``,
-``deny``, ``render``: :mod:`crawler.scope`), whose values are validated here too.
+``deny``, ``render``: :mod:`crawler.policy.scope`), whose values are validated here too.
 Scrapy reads many meta keys (``proxy``, ``download_timeout``, ``download_maxsize``,
 ``dont_filter``, ``handle_httpstatus_list``, ``cookiejar``, ``bindaddress``,
 ``dont_redirect``, ``depth`` ...); whoever can seed must not be able to set them, so a seed with
@@ -26,14 +26,14 @@ from urllib.parse import urlsplit
 
 from w3lib.url import canonicalize_url
 
-from crawler.scope import SCOPE_KEYS, scope_error
+from crawler.policy.scope import SCOPE_KEYS, scope_error
 
 MAX_URL_LENGTH = 2048
 MAX_META_BYTES = 4096
 ALLOWED_SCHEMES = ("http", "https")
 #: The only keys a seed's ``meta`` may hold: labels, kept with the request (and
 #: with its dead letter), read by no downloader component; and how the seed is
-#: crawled (:mod:`crawler.scope`).
+#: crawled (:mod:`crawler.policy.scope`).
 SEED_LABEL_KEYS = frozenset({"category", "label", "note", "source", "tags"})
 SEED_META_KEYS = SEED_LABEL_KEYS | SCOPE_KEYS
 _HOST_RE = re.compile(r"^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._~%!$&'()*+,;=-]+)$")
