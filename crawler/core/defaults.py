@@ -22,7 +22,7 @@ from crawler.core import keys as _keys
 REDIS_URL = "redis://localhost:6379/0"
 # True: REDIS_URL names a node of a Redis Cluster (or lists startup nodes, comma-separated),
 # and the crawl's keys are laid out in shards by site (see crawler/core/keys.py).
-REDIS_CLUSTER = False
+REDIS_CLUSTER = _keys.DEFAULT_REDIS_CLUSTER
 # Shards of a crawl on a cluster; the same for the master and every worker of a crawl.
 REDIS_CLUSTER_SHARDS = _keys.DEFAULT_CLUSTER_SHARDS
 # On a cluster with replicas: links are answered once this many replicas of their shard's

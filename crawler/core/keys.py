@@ -103,6 +103,7 @@ DELAYED_SCORE_BASE = -4_000_000_000_000_000  # + due time in ms: exact in a doub
 
 
 DEFAULT_CLUSTER_SHARDS = 16  # shards of a crawl on a Redis Cluster (REDIS_CLUSTER_SHARDS)
+DEFAULT_REDIS_CLUSTER = False  # whether the crawl lives on a Redis Cluster (REDIS_CLUSTER)
 SEEDS_TAG = "{seeds}"  # hash tag of the seed keys on a cluster
 
 
@@ -200,12 +201,10 @@ class CrawlKeys:
     @classmethod
     def from_settings(cls, settings: Any, spider: str = SPIDER_NAME) -> CrawlKeys:
         """The layout the settings ``REDIS_CLUSTER`` and ``REDIS_CLUSTER_SHARDS`` give."""
-        from crawler.core import defaults  # here: defaults imports this module
-
         return cls.layout(
             spider,
-            cluster=settings.getbool("REDIS_CLUSTER", defaults.REDIS_CLUSTER),
-            shards=settings.getint("REDIS_CLUSTER_SHARDS", defaults.REDIS_CLUSTER_SHARDS),
+            cluster=settings.getbool("REDIS_CLUSTER", DEFAULT_REDIS_CLUSTER),
+            shards=settings.getint("REDIS_CLUSTER_SHARDS", DEFAULT_CLUSTER_SHARDS),
         )
 
     # -- per-site keys: shards ---------------------------------------------------------

@@ -21,12 +21,44 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from crawler.leasing.batch import OutputBatch
+from crawler.core.keys import CrawlKeys
+from crawler.scheduling.bloom import BloomFilter
 
 Link = tuple[bytes, float | str, bytes, int]
+
+
+class OutputBatch(Protocol):
+    """What a flush on a cluster reads and changes of its
+    :class:`~crawler.leasing.batch.OutputBatch` (stated here, so that this module
+    needs nothing of the one that calls it)."""
+
+    keys: CrawlKeys
+    ledger: Any
+    server: Any
+    stats: Any
+    max_size: int
+    delayed_wait: int
+    blooms: list[BloomFilter] | None
+    shard_depth: dict[int, int]
+    _links: list[Link]
+    _leases: list[str]
+
+    def _depth_due(self, now: float) -> bool: ...
+
+    def _saw_depth(self, depth: int, now: float) -> None: ...
+
+    def send(
+        self,
+        keys: list[str],
+        size: Any,
+        links: list[Link],
+        leases: list[str],
+        pop: int,
+        read_depth: bool,
+        hint: str = "",
+    ) -> tuple[list[int], list[tuple[str, bytes]], int, int]: ...
 
 
 def _shard_keys(batch: OutputBatch, shard: int) -> tuple[list[str], Any]:

@@ -39,12 +39,25 @@ import math
 import random
 import time
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
+from crawler.core.keys import CrawlKeys
 from crawler.scheduling.lanes import REQUEUE_LUA, QueueCount, count_queue
 
-if TYPE_CHECKING:
-    from crawler.leasing.ledger import LeaseLedger
+
+class LeaseLedger(Protocol):
+    """What the cluster side reads of its :class:`~crawler.leasing.ledger.LeaseLedger`
+    (stated here, so that this module needs nothing of the one that holds it)."""
+
+    server: Any
+    keys: CrawlKeys
+    worker_id: str
+
+    def shard_inflight(self, shard: int) -> str: ...
+
+    def inflight_keys(self, worker_id: str | None = None) -> list[str]: ...
+
+    def home_of(self, lease: str) -> str | None: ...
 
 # Cluster: KEYS: a lease hash, where its payloads go back (start_urls list or a
 # shard's queue). ARGV: 'list' or 'queue'. Returns the count requeued.
