@@ -10,6 +10,8 @@ import sys
 import time
 from collections.abc import Sequence
 
+from demoshop.generated import KINDS
+
 LISTENING_FORMAT = "demoshop listening on {url} ({products} products, {pages} pages)"
 
 
@@ -135,15 +137,14 @@ def build_parser() -> argparse.ArgumentParser:
         "process gets SIGUSR1",
     )
     parser.add_argument(
-        "--generated",
-        metavar="KIND",
-        choices=("plain-lists", "templated", "card-layouts"),
-        default=None,
+        "--generated", metavar="KIND", choices=KINDS, default=None,
         help="serve the catalogue through another shop's template (demoshop/generated.py): "
         "plain-lists (no classes, no structured data, category pages that are ordered "
         "lists) or templated (a delivery notice and a sold-out badge on every page, JSON-LD "
-        "on two product pages of three) or card-layouts (category pages with cards in several "
-        "layouts, for listed products); no sitemaps",
+        "on two product pages of three), card-layouts (category pages with cards in several "
+        "layouts, for listed products), or a defect shop with one defect the data checks "
+        "catch (defect-stock, defect-price, defect-name, defect-rejected, "
+        "defect-hidden-price: demoshop/defects.py); no sitemaps",
     )
     parser.add_argument(
         "--browser-products", type=_non_negative(int), default=0, metavar="N",

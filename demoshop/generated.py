@@ -11,7 +11,11 @@ KIND`` (``ShopProcess(generated=KIND)``):
   with its parameter set to 1 under several parameter names;
 * ``templated`` (:mod:`demoshop.templated`): a template with a delivery notice and
   a "bestsellers" strip with a sold-out badge on every page, the buy box before the
-  heading, JSON-LD on two product pages of three.
+  heading, JSON-LD on two product pages of three;
+* ``defect-stock``, ``defect-price``, ``defect-name``, ``defect-rejected``,
+  ``defect-hidden-price`` (:mod:`demoshop.defects`): the plain-lists shop with one
+  defect of its product pages that the extractor reads wrong for the whole site,
+  each raising one data check.
 
 A generated shop answers like a :class:`~demoshop.catalog.Catalog` about itself
 (``crawlable_paths()``, ``product_paths()``, ``listing_paths()``,
@@ -33,8 +37,12 @@ from demoshop.site import Response
 
 HTML = "text/html; charset=utf-8"
 ROBOTS = b"User-agent: *\nAllow: /\n"
-#: The kinds of generated shop (``--generated``).
-KINDS = ("plain-lists", "templated", "card-layouts")
+#: The kinds of generated shop (``--generated``): three sound ones and the defect shops
+#: of :mod:`demoshop.defects` (one defect each, for the data checks).
+KINDS = (
+    "plain-lists", "templated", "card-layouts", "defect-stock", "defect-price", "defect-name",
+    "defect-rejected", "defect-hidden-price",
+)
 
 
 def e(text: object) -> str:
@@ -191,4 +199,8 @@ def build(kind: str, catalog: Catalog) -> GeneratedShop:
         from demoshop.cardlayouts import CardLayoutShop
 
         return CardLayoutShop(catalog)
+    if kind.startswith("defect-") and kind in KINDS:
+        from demoshop.defects import SHOPS
+
+        return SHOPS[kind](catalog)
     raise ValueError(f"unknown generated shop {kind!r} (one of {', '.join(KINDS)})")
