@@ -39,6 +39,7 @@ from twisted.internet import task
 
 from crawler.core import defaults
 from crawler.core import signals as crawler_signals
+from crawler.core.itemkinds import LISTED_PRODUCT, PRODUCT, kind_of_item
 from crawler.core.keys import SPIDER_NAME, CrawlKeys
 from crawler.core.sites import site_key
 from crawler.datachecks import uncertain
@@ -120,7 +121,7 @@ class DataChecks:
 
     def item_scraped(self, item: Any, response: Any = None, spider: Any = None) -> None:
         url = item.get("url") if hasattr(item, "get") else None
-        if not url:
+        if not url or is_listed(item):  # a listing's card is no row of the site's
             return
         site, figures = self._figures(url)
         if self.kind == "quote":
@@ -143,7 +144,11 @@ class DataChecks:
 
     @classmethod
     def mark_item(cls, crawler: Any, item: dict[str, Any], site: str) -> None:
-        """:meth:`mark` by the crawler's extension; without it, the item's own list only."""
+        """:meth:`mark` by the crawler's extension; without it, the item's own list only.
+        A listed product (a listing's card) is left as it is: an observation of its
+        product, no row of its own."""
+        if is_listed(item):
+            return
         checks = cls.of(crawler)
         if checks is not None:
             checks.mark(item, site)
@@ -216,3 +221,8 @@ class DataChecks:
         self.failing[site] = {name: now.get(name, "") for name in failing}
         if not failing:
             self.failing.pop(site, None)
+
+
+def is_listed(item: Any) -> bool:
+    """A listed product (the card of a listing page), yielded beside products."""
+    return kind_of_item(item, PRODUCT) is LISTED_PRODUCT

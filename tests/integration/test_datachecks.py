@@ -270,6 +270,29 @@ def test_two_workers_share_figures_and_each_warns_once(redis_url, caplog) -> Non
     assert row["uncertain"] == ["availability"]
 
 
+def test_a_listed_product_is_no_row_of_the_figures_and_is_not_marked(redis_url) -> None:
+    """The cards of a listing page are observations of their products, no rows of the
+    site's: the figures leave them out, and they keep their schema (no ``uncertain``)."""
+    from crawler.schema import validator_of
+
+    checks = _extension(redis_url)
+    for n in range(60):
+        item = product(n, availability="OutOfStock")
+        checks.item_scraped(item, _page(item["url"]))
+    checks.sync()  # the site's availability check fails: its rows are marked
+    card = {"url": product(99)["url"], "name": "A card", "price": 1.5, "currency": "EUR",
+            "availability": "OutOfStock", "position": 1, "listing_url": f"http://{SITE}/c/1"}
+    before = checks.pending.get(SITE)
+    checks.item_scraped(dict(card), _page(card["url"]))
+    assert checks.pending.get(SITE) is before  # no row added
+    DataChecks.mark_item(get_crawler(EcommerceSpider), card, SITE)  # no extension: its own
+    assert "uncertain" not in card
+    assert list(validator_of("listed_product").iter_errors(card)) == []
+    row = product(100)
+    checks.mark(row, SITE)
+    assert row["uncertain"] == ["availability"]
+
+
 # -- the master's surfaces -------------------------------------------------------------
 
 
