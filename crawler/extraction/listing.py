@@ -25,7 +25,8 @@ A card gives:
   Precision before recall: two different amounts that neither strike nor label tell
   apart, or a price "from" an amount, give no price;
 * ``currency``: the amount's sign or code (a bare ``$`` only with the site's country
-  hint, as everywhere);
+  hint, as everywhere); an amount whose currency neither tells gives no price (the
+  product's own page, with its structured data, does);
 * ``availability``: the card's stock wording ("In stock", "Sold out", "Only 3 left"),
   None when it says nothing of stock or says two things;
 * ``image`` (the first image's address), ``rating`` (``{"value": float}`` from a
@@ -177,6 +178,8 @@ def read_card(card: _Element, response: TextResponse, hint: str | None) -> dict[
     url = seed_fingerprint(response.urljoin(target))  # w3lib's canonical form, fast
     texts = _texts(card, _name_elements(card, link))
     price, regular, currency = _price(texts, hint)
+    if currency is None:  # a bare "$" with no country to tell which: no price stored
+        price = regular = None
     availability = _availability(texts)
     if price is None and availability is None:
         return None  # a category tile, a promotion, a banner

@@ -272,7 +272,11 @@ class EmbeddedStorePipeline(BatchingStorePipeline):
         """A listed product: an observation of its product's row
         (:func:`crawler.pipelines.listed_record.observe`)."""
         old = conn.execute(_SELECT_OFFER, (r.url,)).fetchone()
-        stored = None if old is None else (*old[:-1], json.loads(old[-1]))
+        stored = None  # the row's price (exact decimal TEXT) read back as a Decimal
+        if old is not None:
+            price_text, currency, availability, data_text = old
+            amount = None if price_text is None else Decimal(price_text)
+            stored = (amount, currency, availability, json.loads(data_text))
         seen = observe(r, stored)
         if seen is None:
             return
