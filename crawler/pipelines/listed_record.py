@@ -14,7 +14,8 @@ no product of its own: each store applies it to the product's row with
   product page's item has no ``reading``: its reading is the page's);
 * a card read before the row's latest reading (``crawled_at`` older) changes nothing;
 * a price history row (``source`` ``listing``, with ``listing_url``) is added when the
-  offer changed, or when the row's latest reading was the page's: a product page's
+  card shows a price and the offer changed, or when the row's latest reading was the
+  page's (a card without a price adds none: the history is of prices): a product page's
   reading and a listing's are both kept in the history (the product page's write adds
   its row, ``source`` ``page``, when the row's latest reading was a listing's, by the
   same rule: :func:`page_reading_is_new`).
@@ -125,7 +126,9 @@ def observe(
             "worker": record.worker,
         }
         currency = record.currency if record.price is not None else None
-        return Observation(record.price, currency, record.availability, fresh, True, True)
+        # the price history holds prices: a card that shows none adds no row to it
+        shown = record.price is not None
+        return Observation(record.price, currency, record.availability, fresh, True, shown)
     price, currency, availability, stored_data = stored
     data: dict[str, Any] = dict(stored_data or {})
     latest = (data.get("reading") or {}).get("seen_at") or data.get("crawled_at")
@@ -139,13 +142,14 @@ def observe(
     changed = not (
         _same(price, new_price) and currency == new_currency and availability == new_availability
     )
-    history = changed or reading_source(data) != LISTING
+    history = record.price is not None and (changed or reading_source(data) != LISTING)
     data.update(
         {
             "price": float(new_price) if new_price is not None else None,
             "currency": new_currency,
             "availability": new_availability,
-            "reading": reading,
         }
     )
+    if record.price is not None:  # the row's price reading (a stock-only card is none)
+        data["reading"] = reading
     return Observation(new_price, new_currency, new_availability, data, False, history)

@@ -31,8 +31,11 @@ pytestmark = pytest.mark.workers
 
 
 def stored_urls(crawl) -> set[str]:  # type: ignore[no-untyped-def]
+    """The products read from their own pages (not those known from a listing's card)."""
     with sqlite3.connect(crawl.workdir / "products.sqlite3") as db:
-        return {url for (url,) in db.execute("select url from products")}
+        rows = db.execute("select url from products where "
+                          "coalesce(json_extract(data, '$.source'), '') != 'listing'")
+        return {url for (url,) in rows}
 
 
 def seed_json(crawl, url: str, **meta: object) -> None:  # type: ignore[no-untyped-def]

@@ -144,6 +144,20 @@ def test_a_card_creates_updates_and_is_kept_in_history_beside_the_page(backend) 
     assert len(history) == 3
 
 
+def test_a_card_with_stock_but_no_price_adds_no_price_history(backend) -> None:
+    """A card that shows stock and no price (its currency unknown, say) updates the
+    stock; the price history, of prices, gets no row, and the page's next reading of
+    the same offer adds none either (the row's price reading is still the page's)."""
+    pipeline, options = backend["pipeline"], backend["options"]
+    pipeline.store_batch([page_item("20.00", "InStock", "2026-01-01T10:05:00+00:00")])
+    pipeline.store_batch([card(None, "OutOfStock", "2026-01-02T10:00:00+00:00")])
+    row, history = read(options)
+    assert (row["price"], row["availability"]) == (20.0, "OutOfStock")
+    assert [h["source"] for h in history] == ["page"]
+    pipeline.store_batch([page_item("20.00", "OutOfStock", "2026-01-03T10:00:00+00:00")])
+    assert [h["source"] for h in read(options)[1]] == ["page"]
+
+
 def test_the_price_column_follows_the_card(backend) -> None:
     pipeline, options = backend["pipeline"], backend["options"]
     pipeline.store_batch([page_item("20.00", "InStock", "2026-01-01T10:05:00+00:00")])
