@@ -150,6 +150,6 @@ def observe(
             "availability": new_availability,
         }
     )
-    if record.price is not None:  # the row's price reading (a stock-only card is none)
+    if record.price is not None or changed:  # the row's reading: the offer it shows
         data["reading"] = reading
     return Observation(new_price, new_currency, new_availability, data, False, history)

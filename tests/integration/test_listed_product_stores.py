@@ -146,16 +146,21 @@ def test_a_card_creates_updates_and_is_kept_in_history_beside_the_page(backend) 
 
 def test_a_card_with_stock_but_no_price_adds_no_price_history(backend) -> None:
     """A card that shows stock and no price (its currency unknown, say) updates the
-    stock; the price history, of prices, gets no row, and the page's next reading of
-    the same offer adds none either (the row's price reading is still the page's)."""
+    stock; the price history, of prices, gets no row from it, but keeps the page's next
+    reading of the offer the card changed."""
     pipeline, options = backend["pipeline"], backend["options"]
     pipeline.store_batch([page_item("20.00", "InStock", "2026-01-01T10:05:00+00:00")])
     pipeline.store_batch([card(None, "OutOfStock", "2026-01-02T10:00:00+00:00")])
     row, history = read(options)
     assert (row["price"], row["availability"]) == (20.0, "OutOfStock")
     assert [h["source"] for h in history] == ["page"]
+    # the page's next reading of the offer the card showed is kept (the card changed it)
     pipeline.store_batch([page_item("20.00", "OutOfStock", "2026-01-03T10:00:00+00:00")])
-    assert [h["source"] for h in read(options)[1]] == ["page"]
+    assert [h["source"] for h in read(options)[1]] == ["page", "page"]
+    # a stock-only card that changes nothing leaves the row's reading the page's
+    pipeline.store_batch([card(None, "OutOfStock", "2026-01-04T10:00:00+00:00")])
+    pipeline.store_batch([page_item("20.00", "OutOfStock", "2026-01-05T10:00:00+00:00")])
+    assert [h["source"] for h in read(options)[1]] == ["page", "page"]
 
 
 def test_the_price_column_follows_the_card(backend) -> None:
