@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import string
+from functools import lru_cache
 
 
 def for_lowered_ascii(pattern: re.Pattern[str]) -> re.Pattern[str]:
@@ -80,9 +81,18 @@ def _lower_letter(match: re.Match[str]) -> str:
     return found if len(found) > 1 else found.lower()
 
 
+@lru_cache(maxsize=4096)
 def _ascii_twins(char: str) -> str:
-    """The lower-case ASCII letters a non-ASCII ``char`` matches when case is ignored."""
-    if char.isascii():
+    """The lower-case ASCII letters a non-ASCII ``char`` matches when case is ignored.
+
+    Asked of every character of the extractor's phrase lists at import: the regex
+    engine is asked only of a character whose lower, upper or folded case holds an
+    ASCII character, as every character that matches an ASCII letter does (in all of
+    Unicode: "İ", "ı", "ſ" and the Kelvin sign; the others' 26 searches each cost a
+    worker about a second of CPU at start-up)."""
+    if char.isascii() or not any(
+        found.isascii() for found in char.lower() + char.upper() + char.casefold()
+    ):
         return ""
     return "".join(
         letter for letter in string.ascii_lowercase

@@ -41,9 +41,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import signal
 import sys
-import time
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from itertools import islice
@@ -61,6 +59,7 @@ from master.clusterscan import queue_label
 from master.durations import parse_duration
 from master.listings import refresh_round
 from master.quotestore import open_item_store
+from master.rounds import Stopped, run_rounds
 from master.stores import StoreError, add_store_options, read_errors
 
 if TYPE_CHECKING:
@@ -158,36 +157,20 @@ def _rounds(
     store: Any, one_round: Callable[[int], Any], interval: float | None, most: int
 ) -> tuple[int, int]:
     """``one_round(n)`` now and every ``interval`` seconds (None: once) until Ctrl-C,
-    SIGTERM or ``most`` rounds (0: no limit); (rounds made, exit status). The store is
-    closed at the end."""
-    previous = signal.signal(signal.SIGTERM, _stop)
+    SIGTERM or ``most`` rounds (0: no limit): :func:`master.rounds.run_rounds`; (rounds
+    made, exit status). The store is closed at the end."""
     rounds = 0
     try:
-        while True:
-            started = time.monotonic()
-            one_round(rounds + 1)
-            rounds += 1
-            if interval is None or (most and rounds >= most):
-                break
-            _sleep_until(started + interval)
-    except KeyboardInterrupt:
+        rounds = run_rounds(one_round, interval, most)
+    except Stopped as stopped:
+        rounds = stopped.rounds
         print(f"stopped after {rounds} rounds", flush=True)
     except read_errors() as exc:
         print(f"error: reading {store.location} failed: {exc}".rstrip(), file=sys.stderr)
         return rounds, 1
     finally:
-        signal.signal(signal.SIGTERM, previous)
         store.close()
     return rounds, 0
-
-
-def _stop(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt  # SIGTERM ends the rounds as Ctrl-C does
-
-
-def _sleep_until(deadline: float) -> None:
-    while (left := deadline - time.monotonic()) > 0:
-        time.sleep(min(left, 0.5))
 
 
 def cmd_every(ctx: Context, args: argparse.Namespace, kind: ItemKind) -> int:

@@ -82,3 +82,21 @@ def test_stock_wording_is_found_alike() -> None:
     for pattern, _ in _STOCK_RULES:
         if pattern.flags & re.IGNORECASE:
             _agree(pattern, texts)
+
+
+def test_ascii_twins_asks_the_engine_only_of_characters_that_can_match() -> None:
+    """The shortcut (no ASCII in a character's lower, upper or folded case: no twin)
+    gives the regex engine's answer for every character of the Latin, Greek, Cyrillic
+    and letter-like blocks, and the four characters of Unicode that have twins."""
+    from crawler.extraction.ascii_case import _ascii_twins
+
+    def engine(char: str) -> str:
+        return "".join(
+            letter for letter in string.ascii_lowercase
+            if re.fullmatch(re.escape(char), letter, re.IGNORECASE)
+        )
+
+    chars = [chr(code) for code in [*range(0x80, 0x530), *range(0x1E00, 0x2200)]]
+    assert all(_ascii_twins(char) == engine(char) for char in chars)
+    assert {char: _ascii_twins(char) for char in "İıſ\u212a"} == {
+        "İ": "i", "ı": "i", "ſ": "s", "\u212a": "k"}
