@@ -64,6 +64,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 import redis
@@ -130,6 +131,9 @@ class OutputBatch:
         self._leases: list[str] = []
         self._links_since = 0.0  # monotonic time of the oldest link waiting
         self._leases_since = 0.0  # monotonic time of the oldest lease waiting
+        #: called when the batch, empty, is given its first link or lease (the lease
+        #: tracker's loop then looks at it every ``interval`` again: see its ``_hurry``)
+        self.on_waiting: Callable[[], None] | None = None
 
     def use_bloom(self, bloom: BloomFilter | list[BloomFilter]) -> None:
         """Check and add fingerprints in this Bloom filter instead of the exact set
@@ -199,6 +203,8 @@ class OutputBatch:
         the browser queue."""
         if not self._links:
             self._links_since = time.monotonic()
+            if not self._leases and self.on_waiting is not None:
+                self.on_waiting()
         self._links.append((fingerprint, f"b{score}" if browser else score, payload, shard))
         if old_lease:
             self._add_lease(old_lease)
@@ -213,6 +219,8 @@ class OutputBatch:
     def _add_lease(self, lease: str) -> None:
         if not self._leases:
             self._leases_since = time.monotonic()
+            if not self._links and self.on_waiting is not None:
+                self.on_waiting()
         self._leases.append(lease)
 
     def _added(self) -> None:
