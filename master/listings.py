@@ -17,7 +17,9 @@ listing page any more (it showed no card, or was gone, when a refresh read it). 
 refresh after the one in which an item left its listings (the next ``--every`` round,
 or the next run) fetches its page, and every refresh after as long as no listing shows
 it; an item whose listing page was not read again yet is judged by that page's last
-reading. The refresh records when it started and what it queued
+reading. With ``--follow-up`` the same refresh fetches it: the command waits (a bounded
+time) for the workers to read the listing pages it queued, then queues the pages of the
+items those no longer show. The refresh records when it started and what it queued
 (``<s>:listings:refresh``); the workers count the items their listings showed since
 (``refreshed``), so the report gives the requests per refreshed item.
 """
@@ -56,6 +58,8 @@ class RefreshPlan:
     lacking: int = 0
     #: pages sitemaps name that the crawl knows now (listing pages, stored items): dropped
     known: list[str] = field(default_factory=list)
+    #: each listing page's reading (``seen_at``) when planned: a follow-up waits for new ones
+    readings: dict[str, float | None] = field(default_factory=dict)
 
     @property
     def requests(self) -> int:
@@ -102,7 +106,7 @@ def plan_refresh(
     page, the pages sitemaps name that the crawl has not read (stored items left out),
     and the pages of the items a listing does not refresh (see the module doc)."""
     pages = {_text(url): _seen_at(raw) for url, raw in client.hgetall(keys.listing_pages).items()}
-    plan = RefreshPlan(listing_pages=sorted(pages))
+    plan = RefreshPlan(listing_pages=sorted(pages), readings=pages)
     sitemapped = {_text(url) for url in client.hkeys(keys.sitemapped)}
     plan.known.extend(sorted(sitemapped & pages.keys()))
     sitemapped -= pages.keys()
@@ -155,20 +159,48 @@ def start_refresh(
     pipe.execute()
 
 
+def wait_for_listings(
+    client: redis.Redis,
+    keys: CrawlKeys,
+    readings: dict[str, float | None],
+    wait: float,
+    poll: float = 0.5,
+) -> int:
+    """Wait up to ``wait`` seconds for the workers to read the listing pages of a refresh
+    again: each page's reading differs from its reading when planned (``readings``), or
+    it is no listing page any more. Returns the number read (those read when it stops)."""
+    waiting = dict(readings)
+    deadline = time.monotonic() + wait
+    while waiting:
+        urls = list(waiting)
+        for start in range(0, len(urls), _BATCH):
+            batch = urls[start : start + _BATCH]
+            for url, raw in zip(batch, client.hmget(keys.listing_pages, batch), strict=True):
+                if raw is None or _seen_at(raw) != waiting[url]:
+                    del waiting[url]
+        if not waiting or time.monotonic() >= deadline:
+            break
+        time.sleep(poll)
+    return len(readings) - len(waiting)
+
+
 def refresh_round(
     client: redis.Redis,
     keys: CrawlKeys,
-    items: Iterable[dict[str, Any]],
+    items: Callable[[], Iterable[dict[str, Any]]],
     kind: ItemKind,
     queue: Callable[..., tuple[int, int]],
     dry_run: bool = False,
+    follow_up: float | None = None,
 ) -> None:
     """One refresh from listings (``recrawl --listings``): planned from the stored
-    ``items``, started, and queued with ``queue`` (URLs -> (seen, newly queued); with
-    ``sitemapped=True``, the pages sitemaps name, marked so the worker that reads them
-    drops them from those not read); with ``dry_run`` the URLs are printed and nothing
-    is queued."""
-    plan = plan_refresh(client, keys, items, kind.refreshed_fields)
+    items (``items()``: their data, with ``url``), started, and queued with ``queue``
+    (URLs -> (seen, newly queued); with ``sitemapped=True``, the pages sitemaps name,
+    marked so the worker that reads them drops them from those not read); with
+    ``dry_run`` the URLs are printed and nothing is queued. ``follow_up``: then wait up
+    to that many seconds for the workers to read the listing pages again, and queue the
+    pages of the items they no longer show (in this refresh, not the next)."""
+    plan = plan_refresh(client, keys, items(), kind.refreshed_fields)
     pages = f"{len(plan.listing_pages)} listing pages and {len(plan.item_pages)} {kind.name} pages"
     if plan.sitemap_pages:
         pages += f" and {len(plan.sitemap_pages)} pages sitemaps name, not read yet"
@@ -189,6 +221,19 @@ def refresh_round(
         f"({seen - queued} were queued already) into {queue_label(keys)}",
         flush=True,
     )
+    if follow_up is not None and plan.listing_pages:
+        read = wait_for_listings(client, keys, plan.readings, follow_up)
+        after = plan_refresh(client, keys, items(), kind.refreshed_fields)
+        asked = set(plan.item_pages)
+        more_pages = [url for url in after.item_pages if url not in asked]
+        seen, queued = queue(more_pages)
+        client.hincrby(keys.listings_refresh, "item_pages", len(more_pages))
+        print(
+            f"{dt.datetime.now():%Y-%m-%d %H:%M:%S} follow-up: {read} of "
+            f"{len(plan.listing_pages)} listing pages read again; queued {queued} of {seen} "
+            f"{kind.name} pages no listing shows any more",
+            flush=True,
+        )
 
 
 def gather_listings(client: redis.Redis, keys: CrawlKeys) -> dict[str, Any]:

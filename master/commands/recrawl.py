@@ -181,6 +181,13 @@ def cmd_listings(ctx: Context, args: argparse.Namespace, kind: ItemKind) -> int:
         if interval <= 0:
             print("error: --every: the interval must be more than 0", file=sys.stderr)
             return 2
+    follow_up = None
+    if args.follow_up:
+        try:
+            follow_up = parse_duration(args.follow_up).total_seconds()
+        except ValueError as exc:
+            print(f"error: --follow-up: {exc}", file=sys.stderr)
+            return 2
     store = _open_store(args, kind)
     if store is None:
         return 1
@@ -189,7 +196,9 @@ def cmd_listings(ctx: Context, args: argparse.Namespace, kind: ItemKind) -> int:
         if not args.dry_run:
             ensure_layout(ctx.client, ctx.keys)
         queue = partial(queue_again, ctx.client, ctx.keys)
-        refresh_round(ctx.client, ctx.keys, store.products(), kind, queue, args.dry_run)
+        refresh_round(
+            ctx.client, ctx.keys, store.products, kind, queue, args.dry_run, follow_up
+        )
 
     _, status = _rounds(store, one_round, every, args.rounds)
     return status
@@ -197,6 +206,9 @@ def cmd_listings(ctx: Context, args: argparse.Namespace, kind: ItemKind) -> int:
 
 def cmd_recrawl(ctx: Context, args: argparse.Namespace) -> int:
     kind = kind_of_spider(ctx.keys.spider)
+    if args.follow_up and not args.listings:
+        print("error: --follow-up goes with --listings", file=sys.stderr)
+        return 2
     if args.listings:
         if args.changed or args.older_than:
             print("error: --listings goes with --every only", file=sys.stderr)
@@ -301,6 +313,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "every DURATION",
     )
     parser.add_argument(
+        "--follow-up",
+        metavar="DURATION",
+        help="with --listings: then wait up to DURATION (10m) for the workers to read the "
+        "listing pages again, and queue the pages of the items they no longer show (without "
+        "it, the next refresh queues them)",
+    )
+    parser.add_argument(
         "--dry-run",
         action="store_true",
         help="print the stale URLs on stdout and queue nothing",
@@ -332,6 +351,7 @@ def register(commands: Subcommands) -> None:
             "recrawl --changed",
             "recrawl --listings",
             "recrawl --listings --every 1d",
+            "recrawl --listings --follow-up 30m",
             "recrawl --spider finance --every 5m",
             "recrawl --spider finance --older-than 1h",
             "recrawl --older-than 12h --postgres-dsn postgresql://crawler@db/crawler",

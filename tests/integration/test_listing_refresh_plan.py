@@ -11,6 +11,7 @@ shop's pages on real Redis, and the master's command on a real embedded store:
 
 from __future__ import annotations
 
+import threading
 import time
 from decimal import Decimal
 
@@ -177,3 +178,52 @@ def test_the_products_that_left_their_listings_are_fetched_at_the_next_refresh(
     read(spider, a, listing(shop, "/c/a/", first), recrawl=True)
     plan = plan_refresh(redis_client, KEYS, items, PRODUCT.refreshed_fields)
     assert set(plan.item_pages) == expected - {BASE + gone.path}
+
+
+def test_a_follow_up_queues_in_the_same_refresh_the_products_no_listing_shows_any_more(
+    spider, shop, redis_client, redis_url, tmp_path, capsys
+):
+    from master.cli import main
+
+    a = BASE + "/c/a/"
+    first = shop.products[:20]
+    read(spider, a, listing(shop, "/c/a/", first))
+    path = _store(tmp_path, [
+        {"url": BASE + p.path, "name": p.name, "price": p.price, "currency": "GBP"}
+        for p in first
+    ])
+    args = ["--redis-url", redis_url, "recrawl", "--listings", "--store-path", str(path)]
+
+    # no worker reads the listing page: the follow-up gives up at its limit, queues nothing
+    assert main([*args, "--follow-up", "1s"]) == 0
+    out = capsys.readouterr().out
+    assert "follow-up: 0 of 1 listing pages read again; queued 0 of 0 product pages" in out
+    redis_client.delete(KEYS.requests)
+
+    gone = first[5]
+    worked: list[str] = []
+
+    def worker() -> None:  # reads the page the refresh queued: product 5 left it
+        deadline = time.monotonic() + 20
+        while not redis_client.zcard(KEYS.requests) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        for raw, _ in redis_client.zpopmin(KEYS.requests):
+            payload = serializer.loads(raw)
+            time.sleep(0.01)
+            worked.append(payload["url"])
+            read(spider, a, listing(shop, "/c/a/", [p for p in first if p is not gone]),
+                 **payload["meta"])
+
+    reader = threading.Thread(target=worker)
+    reader.start()
+    try:
+        assert main([*args, "--follow-up", "30s"]) == 0
+    finally:
+        reader.join(30)
+    assert worked == [a]
+    out = capsys.readouterr().out
+    assert "follow-up: 1 of 1 listing pages read again; queued 1 of 1 product pages" in out
+    queued = [p["url"] for p in map(serializer.loads, redis_client.zrange(KEYS.requests, 0, -1))]
+    assert queued == [BASE + gone.path]
+    refresh = redis_client.hgetall(KEYS.listings_refresh)
+    assert (refresh[b"listing_pages"], refresh[b"item_pages"]) == (b"1", b"1")
