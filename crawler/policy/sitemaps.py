@@ -6,7 +6,8 @@ For every site the crawl reaches, the worker that fetches its robots.txt (Scrapy
 queues them through the shared dupefilter like any link: whichever worker pops a
 sitemap reads it, once for the whole crawl. A sitemap index queues its children;
 a sitemap queues the URLs it lists (with their ``lastmod`` in ``meta``), product
-URLs ahead of the others (``PRIORITY_PRODUCT``).
+URLs ahead of the others (``PRIORITY_PRODUCT``). The others (category pages, maybe)
+are remembered until read, for ``recrawl --listings`` (:mod:`crawler.core.listings`).
 
 :class:`SitemapReader` does the reading, with Scrapy's ``Sitemap`` parser
 (``scrapy.utils.sitemap``), ``sitemap_urls_from_robots`` and its bounded

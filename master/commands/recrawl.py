@@ -315,7 +315,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--follow-up",
         metavar="DURATION",
-        help="with --listings: then wait up to DURATION (10m) for the workers to read the "
+        help="with --listings: then wait up to DURATION (say 10m) for the workers to read the "
         "listing pages again, and queue the pages of the items they no longer show (without "
         "it, the next refresh queues them)",
     )
