@@ -27,7 +27,7 @@ import redis
 from crawler.core.keys import CrawlKeys
 from crawler.scheduling.lanes import push_requests, queued
 from demoshop.process import ShopProcess
-from master.commands.recrawl import encode, recrawl_request
+from master.requeue import encode, recrawl_request
 from tools.redis_server import RedisServer
 from tools.workers import WorkerProcess
 

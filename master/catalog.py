@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -57,11 +58,34 @@ _PAGE_SQL = (
     "AND (:site IS NULL OR url LIKE :http ESCAPE '\\' OR url LIKE :https ESCAPE '\\') "
     "AND (:availability IS NULL OR availability = :availability) ORDER BY url LIMIT :limit"
 )
-_HISTORY_SQL = (
-    "SELECT price, currency, availability, worker, seen_at, source, listing_url "
-    "FROM product_price_history "
-    "WHERE url = {url} ORDER BY seen_at, id"
+#: the history's columns as read; those added since its first version (the pipelines add
+#: them when a worker of a later version opens the store: ``crawler.pipelines.postgres``,
+#: ``crawler.pipelines.embedded``) are read from an older store as the value its rows
+#: would get (a reading of the product page), so the master reads any store as it is
+HISTORY_COLUMNS = (
+    *("price", "currency", "availability", "worker", "seen_at"),
+    *("source", "listing_url"),
 )
+_LATER_HISTORY_COLUMNS = {"source": "'page'", "listing_url": "NULL"}
+#: the columns of the history table PostgreSQL resolves (none: no table)
+PG_HISTORY_COLUMNS = (
+    "SELECT column_name FROM information_schema.columns WHERE table_name = "
+    "'product_price_history' AND table_schema = ANY(current_schemas(false))"
+)
+
+
+def history_sql(have: Collection[str], url: str) -> str | None:
+    """The price history's query of a table with the columns ``have`` (none: there is no
+    table, and no query); ``url`` is the driver's placeholder."""
+    if not have:
+        return None
+    columns = ", ".join(
+        column
+        if column in have or column not in _LATER_HISTORY_COLUMNS
+        else f"{_LATER_HISTORY_COLUMNS[column]} AS {column}"
+        for column in HISTORY_COLUMNS
+    )
+    return f"SELECT {columns} FROM product_price_history WHERE url = {url} ORDER BY seen_at, id"
 
 
 def pg_page_sql(sql: str) -> str:

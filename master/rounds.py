@@ -1,12 +1,14 @@
 """Rounds of work every so often until Ctrl-C or SIGTERM (``recrawl --every``).
 
 A round that has begun ends before a Ctrl-C (or SIGTERM) takes effect, so that a round
-whose work is queued and said is also counted ("stopped after N rounds"); a second
-Ctrl-C meanwhile stops at once, as Scrapy's does.
+whose work is queued and said is also counted ("stopped after N rounds"); the first
+Ctrl-C says so, and a second one stops at once, as Scrapy's does (a round of
+``recrawl --listings --follow-up`` may wait minutes for the workers).
 """
 
 from __future__ import annotations
 
+import os
 import signal
 import time
 from collections.abc import Callable, Iterator
@@ -59,6 +61,8 @@ def _held(done_before: int) -> Iterator[None]:
         if asked:
             raise Stopped(done_before)
         asked.append(signum)
+        # os.write: a print here could land inside the round's own print to the stream
+        os.write(2, b"stopping after this round; Ctrl-C again to stop now\n")
 
     previous = [signal.signal(number, hold) for number in _STOPS]
     try:

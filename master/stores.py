@@ -27,7 +27,7 @@ import psycopg2
 
 from crawler.core import defaults
 from crawler.core.config import redact_dsn
-from master.catalog import _HISTORY_SQL, _PAGE_SQL, _PG_PAGE_SQL, ProductQuery
+from master.catalog import _PAGE_SQL, _PG_PAGE_SQL, PG_HISTORY_COLUMNS, ProductQuery, history_sql
 
 DEFAULT_BATCH_SIZE = 1000
 
@@ -158,11 +158,12 @@ class PostgresStore:
             return [_with_times(*row) for row in cur.fetchall()]
 
     def history(self, url: str) -> list[dict[str, Any]]:
-        with self.conn, self.conn.cursor() as cur:
-            cur.execute("SELECT to_regclass('product_price_history') IS NOT NULL")
-            if not cur.fetchone()[0]:
+        with self.conn, self.conn.cursor() as cur:  # an older table: its columns (catalog)
+            cur.execute(PG_HISTORY_COLUMNS)
+            sql = history_sql({name for (name,) in cur.fetchall()}, "%s")
+            if sql is None:
                 return []
-            cur.execute(_HISTORY_SQL.format(url="%s"), (url,))
+            cur.execute(sql, (url,))
             return [_history_row(*row) for row in cur.fetchall()]
 
     def last_seen(self) -> Iterator[tuple[str, dt.datetime]]:
@@ -325,10 +326,9 @@ class EmbeddedStore:
         return [_with_times(json.loads(data), first, last) for data, first, last in rows]
 
     def history(self, url: str) -> list[dict[str, Any]]:
-        if not self._has_table("product_price_history"):
-            return []
-        rows = self.conn.execute(_HISTORY_SQL.format(url="?"), (url,))
-        return [_history_row(*row) for row in rows]
+        have = self.conn.execute("PRAGMA table_info(product_price_history)").fetchall()
+        sql = history_sql({row[1] for row in have}, "?")  # an older table: its columns
+        return [] if sql is None else [_history_row(*row) for row in self.conn.execute(sql, (url,))]
 
     def last_seen(self) -> Iterator[tuple[str, dt.datetime]]:
         sql = f"SELECT url, last_seen FROM {self.table} ORDER BY url"

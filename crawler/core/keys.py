@@ -45,6 +45,8 @@ key                           type    content
 ``<s>:listings:items``        hash    item URL -> JSON {listing, shown, seen_at}: what a listing's
                                       card showed of it, last (:mod:`crawler.core.listings`)
 ``<s>:listings:refresh``      hash    the last ``recrawl --listings``: started, requests queued
+``<s>:listings:sitemapped``   hash    page URL -> sitemap URL: pages a sitemap lists, not item
+                                      links, the crawl has not read (:mod:`crawler.core.listings`)
 ``<s>:checks:<site>``         string  JSON: the site's data-check figures, added to by every
                                       worker (:mod:`crawler.datachecks`); in the site's shard
 ``<s>:browser_sites``         hash    site -> JSON {since, worker, url}: sites whose pages need
@@ -343,6 +345,11 @@ class CrawlKeys:
     def listings_refresh(self) -> str:
         """The last refresh from listings (``recrawl --listings``)."""
         return f"{self.spider}:listings:refresh"
+
+    @property
+    def sitemapped(self) -> str:
+        """The pages a sitemap lists, not item links, the crawl has not read yet."""
+        return f"{self.spider}:listings:sitemapped"
 
     @property
     def browser_sites(self) -> str:

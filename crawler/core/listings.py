@@ -15,8 +15,24 @@ Keys, under the spider's prefix (:class:`crawler.core.keys.CrawlKeys`): ``<s>:li
 read so far, so a card that shows less, on a shelf of new arrivals, does not hide what
 the category page shows); ``<s>:listings:refresh`` (hash: the last refresh from
 listings, written by the master: ``started``, the requests it queued; the workers add
-``refreshed``, the items a listing showed since it started). Crawl-wide keys (no
-shard): a listing page holds tens of items, so they are a small part of the crawl's keys.
+``refreshed``, the items a listing showed since it started); ``<s>:listings:sitemapped``
+(hash: page URL -> the sitemap that lists it). Crawl-wide keys (no shard): a listing
+page holds tens of items, so they are a small part of the crawl's keys.
+
+The category pages a shop's sitemaps name. The class: the URLs a sitemap lists that the
+spider does not take for item pages (``is_item_link``: a product URL's shape). The sitemap
+reader (:mod:`crawler.policy.sitemaps`) remembers them in ``<s>:listings:sitemapped``
+and marks their requests (:data:`SITEMAPPED_META_KEY`); the worker that reads such a
+page, or fails to, drops it (:func:`sitemapped_read`): read, a page whose cards were read
+is a listing page like any other, and any other page is no listing. So what the hash
+holds are the pages sitemaps name that the crawl has not read (a crawl stopped early, a
+page the dupefilter had seen through a link): ``recrawl --listings`` queues them, those
+stored as items left out, and each is read once.
+
+A listing page a refresh reads again that shows no card any more (emptied, a page past
+the last) or is gone (HTTP 404, 410) is forgotten (:meth:`ListingMemory.forget`,
+:func:`page_failed`): the items its cards showed last are then in no listing, and
+``recrawl --listings`` fetches their pages.
 """
 
 from __future__ import annotations
@@ -29,6 +45,10 @@ from typing import Any
 import redis
 
 from crawler.core.keys import CrawlKeys
+
+#: meta key of the request of a page a sitemap lists that is not an item link: its URL as
+#: remembered in ``<s>:listings:sitemapped``, dropped once the page is read (or failed)
+SITEMAPPED_META_KEY = "sitemapped"
 
 
 def shown_fields(card: Mapping[str, Any], fields: Iterable[str]) -> list[str]:
@@ -91,6 +111,49 @@ class ListingMemory:
         if refreshed:
             pipe.hincrby(keys.listings_refresh, "refreshed", refreshed)
         pipe.execute()
+
+
+    def forget(self, page_url: str) -> None:
+        """A listing page that shows no card any more is no listing page: its items'
+        cards then name a page that is not one (they are in no listing)."""
+        self.server.hdel(self.keys.listing_pages, page_url)
+
+    def sitemapped(self, urls: Sequence[str], sitemap_url: str) -> None:
+        """Remember the pages the sitemap ``sitemap_url`` lists that are not item links
+        (read once, by the crawl or a refresh; see the module doc)."""
+        if urls:
+            self.server.hset(
+                self.keys.sitemapped, mapping=dict.fromkeys(urls, sitemap_url)  # type: ignore[arg-type]
+            )
+
+
+def sitemapped_read(server: Any, keys: CrawlKeys, meta: Mapping[str, Any]) -> None:
+    """A page a sitemap lists was read (or failed): no longer one the crawl has not read.
+    A request without the mark costs nothing; Redis away, the page stays (a refresh reads
+    it once more)."""
+    url = meta.get(SITEMAPPED_META_KEY)
+    if url and server is not None:
+        try:
+            server.hdel(keys.sitemapped, url)
+        except redis.RedisError:
+            pass
+
+
+#: the statuses that say a page is gone (a listing page a refresh finds so is forgotten)
+GONE_STATUSES = (404, 410)
+
+
+def page_failed(server: Any, keys: CrawlKeys, request: Any, failure: Any) -> None:
+    """A request failed for good (a worker's errback): a page a sitemap lists is read
+    once all the same (:func:`sitemapped_read`), and a page queued again by a refresh
+    (``recrawl``) that is gone (404, 410) is no listing page any more."""
+    sitemapped_read(server, keys, request.meta)
+    status = getattr(getattr(failure.value, "response", None), "status", None)
+    if request.meta.get("recrawl") and status in GONE_STATUSES and server is not None:
+        try:
+            server.hdel(keys.listing_pages, request.url)
+        except redis.RedisError:
+            pass  # it is queued again by the next refresh, and found gone again
 
 
 def _number(value: Any) -> float | None:

@@ -6,7 +6,8 @@ For every site the crawl reaches, the worker that fetches its robots.txt (Scrapy
 queues them through the shared dupefilter like any link: whichever worker pops a
 sitemap reads it, once for the whole crawl. A sitemap index queues its children;
 a sitemap queues the URLs it lists (with their ``lastmod`` in ``meta``), product
-URLs ahead of the others (``PRIORITY_PRODUCT``).
+URLs ahead of the others (``PRIORITY_PRODUCT``). The others (category pages, maybe)
+are remembered until read, for ``recrawl --listings`` (:mod:`crawler.core.listings`).
 
 :class:`SitemapReader` does the reading, with Scrapy's ``Sitemap`` parser
 (``scrapy.utils.sitemap``), ``sitemap_urls_from_robots`` and its bounded
@@ -40,6 +41,7 @@ from scrapy.utils.gz import gunzip, gzip_magic_number
 from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 
 from crawler.core import defaults
+from crawler.core.listings import SITEMAPPED_META_KEY, ListingMemory
 from crawler.core.sites import site_key
 from crawler.extraction.links import clean_url, looks_like_product
 from crawler.net.network import NetworkRule
@@ -204,11 +206,15 @@ class SitemapReader:
             return
         self.stats.inc_value("sitemaps/read")
         dropped: Counter[str] = Counter()
+        requests = []
         for entry in self._entries(sitemap, response.url):
             request = self._page_request(entry, site, scope, dropped)
             if request is not None:
                 self.stats.inc_value("sitemaps/urls")
-                yield request
+                requests.append(request)
+        # remembered before any is queued (a page read at once is dropped after)
+        self._remember_pages(requests, response.url)
+        yield from requests
         if dropped:
             for reason, count in dropped.items():
                 self.stats.inc_value(f"sitemaps/{reason}", count)
@@ -217,6 +223,14 @@ class SitemapReader:
                 response.url,
                 ", ".join(f"{count} {reason}" for reason, count in sorted(dropped.items())),
             )
+
+    def _remember_pages(self, requests: list[Request], sitemap_url: str) -> None:
+        """The pages listed that are not item links, for ``recrawl --listings``: the
+        category pages a shop's sitemaps name (:mod:`crawler.core.listings`)."""
+        urls = [r.url for r in requests if SITEMAPPED_META_KEY in r.meta]
+        server, keys = getattr(self.spider, "server", None), getattr(self.spider, "keys", None)
+        if urls and server is not None and keys is not None:  # a crawl's spider (Redis)
+            ListingMemory(server, keys).sitemapped(urls, sitemap_url)
 
     def _entries(self, sitemap: Sitemap, url: str) -> Iterator[dict[str, Any]]:
         for count, entry in enumerate(sitemap, start=1):
@@ -253,6 +267,8 @@ class SitemapReader:
         # need not look like one, so a `sitemap` strategy fetches every URL in scope
         # (its pages' links are not followed; `deny` leaves out a sitemap's listings).
         product = getattr(self.spider, "is_item_link", looks_like_product)(url)
+        if not product:  # maybe a category page: remembered, and read once
+            meta[SITEMAPPED_META_KEY] = url
         return Request(
             url,
             callback=self.spider.parse,

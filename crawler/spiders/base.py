@@ -64,6 +64,7 @@ from crawler.core import defaults
 from crawler.core.config import worker_id
 from crawler.core.flow import FlowControl
 from crawler.core.keys import CrawlKeys
+from crawler.core.listings import page_failed, sitemapped_read
 from crawler.core.sites import site_key
 from crawler.extensions.datachecks import DataChecks
 from crawler.extraction import ProfileRegistry, discover_links
@@ -255,6 +256,7 @@ class DistributedSpider(RedisSpider):
 
     # -- pages -------------------------------------------------------------------------
     def parse(self, response: Any, **kwargs: Any) -> Iterator[Any]:
+        sitemapped_read(self.server, self.keys, response.meta)  # crawler.core.listings
         site = response.meta.get("site") or site_key(response.url)
         if site_key(response.url) != site:
             self.crawler.stats.inc_value("offsite/redirected")
@@ -364,6 +366,7 @@ class DistributedSpider(RedisSpider):
 
     def errback(self, failure: Any) -> None:
         request = failure.request
+        page_failed(self.server, self.keys, request, failure)  # crawler.core.listings
         lease = lease_of(request)
         if failure.check(RefusedRequest):
             # the network rule: a dead letter with the reason (requeue it once allowed)

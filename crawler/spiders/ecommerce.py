@@ -51,6 +51,8 @@ class EcommerceSpider(DistributedSpider):
             yield result.product
         elif result.rejected == "listing":
             yield from self.listed_products(response, result)
+        elif response.meta.get("recrawl"):  # queued again (a listing page?): lists nothing now
+            ListingMemory(self.server, self.keys).forget(response.url)
 
     def listed_products(
         self, response: TextResponse, result: Extraction
@@ -66,6 +68,8 @@ class EcommerceSpider(DistributedSpider):
             self.logger.warning("Reading the cards of %s failed (%r)", response.url, exc)
             return
         if not cards:
+            if response.meta.get("recrawl"):  # a listing page a refresh read: no card now
+                ListingMemory(self.server, self.keys).forget(response.url)
             return
         self.crawler.stats.inc_value("listing/pages")
         self.crawler.stats.inc_value("listing/products", len(cards))

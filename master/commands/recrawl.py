@@ -44,57 +44,22 @@ import datetime as dt
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
-from itertools import islice
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urldefrag
 
-import redis
-
 from crawler.core.itemkinds import ItemKind, kind_of_spider
-from crawler.core.keys import CrawlKeys
 from crawler.core.layout import ensure_layout
-from crawler.core.sites import site_key
-from crawler.scheduling.lanes import keep_requests
 from master.clusterscan import queue_label
 from master.durations import parse_duration
 from master.listings import refresh_round
 from master.quotestore import open_item_store
+from master.requeue import queue_again
 from master.rounds import Stopped, run_rounds
 from master.stores import StoreError, add_store_options, read_errors
 
 if TYPE_CHECKING:
-    from scrapy import Request
-
     from master.cli import Context
     from master.commands.base import Subcommands
-
-PUSH_BATCH = 500
-
-
-def recrawl_request(url: str) -> Request:
-    """The request a worker would make for a product page (callbacks of the spider)."""
-    from scrapy import Request  # Scrapy is imported only when the command runs
-
-    return Request(url, meta={"site": site_key(url), "recrawl": True}, dont_filter=True)
-
-
-def encode(request: Request) -> bytes:
-    from crawler.scheduling import serializer  # brings Scrapy: only when the command runs
-
-    data: dict[str, Any] = {
-        "url": request.url,
-        "callback": "parse",
-        "errback": "errback",
-        "meta": dict(request.meta),
-        "dont_filter": request.dont_filter,
-    }
-    return serializer.dumps(data)
-
-
-def _batches(urls: Iterable[str], size: int) -> Iterator[list[str]]:
-    iterator = iter(urls)
-    while batch := list(islice(iterator, size)):
-        yield batch
 
 
 def pages_of(urls: Iterable[str]) -> Iterator[str]:
@@ -108,29 +73,6 @@ def pages_of(urls: Iterable[str]) -> Iterator[str]:
         elif page not in endpoints:
             endpoints.add(page)
             yield page
-
-
-def queue_again(client: redis.Redis, keys: CrawlKeys, urls: Iterable[str]) -> tuple[int, int]:
-    """Queue each URL's request past the dupefilter, in the queue of its site's shard on a
-    cluster (one ZADD per shard of a batch, in one pipeline); returns (seen, newly queued)."""
-    seen = queued = 0
-    for batch in _batches(urls, PUSH_BATCH):
-        # score 0: priority 0, as the spider's own requests
-        by_queue: dict[str, dict[bytes, float]] = {}
-        for url in batch:
-            queue = keys.for_site(site_key(url)).requests
-            by_queue.setdefault(queue, {})[encode(recrawl_request(url))] = 0
-        if len(by_queue) == 1:  # one Redis: one ZADD (in a script), as always
-            ((queue, mapping),) = by_queue.items()
-            added: Any = keep_requests(client, queue, mapping)
-            queued += int(added)
-        else:
-            pipe = client.pipeline(transaction=False)
-            for queue, mapping in by_queue.items():
-                keep_requests(pipe, queue, mapping)
-            queued += sum(int(n) for n in pipe.execute())
-        seen += len(batch)
-    return seen, queued
 
 
 def _changed(store: Any, args: argparse.Namespace) -> tuple[Iterator[str], str, Any]:
@@ -222,6 +164,13 @@ def cmd_listings(ctx: Context, args: argparse.Namespace, kind: ItemKind) -> int:
         if interval <= 0:
             print("error: --every: the interval must be more than 0", file=sys.stderr)
             return 2
+    follow_up = None
+    if args.follow_up:
+        try:
+            follow_up = parse_duration(args.follow_up).total_seconds()
+        except ValueError as exc:
+            print(f"error: --follow-up: {exc}", file=sys.stderr)
+            return 2
     store = _open_store(args, kind)
     if store is None:
         return 1
@@ -230,7 +179,9 @@ def cmd_listings(ctx: Context, args: argparse.Namespace, kind: ItemKind) -> int:
         if not args.dry_run:
             ensure_layout(ctx.client, ctx.keys)
         queue = partial(queue_again, ctx.client, ctx.keys)
-        refresh_round(ctx.client, ctx.keys, store.products(), kind, queue, args.dry_run)
+        refresh_round(
+            ctx.client, ctx.keys, store.products, kind, queue, args.dry_run, follow_up
+        )
 
     _, status = _rounds(store, one_round, every, args.rounds)
     return status
@@ -238,6 +189,9 @@ def cmd_listings(ctx: Context, args: argparse.Namespace, kind: ItemKind) -> int:
 
 def cmd_recrawl(ctx: Context, args: argparse.Namespace) -> int:
     kind = kind_of_spider(ctx.keys.spider)
+    if args.follow_up and not args.listings:
+        print("error: --follow-up goes with --listings", file=sys.stderr)
+        return 2
     if args.listings:
         if args.changed or args.older_than:
             print("error: --listings goes with --every only", file=sys.stderr)
@@ -335,9 +289,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--listings",
         action="store_true",
         help="refresh from listings: queue again the listing pages the crawl read (their "
-        "cards update prices and stock) and the item pages only of items no listing showed "
+        "cards update prices and stock), the pages its sitemaps name that are not item links "
+        "and were not read yet (category pages), and the item pages only of items no listing "
+        "shows (never shown, or the page that showed them last was read again without them) "
         "or whose card lacks a field the item has (a price, a stock state); with --every: "
         "every DURATION",
+    )
+    parser.add_argument(
+        "--follow-up",
+        metavar="DURATION",
+        help="with --listings: then wait up to DURATION (say 10m) for the workers to read the "
+        "listing pages again, and queue the pages of the items they no longer show (without "
+        "it, the next refresh queues them)",
     )
     parser.add_argument(
         "--dry-run",
@@ -371,6 +334,7 @@ def register(commands: Subcommands) -> None:
             "recrawl --changed",
             "recrawl --listings",
             "recrawl --listings --every 1d",
+            "recrawl --listings --follow-up 30m",
             "recrawl --spider finance --every 5m",
             "recrawl --spider finance --older-than 1h",
             "recrawl --older-than 12h --postgres-dsn postgresql://crawler@db/crawler",

@@ -106,3 +106,9 @@ def test_recrawl_listings_refreshes_every_product_from_its_category_pages(
     assert figures["refreshed"] == PRODUCTS
     assert figures["requests"] == len(listing_paths)
     assert "requests per refreshed product" in report.stdout
+
+    # every product still shows in a listing (none left its page, the "New in" shelf
+    # included): the next refresh plans no product page
+    again = crawl.master("recrawl", "--listings", "--dry-run")
+    assert again.returncode == 0, again.stderr
+    assert f"dry run: {len(listing_paths)} listing pages and 0 product pages;" in again.stderr

@@ -9,7 +9,7 @@ from scrapy.utils.request import RequestFingerprinter
 
 from crawler.scheduling.lanes import push_requests
 from demoshop.process import ShopProcess
-from master.commands.recrawl import encode, recrawl_request
+from master.requeue import encode, recrawl_request
 
 from .conftest import KEYS, Crawl, page_fetches, parsed_pages
 

@@ -17,7 +17,7 @@ import pytest
 
 from crawler.net.network import NetworkRule
 from crawler.scheduling.lanes import push_requests, queued
-from master.commands.recrawl import encode, recrawl_request
+from master.requeue import encode, recrawl_request
 from master.seeding import SeedLoader
 
 from .conftest import CRAWL_TIMEOUT, KEYS, page_fetches, parsed_pages, wait_until

@@ -27,6 +27,7 @@ from crawler.core.itemkinds import PRODUCT
 from crawler.pipelines.embedded import EmbeddedStorePipeline
 from crawler.pipelines.mongo import MongoUpsertPipeline
 from crawler.pipelines.postgres import PostgresUpsertPipeline
+from master.catalog import PG_HISTORY_COLUMNS
 from master.quotestore import open_item_store
 from master.stores import MongoStore
 from tests.support.mongofake import install_pymongo_compat
@@ -202,3 +203,47 @@ def test_an_older_file_gets_the_source_column(tmp_path) -> None:
         assert db.execute("SELECT source, listing_url FROM product_price_history").fetchall() == [
             ("page", None)
         ]
+
+
+_OLD_HISTORY = (  # the price history as made before its source columns (issue 43)
+    "CREATE TABLE product_price_history (id {id} PRIMARY KEY, url text NOT NULL, price {price}, "
+    "currency text, availability text, worker text, seen_at {time} NOT NULL);"
+    "INSERT INTO product_price_history (url, price, currency, availability, worker, seen_at) "
+    "VALUES ('{url}', 12.5, 'GBP', 'InStock', 'w1', '2026-01-01T10:00:00+00:00')"
+)
+
+
+@pytest.mark.parametrize("kind", ["embedded", "postgres"])
+def test_the_master_reads_the_history_of_a_store_made_before_its_source_column(
+    kind, request, tmp_path
+) -> None:
+    """No worker of this version has opened the store yet: the master reads its history
+    as it is, each row a reading of the product page (what the pipelines' migration
+    gives the rows), and does not change the store."""
+    options = argparse.Namespace(
+        postgres_dsn=None, mongo_uri=None, mongo_database=None, store_path=None, batch_size=2
+    )
+    if kind == "postgres":
+        options.postgres_dsn = request.getfixturevalue("postgres_dsn")
+        with psycopg2.connect(options.postgres_dsn) as conn, conn.cursor() as cur:
+            cur.execute("DROP TABLE IF EXISTS products, product_price_history")
+            cur.execute(_OLD_HISTORY.format(id="bigserial", price="numeric",
+                                            time="timestamptz", url=URL))
+    else:
+        options.store_path = str(tmp_path / "old.sqlite3")
+        with sqlite3.connect(options.store_path) as db:
+            db.executescript(_OLD_HISTORY.format(id="INTEGER", price="TEXT", time="TEXT",
+                                                 url=URL))
+    store = open_item_store(options, PRODUCT)
+    try:
+        assert store.history(URL) == [{
+            "price": 12.5, "currency": "GBP", "availability": "InStock", "worker": "w1",
+            "seen_at": "2026-01-01T10:00:00+00:00", "source": "page", "listing_url": None,
+        }]
+        assert store.history("https://shop.example/p/other.html") == []
+    finally:
+        store.close()
+    if kind == "postgres":  # the master only read it: the workers' pipeline migrates
+        with psycopg2.connect(options.postgres_dsn) as conn, conn.cursor() as cur:
+            cur.execute(PG_HISTORY_COLUMNS)
+            assert "source" not in {name for (name,) in cur.fetchall()}

@@ -20,7 +20,7 @@ from redis.cluster import RedisCluster as ClusterClient
 from crawler.core.keys import DELAYED_SCORE_BASE, CrawlKeys
 from crawler.core.sites import site_key
 from crawler.scheduling.lanes import push_requests
-from master.commands.recrawl import encode, recrawl_request
+from master.requeue import encode, recrawl_request
 from tests.support.cluster import flush_all as flush
 
 __all__ = ["flush"]
