@@ -7,6 +7,7 @@ import time
 
 import redis
 from scrapy import Spider
+from scrapy.utils.reactor import install_reactor, is_reactor_installed
 from scrapy.utils.test import get_crawler
 from twisted.internet import task
 
@@ -22,6 +23,11 @@ class _Spider(Spider):
 
 
 def _tracker(redis_url: str) -> tuple[LeaseTracker, task.Clock]:
+    # a LoopingCall imports twisted's reactor, which installs the default one unless one
+    # is installed: install the project's (TWISTED_REACTOR), as a worker has, so that a
+    # later test of this process that makes a crawler finds the reactor it asks for
+    if not is_reactor_installed():
+        install_reactor("twisted.internet.asyncioreactor.AsyncioSelectorReactor")
     crawler = get_crawler(_Spider, settings_dict={
         "REDIS_URL": redis_url,
         "WORKER_ID": "w1",
