@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import lru_cache
-from itertools import compress
+from itertools import compress, islice
 from operator import not_
 
 from lxml import etree
@@ -186,7 +186,7 @@ def _text_elements(idx: PageIndex, marked: set[int]) -> dict[int, tuple[str | No
                 isinstance(el[0].tag, str) or next(el.iterchildren(etree.Element), None) is not None
             ):
                 continue
-        elif nodes > 3 and sum(1 for _ in el.iterchildren(etree.Element)) > 3:
+        elif nodes > 3 and sum(1 for _ in islice(el.iterchildren(etree.Element), 4)) > 3:
             continue  # more than 3 element children
         raw: str | None
         if nodes:  # (only an element with children can be known to be long)
