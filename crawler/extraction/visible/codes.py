@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import lru_cache
+from itertools import compress, islice
+from operator import not_
 
 from lxml import etree
 from lxml.etree import _Element
@@ -161,25 +163,30 @@ def _text_elements(idx: PageIndex, marked: set[int]) -> dict[int, tuple[str | No
     label), and whether it is excluded. Read in reverse document order: the text of an
     element holds that of each of its descendants, so one found over 400 characters long
     makes its ancestors so without their subtrees being serialized again."""
-    elements, section, order = idx.elements, idx.section, idx.order
-    in_card = idx.in_card if idx.cards else None
+    elements, order = idx.elements, idx.order
+    excluded_at = idx.excluded_flags()
+    # an excluded element (a header, a related product...) gives at most the value
+    # beside it when it is a childless label (every other way wants it not excluded):
+    # the excluded elements of the other text tags are left out of the loop (most of a
+    # page's text elements are excluded), picked out of their tag's positions at C speed
+    groups = [idx.by_tag.get(tag, []) for tag in _LABELLED_TEXT_TAGS]
+    for tag in _UNLABELLED_TEXT_TAGS:
+        if where := idx.by_tag.get(tag):
+            groups.append(list(compress(where, map(not_, map(excluded_at.__getitem__, where)))))
     long: set[int] = set()  # positions of the elements known to be over 400 characters
     found: dict[int, tuple[str | None, bool]] = {}
-    for pos in reversed(idx.positions(*(idx.by_tag.get(tag, []) for tag in _TEXT_TAGS))):
+    for pos in reversed(idx.positions(*groups)):
         el = elements[pos]
-        # an excluded element (a header, a related product...) gives at most the value
-        # beside it when it is a childless label (every other way wants it not excluded):
-        # tested first, as most of a page's text elements are excluded, and such a one
-        # is passed over without its children counted
-        excluded = section[pos] or (in_card is not None and in_card(pos))  # idx.is_excluded(el)
-        if excluded and el.tag not in _LABEL_TAGS:
-            continue
+        excluded = excluded_at[pos]
         # the count of child nodes is read once (lxml counts them on every call)
         nodes = len(el)
-        if excluded:
-            if nodes and next(el.iterchildren(etree.Element), None) is not None:
-                continue  # an element child (comments do not count)
-        elif nodes > 3 and sum(1 for _ in el.iterchildren(etree.Element)) > 3:
+        if excluded:  # an excluded label is passed over when it has an element child
+            # (comments do not count): its first child is one, mostly
+            if nodes and (
+                isinstance(el[0].tag, str) or next(el.iterchildren(etree.Element), None) is not None
+            ):
+                continue
+        elif nodes > 3 and sum(1 for _ in islice(el.iterchildren(etree.Element), 4)) > 3:
             continue  # more than 3 element children
         raw: str | None
         if nodes:  # (only an element with children can be known to be long)
@@ -231,6 +238,9 @@ def _is_rank(el: _Element) -> bool:
 _TEXT_TAGS = frozenset(
     {"li", "p", "span", "div", "strong", "b", "small", "em", "h5", "h6", "label", "td", "dd"}
 )
+# the text tags that can be labels (read excluded too), and the others
+_LABELLED_TEXT_TAGS = tuple(sorted(_TEXT_TAGS & _LABEL_TAGS))
+_UNLABELLED_TEXT_TAGS = tuple(sorted(_TEXT_TAGS - _LABEL_TAGS))
 
 
 # A value that no coupon is: a number of five digits or more ("REF 81070185").

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from operator import or_
 from typing import Any
 
 from lxml import etree
@@ -214,6 +215,10 @@ class PageIndex:
         if pos is not None:  # a walked element: its section and its card are known
             return self.section[pos] or self._carded[pos]
         return self._outside(el)
+
+    def excluded_flags(self) -> list[bool]:
+        """:meth:`is_excluded` of each walked element, by position (not to be changed)."""
+        return list(map(or_, self.section, self._carded)) if self.cards else self.section
 
     def in_card(self, pos: int) -> bool:
         """The element at ``pos`` or one of its ancestors is a grid card (marked by

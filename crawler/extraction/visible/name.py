@@ -75,8 +75,11 @@ def _is_control(el: _Element) -> bool:
     return bool(_CONTROL.search(classes(el)) or _CONTROL.search(el.get("href") or ""))
 
 
+_WORD = re.compile(r"\w+")
+
+
 def _words(text: str) -> set[str]:
-    return set(re.findall(r"\w+", text.casefold()))
+    return set(_WORD.findall(text.casefold()))
 
 
 def _address_words(url: str) -> set[str]:
@@ -178,8 +181,10 @@ def titled_heading(idx: PageIndex, title: str) -> _Element | None:
         if _NOT_TITLE_CLASS.search(cls) or _WIDGET.search(cls) or idx.is_excluded(el):
             continue
         text = visible_text(el)
+        if len(text) > 200:  # (its words are not read)
+            continue
         words = _words(text)
-        if not words or len(text) > 200 or not words <= wanted:
+        if not words or not words <= wanted:
             continue
         if len(words & first) * 2 < len(first):
             continue

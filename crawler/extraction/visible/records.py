@@ -102,8 +102,8 @@ def find_records(idx: PageIndex, h1: _Element | None, url: str | None) -> Record
         link = elements[pos]
         href = link.get("href")
         target = _link_target(href) if href else None
-        if target is None or target in own:
-            continue  # no page, or this page itself
+        if target is None or target in own or link in h1_line:
+            continue  # no page, or this page itself (or a link in the heading)
         node, tag = link, "a"
         for _ in range(_MAX_DEPTH):
             if node in targets:
@@ -112,7 +112,8 @@ def find_records(idx: PageIndex, h1: _Element | None, url: str | None) -> Record
             if parent is None:
                 break
             above = parent.tag
-            if above in ("body", "html") or parent in h1_line or node in h1_line:
+            # (a node above the link was its child's parent, asked already)
+            if above in ("body", "html") or parent in h1_line:
                 break
             targets[node] = target
             group_of[node] = (parent, tag)
