@@ -152,25 +152,25 @@ def cmd_every(ctx: Context, args: argparse.Namespace, kind: ItemKind) -> int:
     return 0
 
 
+def _seconds(option: str, value: str) -> float | None:
+    """``value`` of ``option`` in seconds, or None once said why it is no duration."""
+    try:
+        seconds = parse_duration(value).total_seconds()
+    except ValueError as exc:
+        print(f"error: {option}: {exc}", file=sys.stderr)
+        return None
+    if seconds <= 0:
+        print(f"error: {option}: the duration must be more than 0", file=sys.stderr)
+        return None
+    return seconds
+
+
 def cmd_listings(ctx: Context, args: argparse.Namespace, kind: ItemKind) -> int:
     """``--listings``: one refresh from listings, or one every ``--every``."""
-    interval = None
-    if args.every:
-        try:
-            interval = parse_duration(args.every).total_seconds()
-        except ValueError as exc:
-            print(f"error: --every: {exc}", file=sys.stderr)
-            return 2
-        if interval <= 0:
-            print("error: --every: the interval must be more than 0", file=sys.stderr)
-            return 2
-    follow_up = None
-    if args.follow_up:
-        try:
-            follow_up = parse_duration(args.follow_up).total_seconds()
-        except ValueError as exc:
-            print(f"error: --follow-up: {exc}", file=sys.stderr)
-            return 2
+    interval = _seconds("--every", args.every) if args.every else None
+    follow_up = _seconds("--follow-up", args.follow_up) if args.follow_up else None
+    if (args.every and interval is None) or (args.follow_up and follow_up is None):
+        return 2
     store = _open_store(args, kind)
     if store is None:
         return 1
