@@ -68,11 +68,11 @@ from .visible.name import select_h1
 from .visible.price_text import LIST_BEFORE, MONEY_TEXT
 from .visible.records import (
     _ACTION,
+    Records,
     _jaccard,
     _link_target,
     _tag_paths,
     find_records,
-    headed_strips,
 )
 from .visible.records import _SIMILAR as SIMILAR
 
@@ -114,22 +114,24 @@ def read_listing(
         extraction = extract(response)
     if extraction.rejected != "listing":
         return []
+    visible = extraction.visible
+    if visible is not None and visible.index is not None and visible.record_set is not None:
+        return read_cards(response, (visible.index, visible.record_set))
     return read_cards(response)
 
 
-def read_cards(response: TextResponse) -> list[dict[str, Any]]:
+def read_cards(
+    response: TextResponse, found: tuple[PageIndex, Records] | None = None
+) -> list[dict[str, Any]]:
     """The cards of the page's data records as listed products, whatever the page's
-    type (:func:`read_listing` asks the typing first)."""
-    root = page_root(response)
-    body = first_descendant(root, "body")
-    idx = PageIndex(body if body is not None else root)
-    title_el = first_descendant(root, "title")
-    h1 = select_h1(idx, text_of(title_el) if title_el is not None else "")
-    url = response.url
-    records = find_records(idx, h1, url)
-    h1_line = set(h1.iterancestors()) | {h1} if h1 is not None else set()
-    strips = set(headed_strips(idx, h1_line))
-    hint = currency_hint_for_url(url)
+    type (:func:`read_listing` asks the typing first). ``found``: the page's walk and
+    records as its extraction found them (:class:`.visible.page.VisiblePage`), else
+    they are found here, as the extraction finds them."""
+    if found is None:
+        found = _walk_and_records(response)
+    idx, records = found
+    strips = set(records.strips)
+    hint = currency_hint_for_url(response.url)
     listed: list[dict[str, Any]] = []
     seen: set[str] = set()
     for region in records.regions:
@@ -144,6 +146,18 @@ def read_cards(response: TextResponse) -> list[dict[str, Any]]:
             listed.append(card)
     listed.sort(key=lambda c: c["position"])
     return listed
+
+
+def _walk_and_records(response: TextResponse) -> tuple[PageIndex, Records]:
+    """The page's walk and data records, found as :func:`.visible.page.read_visible_page`
+    finds them."""
+    root = page_root(response)
+    body = first_descendant(root, "body")
+    idx = PageIndex(body if body is not None else root)
+    title_el = first_descendant(root, "title")
+    url = response.url
+    h1 = select_h1(idx, text_of(title_el) if title_el is not None else "", url)
+    return idx, find_records(idx, h1, url)
 
 
 def _with_alike_siblings(idx: PageIndex, region: list[_Element]) -> list[_Element]:
