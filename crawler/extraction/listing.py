@@ -272,28 +272,36 @@ def _texts(card: _Element, names: set[_Element]) -> list[tuple[str, bool]]:
             current.clear()
 
     def walk(el: _Element, struck: bool) -> None:
-        tag = el.tag if isinstance(el.tag, str) else ""
-        if not tag or tag in SKIPPED_TAGS or el in names:
+        tag = el.tag
+        if not isinstance(tag, str) or tag in SKIPPED_TAGS or el in names:
             return
-        cls = el.get("class")
-        if hidden_with_class(el, cls):
-            return
+        cls = None
+        attributes = el.keys()
+        if attributes:  # (most elements of a card have none, or a class alone)
+            cls = el.get("class") if "class" in attributes else None
+            hiding = cls or "hidden" in attributes or "style" in attributes
+            if hiding and hidden_with_class(el, cls):
+                return
         here = struck or tag in _STRUCK_TAGS or bool(cls and _struck_class(cls))
         boundary = tag in _BLOCK_TAGS or here != current_struck[0]
         if boundary:
-            flush()
+            if current:
+                flush()
             current_struck[0] = here
-        if el.text:
-            current.append(el.text)
+        text = el.text
+        if text:
+            current.append(text)
         for child in el:
             walk(child, here)
-            if child.tail:
+            tail = child.tail
+            if tail:
                 if current_struck[0] != here:
                     flush()
                     current_struck[0] = here
-                current.append(child.tail)
+                current.append(tail)
         if boundary:
-            flush()
+            if current:
+                flush()
             current_struck[0] = struck
 
     walk(card, False)
