@@ -11,10 +11,9 @@ time of the extraction of the same shops' product pages. The median page has a c
 two; a category page shows 20 or more, so those pages are also measured as each page's
 CPU over one lxml parse of it (as :mod:`benchmarks.extraction_timing` measures: the
 parse's cost grows with the page), beside a product page's extraction over its parse.
-Requests per refreshed
-product: what ``recrawl --listings`` would queue for the ``card-layouts`` shop (its
-listing pages, and the page of every product whose card lacks a price or a stock
-state), over the products its listings refresh (the e2e test
+Requests per refreshed product: what ``recrawl --listings`` would queue for the
+``card-layouts`` shop (its listing pages, and the page of every product whose card
+lacks a price or a stock state), over the products its listings refresh (the e2e test
 ``tests/e2e/test_listing_refresh.py`` counts the real requests in the shop's access log).
 
     python -m benchmarks.listing_refresh [--repeat 5]

@@ -112,7 +112,8 @@ def read_listing(
 ) -> list[dict[str, Any]]:
     """The listed products of a listing page (see the module doc), ``[]`` for any other
     page. ``extraction``: the page's :func:`.product.extract` when the caller has it
-    (the spider does), else it is read here: only a page typed as a listing has cards."""
+    (the spider does), else it is read here: only a page typed as a listing has cards,
+    read from the walk and the data records the extraction found (not found again)."""
     if extraction is None:
         extraction = extract(response)
     if extraction.rejected != "listing":
