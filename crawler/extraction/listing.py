@@ -47,11 +47,13 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any
 
 from lxml import etree
 from lxml.etree import _Element
 from scrapy.http import TextResponse
+from scrapy.utils.response import get_base_url
 
 from crawler.policy.seeds import seed_fingerprint
 
@@ -60,19 +62,20 @@ from .normalize.availability import availability_from_text
 from .normalize.currency import currency_from_text, currency_hint_for_url
 from .normalize.price import parse_price
 from .normalize.text import normalize_text
+from .normalize.urls import join_url
 from .product import Extraction, extract
 from .tree import page_root
-from .visible.dom import SKIPPED_TAGS, is_hidden, text_of
+from .visible.dom import SKIPPED_TAGS, hidden_with_class, text_of
 from .visible.index import PageIndex
 from .visible.name import select_h1
 from .visible.price_text import LIST_BEFORE, MONEY_TEXT
 from .visible.records import (
     _ACTION,
+    Records,
     _jaccard,
     _link_target,
     _tag_paths,
     find_records,
-    headed_strips,
 )
 from .visible.records import _SIMILAR as SIMILAR
 
@@ -109,27 +112,30 @@ def read_listing(
 ) -> list[dict[str, Any]]:
     """The listed products of a listing page (see the module doc), ``[]`` for any other
     page. ``extraction``: the page's :func:`.product.extract` when the caller has it
-    (the spider does), else it is read here: only a page typed as a listing has cards."""
+    (the spider does), else it is read here: only a page typed as a listing has cards,
+    read from the walk and the data records the extraction found (not found again)."""
     if extraction is None:
         extraction = extract(response)
     if extraction.rejected != "listing":
         return []
+    visible = extraction.visible
+    if visible is not None and visible.index is not None and visible.record_set is not None:
+        return read_cards(response, (visible.index, visible.record_set))
     return read_cards(response)
 
 
-def read_cards(response: TextResponse) -> list[dict[str, Any]]:
+def read_cards(
+    response: TextResponse, found: tuple[PageIndex, Records] | None = None
+) -> list[dict[str, Any]]:
     """The cards of the page's data records as listed products, whatever the page's
-    type (:func:`read_listing` asks the typing first)."""
-    root = page_root(response)
-    body = first_descendant(root, "body")
-    idx = PageIndex(body if body is not None else root)
-    title_el = first_descendant(root, "title")
-    h1 = select_h1(idx, text_of(title_el) if title_el is not None else "")
-    url = response.url
-    records = find_records(idx, h1, url)
-    h1_line = set(h1.iterancestors()) | {h1} if h1 is not None else set()
-    strips = set(headed_strips(idx, h1_line))
-    hint = currency_hint_for_url(url)
+    type (:func:`read_listing` asks the typing first). ``found``: the page's walk and
+    records as its extraction found them (:class:`.visible.page.VisiblePage`), else
+    they are found here, as the extraction finds them."""
+    if found is None:
+        found = _walk_and_records(response)
+    idx, records = found
+    strips = set(records.strips)
+    hint = currency_hint_for_url(response.url)
     listed: list[dict[str, Any]] = []
     seen: set[str] = set()
     for region in records.regions:
@@ -144,6 +150,18 @@ def read_cards(response: TextResponse) -> list[dict[str, Any]]:
             listed.append(card)
     listed.sort(key=lambda c: c["position"])
     return listed
+
+
+def _walk_and_records(response: TextResponse) -> tuple[PageIndex, Records]:
+    """The page's walk and data records, found as :func:`.visible.page.read_visible_page`
+    finds them."""
+    root = page_root(response)
+    body = first_descendant(root, "body")
+    idx = PageIndex(body if body is not None else root)
+    title_el = first_descendant(root, "title")
+    url = response.url
+    h1 = select_h1(idx, text_of(title_el) if title_el is not None else "", url)
+    return idx, find_records(idx, h1, url)
 
 
 def _with_alike_siblings(idx: PageIndex, region: list[_Element]) -> list[_Element]:
@@ -175,7 +193,8 @@ def read_card(card: _Element, response: TextResponse, hint: str | None) -> dict[
     target = _link_target(link.get("href") or "")
     if target is None:
         return None
-    url = seed_fingerprint(response.urljoin(target))  # w3lib's canonical form, fast
+    base = get_base_url(response)  # (response.urljoin's base, remembered for the page)
+    url = seed_fingerprint(join_url(base, target))  # w3lib's canonical form, fast
     texts = _texts(card, _name_elements(card, link))
     price, regular, currency = _price(texts, hint)
     if currency is None:  # a bare "$" with no country to tell which: no price stored
@@ -190,7 +209,7 @@ def read_card(card: _Element, response: TextResponse, hint: str | None) -> dict[
         "currency": currency if price is not None else None,
         "regular_price": regular if price is not None else None,
         "availability": availability,
-        "image": _image(card, response),
+        "image": _image(card, base),
         "rating": _rating(card, texts),
         "position": 0,
     }
@@ -218,10 +237,10 @@ def _name_link(card: _Element) -> tuple[_Element | None, str | None]:
                 return a, _label(a) or _label(heading)
             if a in heading.iterancestors():  # <a><h3>name</h3> ...</a>
                 return a, _label(heading)
-    named = [a for a in links if len(_label(a)) >= 3 and not _ACTION.search(_label(a))]
+    labels = [(a, _label(a)) for a in links]  # (each link's text read once)
+    named = [(a, text) for a, text in labels if len(text) >= 3 and not _ACTION.search(text)]
     if named:
-        best = max(named, key=lambda a: len(_label(a)))
-        return best, _label(best)
+        return max(named, key=lambda pair: len(pair[1]))
     for a in links:
         img = a.find(".//img")
         if img is not None:
@@ -247,36 +266,59 @@ def _texts(card: _Element, names: set[_Element]) -> list[tuple[str, bool]]:
     current_struck = [False]
 
     def flush() -> None:
-        text = normalize_text("".join(current))
-        if text:
-            pieces.append((text, current_struck[0]))
-        current.clear()
+        if current:  # (most boundaries close a block whose text was flushed already)
+            text = normalize_text("".join(current))
+            if text:
+                pieces.append((text, current_struck[0]))
+            current.clear()
 
     def walk(el: _Element, struck: bool) -> None:
-        tag = el.tag if isinstance(el.tag, str) else ""
-        if not tag or tag in SKIPPED_TAGS or el in names or is_hidden(el):
+        tag = el.tag
+        if not isinstance(tag, str) or tag in SKIPPED_TAGS or el in names:
             return
-        here = struck or tag in _STRUCK_TAGS or bool(_STRUCK_CLASS.search(el.get("class") or ""))
+        cls = None
+        attributes = el.keys()
+        if attributes:  # (most elements of a card have none, or a class alone)
+            cls = el.get("class") if "class" in attributes else None
+            hiding = cls or "hidden" in attributes or "style" in attributes
+            if hiding and hidden_with_class(el, cls):
+                return
+        here = struck or tag in _STRUCK_TAGS or bool(cls and _struck_class(cls))
         boundary = tag in _BLOCK_TAGS or here != current_struck[0]
         if boundary:
-            flush()
+            if current:
+                flush()
             current_struck[0] = here
-        if el.text:
-            current.append(el.text)
+        text = el.text
+        if text:
+            current.append(text)
         for child in el:
             walk(child, here)
-            if child.tail:
+            tail = child.tail
+            if tail:
                 if current_struck[0] != here:
                     flush()
                     current_struck[0] = here
-                current.append(child.tail)
+                current.append(tail)
         if boundary:
-            flush()
+            if current:
+                flush()
             current_struck[0] = struck
 
     walk(card, False)
     flush()
     return pieces
+
+
+@lru_cache(maxsize=1024)
+def _struck_class(cls: str) -> bool:
+    """The class says struck through (a class attribute repeats on every card)."""
+    return bool(_STRUCK_CLASS.search(cls))
+
+
+@lru_cache(maxsize=1024)
+def _rating_class(cls: str) -> bool:
+    return bool(_RATING_CLASS.search(cls))
 
 
 def _price(
@@ -319,11 +361,11 @@ def _availability(texts: list[tuple[str, bool]]) -> str | None:
     return states.pop() if len(states) == 1 else None
 
 
-def _image(card: _Element, response: TextResponse) -> str | None:
+def _image(card: _Element, base: str) -> str | None:
     for img in card.iter("img"):
         src = img.get("src") or img.get("data-src") or img.get("data-original")
         if src and not src.startswith("data:"):
-            return response.urljoin(src.strip())
+            return join_url(base, src.strip())
     return None
 
 
@@ -331,7 +373,8 @@ def _rating(card: _Element, texts: list[tuple[str, bool]]) -> dict[str, float] |
     """The card's rating from "4.5 out of 5" in its text or a rating element's label."""
     labels = [text for text, _ in texts]
     for el in card.iter(etree.Element):
-        if _RATING_CLASS.search(el.get("class") or ""):
+        cls = el.get("class")
+        if cls and _rating_class(cls):
             labels.extend(v for v in (el.get("aria-label"), el.get("title")) if v)
     for text in labels:
         match = _RATING.search(text)

@@ -77,6 +77,9 @@ class Extraction:
     #: evidence could settle what the page leaves to a guess (:mod:`.sitepage`).
     evidence: PageEvidence | None = None
     uncertain: bool = False
+    #: The visible page read (None when reading it failed): its walk and data records
+    #: are those a listing's cards are read from (:mod:`.listing`), not found twice.
+    visible: VisiblePage | None = field(default=None, repr=False, compare=False)
 
     def _reject(self, reason: str) -> None:
         self.product, self.rejected = None, reason
@@ -144,6 +147,8 @@ def _extract(
         lambda: read_visible_page(root, response.url, site, bool(structured.products)),
         VisiblePage,
     )
+    if visible.index is not None:
+        result.visible = visible
     attempts = [(structured, visible), (StructuredData(), visible), (structured, VisiblePage())]
     for at, (data, page) in enumerate(attempts):
         try:

@@ -19,7 +19,7 @@ from .dom import text_of
 from .index import PageIndex
 from .name import heading_code, heading_text, select_h1
 from .price import range_ends, select_price
-from .records import find_records
+from .records import Records, find_records
 from .site_reading import read_at, template_test
 from .url_code import shown_url_code
 
@@ -55,6 +55,8 @@ class VisiblePage:
     #: The page's walk and its heading's position in it (for the site's evidence).
     index: PageIndex | None = field(default=None, repr=False, compare=False)
     h1_pos: int = -1
+    #: The page's data records (:mod:`.records`): the cards a listing's reader reads.
+    record_set: Records | None = field(default=None, repr=False, compare=False)
 
     # The details below are read when first asked for (each read of the index only):
     # the merge asks for one only when the structured data lacks it, as it mostly does
@@ -107,7 +109,7 @@ def read_visible_page(
     title_el = first_descendant(root, "title")
     h1 = select_h1(idx, text_of(title_el) if title_el is not None else "", url or "")
     page.grid_cards = idx.find_grids(h1)
-    records = find_records(idx, h1, url)
+    records = page.record_set = find_records(idx, h1, url)
     if records.elements:
         idx.add_cards(records.elements)
         page.records = records.largest

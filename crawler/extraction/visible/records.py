@@ -81,6 +81,8 @@ class Records:
 
     regions: list[list[_Element]] = field(default_factory=list)
     elements: set[_Element] = field(default_factory=set)
+    #: the blocks headed as other products' (:func:`headed_strips`), among ``elements``
+    strips: list[_Element] = field(default_factory=list)
 
     @property
     def largest(self) -> int:
@@ -138,7 +140,8 @@ def find_records(idx: PageIndex, h1: _Element | None, url: str | None) -> Record
             records.regions.append(region)
         records.elements.update(region)
     records.regions.sort(key=len, reverse=True)
-    records.elements.update(headed_strips(idx, h1_line))
+    records.strips = headed_strips(idx, h1_line)
+    records.elements.update(records.strips)
     return records
 
 
