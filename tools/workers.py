@@ -11,8 +11,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from tools import processes
+from tools.forkserver import ForkedProcess, ForkServer
 
 ROOT = Path(__file__).resolve().parent.parent
+
+#: when set, workers are forked from this server's pre-imported process (the tests set
+#: it: :mod:`tools.forkserver`) instead of each starting an interpreter of its own
+FORK_SERVER: ForkServer | None = None
 
 
 class WorkerProcess:
@@ -40,9 +45,9 @@ class WorkerProcess:
         self.worker_id = worker_id or log_path.stem
         self.log_path = log_path
         self.spider = spider
-        args = [*prefix, sys.executable, "-m", "scrapy", "crawl", spider]
+        command = ["crawl", spider]
         for name, value in (settings or {}).items():
-            args += ["-s", f"{name}={value}"]
+            command += ["-s", f"{name}={value}"]
         # These workers crawl the local demo shop: no politeness budget unless asked for
         # (SITE_MAX_RPS in the environment, or as a setting).
         full_env = {"SITE_MAX_RPS": "0", **os.environ, **env, "PYTHONUNBUFFERED": "1"}
@@ -51,8 +56,12 @@ class WorkerProcess:
             full_env["WORKER_ID"] = worker_id
         log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log = open(log_path, "ab")
+        self.process: subprocess.Popen[bytes] | ForkedProcess
+        if FORK_SERVER is not None and not prefix and not own_session:
+            self.process = FORK_SERVER.spawn(command, full_env, ROOT, self._log.fileno())
+            return
         self.process = subprocess.Popen(
-            args,
+            [*prefix, sys.executable, "-m", "scrapy", *command],
             cwd=ROOT,
             env=full_env,
             stdin=subprocess.DEVNULL,
