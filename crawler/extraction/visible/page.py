@@ -13,6 +13,7 @@ from ..evidence import FIELDS, SiteEvidence
 from ..first_tags import first_descendant
 from .availability import not_sold_online, read_availability
 from .buy import find_buy_control
+from .classtests import prepare_class_tests
 from .codes import brand_block, read_code_row, read_codes
 from .details import read_breadcrumbs, read_description, read_images, read_rating
 from .dom import text_of
@@ -22,6 +23,9 @@ from .price import range_ends, select_price
 from .records import Records, find_records
 from .site_reading import read_at, template_test
 from .url_code import shown_url_code
+
+# every reader's class tests are registered by now (their modules are imported above)
+prepare_class_tests()
 
 
 @dataclass

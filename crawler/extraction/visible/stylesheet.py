@@ -184,8 +184,17 @@ def _display_rules(css: str) -> _DisplayRules:
 
 
 def _names(selector: str, simple: str) -> bool:
-    """The selector's subject part names ``simple`` (``.x ~ #id``, ``#id.open``)."""
-    return simple in selector and re.search(re.escape(simple) + r"(?![\w-])", selector) is not None
+    """The selector's subject part names ``simple`` (``.x ~ #id``, ``#id.open``): it
+    holds ``simple`` followed by no word character nor ``-`` (a word character of a
+    ``str`` pattern is one that ``isalnum()``, or ``_``). Found by substring search, not a pattern
+    compiled for each hidden name: a shop's first page met every name first."""
+    at = selector.find(simple)
+    while at >= 0:
+        end = at + len(simple)
+        if end == len(selector) or not (selector[end].isalnum() or selector[end] in "_-"):
+            return True
+        at = selector.find(simple, at + 1)
+    return False
 
 
 def _matching(selectors: list[str], root: _Element) -> set[_Element] | None:
