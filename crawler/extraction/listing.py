@@ -46,8 +46,6 @@ rating drawn as stars without a number or a label gives none.
 from __future__ import annotations
 
 import re
-from decimal import Decimal
-from functools import lru_cache
 from typing import Any
 
 from lxml import etree
@@ -57,18 +55,16 @@ from scrapy.utils.response import get_base_url
 
 from crawler.policy.seeds import seed_fingerprint
 
+from .card_text import card_availability, card_price, card_rating, card_texts, rating_class
 from .first_tags import first_descendant
-from .normalize.availability import availability_from_text
-from .normalize.currency import currency_from_text, currency_hint_for_url
-from .normalize.price import parse_price
+from .normalize.currency import currency_hint_for_url
 from .normalize.text import normalize_text
 from .normalize.urls import join_url
 from .product import Extraction, extract
 from .tree import page_root
-from .visible.dom import SKIPPED_TAGS, hidden_with_class, text_of
+from .visible.dom import text_of
 from .visible.index import PageIndex
 from .visible.name import select_h1
-from .visible.price_text import LIST_BEFORE, MONEY_TEXT
 from .visible.records import (
     _ACTION,
     Records,
@@ -79,33 +75,13 @@ from .visible.records import (
 )
 from .visible.records import _SIMILAR as SIMILAR
 
-_STRUCK_TAGS = frozenset({"del", "s", "strike"})
-_STRUCK_CLASS = re.compile(
-    r"(?:^|[-_\s])(?:old|was|regular|strike|struck|crossed|compare|before|list|rrp|msrp|"
-    r"original)(?:$|[-_\s]|price)",
-    re.I,
-)
-_BLOCK_TAGS = frozenset(
-    {"div", "p", "li", "td", "th", "tr", "br", "h1", "h2", "h3", "h4", "h5", "h6", "ul",
-     "ol", "section", "article", "figure", "figcaption", "dd", "dt", "dl", "header",
-     "footer", "button", "table", "tbody"}
-)
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
-# "from £10", "ab 10 €", "dès 10 €", "desde": the lowest of several prices, not the price
-_FROM_BEFORE = re.compile(r"(?:\bfrom|\bab|\bdès|\bdesde|\bda|\bstarting at|\bod)\s*:?\s*$", re.I)
-# "£2.50 / kg", "£2.50 per 100 g": a unit price beside the price
-_UNIT_AFTER = re.compile(r"^\s*(?:/|per\b|pro\b|le\b|el\b|al\b)", re.I)
 # a link to an action, not to a product page
 _ACTION_PATH = re.compile(
     r"(?:/|[?&])(?:cart|basket|checkout|wishlist|wish-list|compare|add-to-cart|login|account)"
     r"(?:[/=?&.]|$)",
     re.I,
 )
-_RATING = re.compile(
-    r"(\d(?:[.,]\d{1,2})?)\s*(?:out of|/|von|sur|de|su|z|of)\s*(5|10)\b", re.I
-)
-_RATING_CLASS = re.compile(r"rating|stars?\b|review", re.I)
-
 
 def read_listing(
     response: TextResponse, extraction: Extraction | None = None
@@ -136,13 +112,14 @@ def read_cards(
     idx, records = found
     strips = set(records.strips)
     hint = currency_hint_for_url(response.url)
+    base = get_base_url(response)  # (response.urljoin's base)
     listed: list[dict[str, Any]] = []
     seen: set[str] = set()
     for region in records.regions:
         if any(a in strips for node in region[:1] for a in (node, *node.iterancestors())):
             continue  # a strip headed as other products' ("Bestsellers")
         for node in _with_alike_siblings(idx, region):
-            card = read_card(node, response, hint)
+            card = read_card(node, response, hint, base)
             if card is None or card["url"] in seen:
                 continue
             seen.add(card["url"])
@@ -184,59 +161,95 @@ def _with_alike_siblings(idx: PageIndex, region: list[_Element]) -> list[_Elemen
     return out
 
 
-def read_card(card: _Element, response: TextResponse, hint: str | None) -> dict[str, Any] | None:
+def read_card(
+    card: _Element, response: TextResponse, hint: str | None, base: str | None = None
+) -> dict[str, Any] | None:
     """The listed product of one card, or None (no link to a page, no name, or neither
-    a price nor stock wording: no product's card)."""
-    link, name = _name_link(card)
+    a price nor stock wording: no product's card). ``base``: the page's base URL
+    (``get_base_url(response)``), when the caller has it."""
+    links, heading, title, images, rated = _parts(card)
+    link, name = _name_link(links, heading, title)
     if link is None or not name:
         return None
     target = _link_target(link.get("href") or "")
     if target is None:
         return None
-    base = get_base_url(response)  # (response.urljoin's base, remembered for the page)
-    url = seed_fingerprint(join_url(base, target))  # w3lib's canonical form, fast
-    texts = _texts(card, _name_elements(card, link))
-    price, regular, currency = _price(texts, hint)
+    texts = card_texts(card, _name_elements(card, link))
+    price, regular, currency = card_price(texts, hint)
     if currency is None:  # a bare "$" with no country to tell which: no price stored
         price = regular = None
-    availability = _availability(texts)
+    availability = card_availability(texts)
     if price is None and availability is None:
         return None  # a category tile, a promotion, a banner
+    if base is None:
+        base = get_base_url(response)  # (response.urljoin's base)
     return {
-        "url": url,
+        "url": seed_fingerprint(join_url(base, target)),  # w3lib's canonical form, fast
         "name": name,
         "price": price,
         "currency": currency if price is not None else None,
         "regular_price": regular if price is not None else None,
         "availability": availability,
-        "image": _image(card, base),
-        "rating": _rating(card, texts),
+        "image": _image(images, base),
+        "rating": card_rating(rated, texts),
         "position": 0,
     }
 
 
+def _parts(
+    card: _Element,
+) -> tuple[list[_Element], _Element | None, str, list[_Element], list[_Element]]:
+    """Of the card's elements, in one pass: (its links to a page that is no action, its
+    first heading that shows a text and that text, its images, its elements of a rating
+    class), each in document order."""
+    links: list[_Element] = []
+    images: list[_Element] = []
+    rated: list[_Element] = []
+    heading, title = None, ""
+    for el in card.iter(etree.Element):
+        tag = el.tag
+        if tag == "a":
+            href = el.get("href")
+            if href and _link_target(href) is not None and not _ACTION_PATH.search(href):
+                links.append(el)
+        elif tag == "img":
+            images.append(el)
+        elif heading is None and tag in _HEADINGS:
+            title = _label(el)
+            if title:
+                heading = el
+        cls = el.get("class")
+        if cls and rating_class(cls):
+            rated.append(el)
+    return links, heading, title, images, rated
+
+
 def _label(el: _Element) -> str:
+    """The element's text (:func:`.visible.dom.text_of`), normalized; that of a heading
+    around a link alone ("<h3><a>name</a></h3>") read from the two elements' texts."""
+    if len(el) == 1:
+        child = el[0]
+        if not len(child) and isinstance(child.tag, str):
+            return normalize_text((el.text or "") + (child.text or "") + (child.tail or "")) or ""
     return normalize_text(text_of(el)) or ""
 
 
-def _name_link(card: _Element) -> tuple[_Element | None, str | None]:
+def _name_link(
+    links: list[_Element], heading: _Element | None, title: str
+) -> tuple[_Element | None, str | None]:
     """(the link that names the card's product, the name): a link in or around a
     heading, else the longest link text that is no action, else an image link (named by
     the card's heading or the image's ``alt``)."""
-    links = [
-        a for a in card.iter("a")
-        if a.get("href") and _link_target(a.get("href") or "") is not None
-        and not _ACTION_PATH.search(a.get("href") or "")
-    ]
     if not links:
         return None, None
-    heading = next((h for h in card.iter(*_HEADINGS) if _label(h)), None)
     if heading is not None:
+        # (sets of the heading's links and ancestors, not a walk up from each link)
+        inside, around = set(heading.iterdescendants("a")), set(heading.iterancestors())
         for a in links:
-            if heading in a.iterancestors():  # <h3><a>name</a></h3>
-                return a, _label(a) or _label(heading)
-            if a in heading.iterancestors():  # <a><h3>name</h3> ...</a>
-                return a, _label(heading)
+            if a in inside:  # <h3><a>name</a></h3>
+                return a, _label(a) or title
+            if a in around:  # <a><h3>name</h3> ...</a>
+                return a, title
     labels = [(a, _label(a)) for a in links]  # (each link's text read once)
     named = [(a, text) for a, text in labels if len(text) >= 3 and not _ACTION.search(text)]
     if named:
@@ -244,142 +257,29 @@ def _name_link(card: _Element) -> tuple[_Element | None, str | None]:
     for a in links:
         img = a.find(".//img")
         if img is not None:
-            name = _label(heading) if heading is not None else normalize_text(img.get("alt"))
+            name = title if heading is not None else normalize_text(img.get("alt"))
             return a, name
     return None, None
 
 
 def _name_elements(card: _Element, link: _Element) -> set[_Element]:
-    """The elements whose text is the name (the link, a heading around it or in it)."""
+    """The elements whose text is the name (the link, a heading around it in the card or
+    in it)."""
     names = {link}
-    for el in card.iter(*_HEADINGS):
-        if link in el.iterdescendants() or el in link.iterdescendants():
-            names.add(el)
+    if len(link):
+        names.update(el for el in link.iterdescendants() if el.tag in _HEADINGS)
+    if link is not card:
+        for el in link.iterancestors():
+            if el.tag in _HEADINGS:
+                names.add(el)
+            if el is card:
+                break
     return names
 
 
-def _texts(card: _Element, names: set[_Element]) -> list[tuple[str, bool]]:
-    """The card's visible text outside its name, in pieces: (text, struck through),
-    a piece per block (a paragraph, a cell, a line) or per struck run."""
-    pieces: list[tuple[str, bool]] = []
-    current: list[str] = []
-    current_struck = [False]
-
-    def flush() -> None:
-        if current:  # (most boundaries close a block whose text was flushed already)
-            text = normalize_text("".join(current))
-            if text:
-                pieces.append((text, current_struck[0]))
-            current.clear()
-
-    def walk(el: _Element, struck: bool) -> None:
-        tag = el.tag
-        if not isinstance(tag, str) or tag in SKIPPED_TAGS or el in names:
-            return
-        cls = None
-        attributes = el.keys()
-        if attributes:  # (most elements of a card have none, or a class alone)
-            cls = el.get("class") if "class" in attributes else None
-            hiding = cls or "hidden" in attributes or "style" in attributes
-            if hiding and hidden_with_class(el, cls):
-                return
-        here = struck or tag in _STRUCK_TAGS or bool(cls and _struck_class(cls))
-        boundary = tag in _BLOCK_TAGS or here != current_struck[0]
-        if boundary:
-            if current:
-                flush()
-            current_struck[0] = here
-        text = el.text
-        if text:
-            current.append(text)
-        for child in el:
-            walk(child, here)
-            tail = child.tail
-            if tail:
-                if current_struck[0] != here:
-                    flush()
-                    current_struck[0] = here
-                current.append(tail)
-        if boundary:
-            if current:
-                flush()
-            current_struck[0] = struck
-
-    walk(card, False)
-    flush()
-    return pieces
-
-
-@lru_cache(maxsize=1024)
-def _struck_class(cls: str) -> bool:
-    """The class says struck through (a class attribute repeats on every card)."""
-    return bool(_STRUCK_CLASS.search(cls))
-
-
-@lru_cache(maxsize=1024)
-def _rating_class(cls: str) -> bool:
-    return bool(_RATING_CLASS.search(cls))
-
-
-def _price(
-    texts: list[tuple[str, bool]], hint: str | None
-) -> tuple[Decimal | None, Decimal | None, str | None]:
-    """(the price, the struck-through regular price, the currency) of the card's text
-    pieces; no price when it is ambiguous (see the module doc)."""
-    selling: list[tuple[Decimal, str | None]] = []
-    regular: list[Decimal] = []
-    ambiguous = False
-    for text, struck in texts:
-        for match in MONEY_TEXT.finditer(text):
-            amount = match.group(0)
-            currency = currency_from_text(amount, hint)
-            value = parse_price(amount, currency)
-            if value is None:
-                continue
-            before, after = text[: match.start()], text[match.end():]
-            if _UNIT_AFTER.match(after):
-                continue  # a unit price
-            if struck or LIST_BEFORE.search(before):
-                regular.append(value)
-            elif _FROM_BEFORE.search(before):
-                ambiguous = True
-            else:
-                selling.append((value, currency))
-    values = {value for value, _ in selling}
-    if ambiguous or len(values) != 1:
-        return None, None, None
-    price, currency = selling[0]
-    if any(c != currency for _, c in selling):
-        return None, None, None
-    was = max(regular) if regular else None
-    return price, was if was is not None and was > price else None, currency
-
-
-def _availability(texts: list[tuple[str, bool]]) -> str | None:
-    """The card's stock wording: one state, else None (none, or two that disagree)."""
-    states = {state for text, _ in texts if (state := availability_from_text(text))}
-    return states.pop() if len(states) == 1 else None
-
-
-def _image(card: _Element, base: str) -> str | None:
-    for img in card.iter("img"):
+def _image(images: list[_Element], base: str) -> str | None:
+    for img in images:
         src = img.get("src") or img.get("data-src") or img.get("data-original")
         if src and not src.startswith("data:"):
             return join_url(base, src.strip())
-    return None
-
-
-def _rating(card: _Element, texts: list[tuple[str, bool]]) -> dict[str, float] | None:
-    """The card's rating from "4.5 out of 5" in its text or a rating element's label."""
-    labels = [text for text, _ in texts]
-    for el in card.iter(etree.Element):
-        cls = el.get("class")
-        if cls and _rating_class(cls):
-            labels.extend(v for v in (el.get("aria-label"), el.get("title")) if v)
-    for text in labels:
-        match = _RATING.search(text)
-        if match:
-            value = float(match.group(1).replace(",", "."))
-            if value <= float(match.group(2)):
-                return {"value": value}
     return None
