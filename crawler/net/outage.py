@@ -139,11 +139,18 @@ class OutageLog:
         )
 
     def _tick(self, outage: int) -> None:
-        """The reminders of one outage, until it ends."""
+        """The reminders of one outage, until it ends (or the log is closed)."""
         while self.since is not None and self.outages == outage:
             time.sleep(min(1.0, self.interval / 4))
             if self.outages == outage:
                 self.remind()
+
+    def close(self) -> None:
+        """Its user is closing and gave up on the service: no more reminders (an
+        outage's thread would otherwise say it again for as long as the process lives).
+        A later failure starts a new outage."""
+        with self._lock:
+            self.since = None
 
     def succeeded(self) -> None:
         """An attempt succeeded: say so if the service was away."""

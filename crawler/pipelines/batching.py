@@ -227,6 +227,7 @@ class BatchingStorePipeline(StoreBackend):
                 self.close_timeout,
             )
         self._release_flow(force=True)
+        self.outage_log.close()  # what was not written is said above; no more reminders
         await run_in_thread(self._disconnect)
         if self.server is not None and self._own_server:
             self.server.close()

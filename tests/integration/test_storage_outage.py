@@ -183,6 +183,8 @@ def test_database_away_at_start_and_at_close(
     errors = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
     assert any("20 items could not be written to postgres" in m for m in errors), errors
     assert "not reachable at start-up" in caplog.text
+    # closed, the pipeline gave up on the store: its outage's reminders end with it
+    assert not pipeline.outage_log.down
 
 
 def test_a_long_outage_is_said_again_with_what_waits(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import logging
 import threading
+import time
 
 import pytest
 from redis.backoff import NoBackoff
@@ -123,6 +124,22 @@ def test_the_reminders_come_while_no_call_fails(caplog: pytest.LogCaptureFixture
     log.failed(TimeoutError("again"))  # a new outage: a new first line, a new ticker
     assert lines(caplog)[count][1].startswith("Redis unreachable (again)")
     log.succeeded()
+
+
+def test_closing_the_log_ends_its_reminders(caplog: pytest.LogCaptureFixture) -> None:
+    """A pipeline that closes while its store is away gives up on it: the outage's thread
+    stops saying it (it said so for as long as the process lived)."""
+    caplog.set_level(logging.INFO, logger="crawler.net.outage")
+    log = OutageLog("postgres", interval=0.05)
+    log.failed(ConnectionRefusedError("refused"))
+    ticker = next(t for t in threading.enumerate() if t.name == "outage-log")
+    log.close()
+    ticker.join(60)
+    assert not ticker.is_alive()
+    count = len(lines(caplog))
+    time.sleep(0.2)  # four intervals: a live ticker would have said it again
+    assert len(lines(caplog)) == count, lines(caplog)
+    assert not log.down
 
 
 def test_interval_zero_says_only_lost_and_back(caplog: pytest.LogCaptureFixture) -> None:
