@@ -69,6 +69,8 @@ _COMPONENTS = (
 )
 #: imported by the workers but named in no component setting
 _MODULES = ("scrapy.cmdline", "scrapy.crawler", "twisted.internet.asyncioreactor", "lxml.html")
+#: seconds a client may take to send its request
+REQUEST_TIMEOUT = 30.0
 #: modules that read the environment when imported: each child imports them again
 _PER_CHILD = ("crawler.settings",)
 
@@ -146,9 +148,22 @@ def serve(listener: socket.socket) -> _Child | None:
             _reap(waiting)
         if listener in readable:
             conn, _ = listener.accept()
-            _, fds, _, _ = socket.recv_fds(conn, 1, 8)  # stdin, stdout, stderr
-            with conn.makefile("rb") as stream:
-                message = stream.readline()
+            # a client that dies while it asks must not hold the server (and every
+            # later worker) in this read
+            conn.settimeout(REQUEST_TIMEOUT)
+            try:
+                _, fds, _, _ = socket.recv_fds(conn, 1, 8)  # stdin, stdout, stderr
+                with conn.makefile("rb") as stream:
+                    message = stream.readline()
+            except OSError:
+                conn.close()
+                continue
+            if len(fds) != 3 or not message.endswith(b"\n"):
+                for fd in fds:
+                    os.close(fd)
+                conn.close()
+                continue
+            conn.settimeout(None)
             pid = os.fork()
             if pid == 0:
                 signal.set_wakeup_fd(-1)
@@ -250,11 +265,16 @@ class ForkServer:
     def __init__(self) -> None:
         self._process: subprocess.Popen[bytes] | None = None
         self._dir = Path(tempfile.mkdtemp(prefix="forkserver-"))
-        self._path = str(self._dir / "socket")
+        self.path = str(self._dir / "socket")
+
+    @property
+    def pid(self) -> int | None:
+        """The server's pid (None before its first worker)."""
+        return None if self._process is None else self._process.pid
 
     def _start(self) -> None:
         self._process = subprocess.Popen(
-            [sys.executable, "-u", "-m", "tools.forkserver", self._path],
+            [sys.executable, "-u", "-m", "tools.forkserver", self.path],
             cwd=ROOT,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -271,7 +291,7 @@ class ForkServer:
         if self._process is None or self._process.poll() is not None:
             self._start()
         conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        conn.connect(self._path)
+        conn.connect(self.path)
         devnull = os.open(os.devnull, os.O_RDONLY)
         try:
             socket.send_fds(conn, [b"\0"], [devnull, output, output])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -90,3 +91,23 @@ def test_a_sigint_stops_a_child_cleanly_and_wait_has_a_timeout(
     child.send_signal(signal.SIGINT)
     assert child.wait(120) == 0, (tmp_path / "worker.log").read_text()
     assert "Spider closed (shutdown)" in (tmp_path / "worker.log").read_text()
+
+
+def test_a_client_that_dies_while_it_asks_does_not_hold_the_server(
+    server: ForkServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    status, _ = _run(server, tmp_path, ["version"])  # the server is up
+    assert status == 0
+    serving = server.pid
+    silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    silent.connect(server.path)  # connects, then says nothing and goes
+    silent.close()
+    half = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    half.connect(server.path)
+    with open(os.devnull, "rb") as devnull:
+        socket.send_fds(half, [b"\0"], [devnull.fileno()] * 3)
+    half.close()  # the fds came, the request never did
+    status, output = _run(server, tmp_path, ["version"])
+    assert status == 0, output
+    assert output.strip().startswith("Scrapy")
+    assert server.pid == serving  # the same server: it neither stopped nor was restarted
