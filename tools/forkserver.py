@@ -9,15 +9,16 @@ request it forks, and the child runs ``scrapy crawl`` exactly as ``python -m scr
 would (``scrapy.cmdline``, the project's settings read from the child's own
 environment, its own reactor), with the caller's log file as its stdout and stderr.
 
-What the fork keeps is only imported code: no reactor is installed, no settings
-are read and no connection is opened before the fork (:func:`preload` checks the
-reactor, and the env-dependent ``crawler.settings`` is imported again by each
-child). The child is a real worker process: signals (SIGINT for a graceful stop,
-SIGKILL for a crash, SIGSTOP) go to its pid, and its exit status comes back over
-the socket (:class:`ForkedProcess`, the part of ``subprocess.Popen`` that
-:class:`tools.workers.WorkerProcess` uses).
+What the fork keeps is only imported code: no reactor is installed and no
+connection is opened before the fork (:func:`preload` checks both the reactor and
+that no thread was started); the settings read to find the components are thrown
+away, and ``crawler.settings``, which reads the environment when imported, is
+imported again by each child with its own. The child is a real worker process:
+signals (SIGINT for a graceful stop, SIGKILL for a crash, SIGSTOP) go to its pid,
+and its exit status comes back over the socket (:class:`ForkedProcess`, the part
+of ``subprocess.Popen`` that :class:`tools.workers.WorkerProcess` uses).
 
-Used by the tests (``tests/e2e/conftest.py``; ``TEST_WORKER_FORKSERVER=0`` starts
+Used by the tests (``tests/conftest.py``; ``TEST_WORKER_FORKSERVER=0`` starts
 every worker with its own interpreter instead); the demo and the benchmarks start
 their workers as ``python -m scrapy crawl``.
 
